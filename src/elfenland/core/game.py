@@ -1,0 +1,96 @@
+"""The interface every game's state offers, in the names game-AI researchers know from
+OpenSpiel, so that bots, the server, the UI and tournaments work with any game."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeAlias
+
+from .rng import Rng
+
+PlayerId: TypeAlias = int
+#: ``current_player()`` when nobody is to act because the game is over.
+TERMINAL: PlayerId = -4
+JSONDict: TypeAlias = dict[str, Any]
+
+
+class Action(Protocol):
+    """A move: a small frozen value with a text notation and an id in a fixed space."""
+
+    @property
+    def id(self) -> int: ...
+
+    def __str__(self) -> str: ...
+
+
+class GameState(ABC):
+    """A position of a game plus what is needed to go on from it (its random state)."""
+
+    #: The registry name of the game ("elfenland", "king-of-the-elves").
+    game_name: str = ""
+
+    @property
+    @abstractmethod
+    def num_players(self) -> int: ...
+
+    @abstractmethod
+    def current_player(self) -> PlayerId:
+        """The seat to act, or ``TERMINAL``."""
+
+    @abstractmethod
+    def legal_actions(self) -> Sequence[Action]: ...
+
+    def legal_action_ids(self) -> list[int]:
+        return [a.id for a in self.legal_actions()]
+
+    @abstractmethod
+    def parse_action(self, text: str | int) -> Action:
+        """The action named by a notation string or id (raises ``ActionParseError``)."""
+
+    @abstractmethod
+    def apply_action(self, action: Action | str | int) -> None:
+        """Play an action; raises ``IllegalActionError`` and changes nothing if illegal."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def scores(self) -> list[int]: ...
+
+    @abstractmethod
+    def winners(self) -> list[PlayerId]: ...
+
+    def returns(self) -> list[float]:
+        """1 shared among the winners, 0 for the others; all 0 before the end."""
+        if not self.is_terminal():
+            return [0.0] * self.num_players
+        won = self.winners()
+        return [1.0 / len(won) if p in won else 0.0 for p in range(self.num_players)]
+
+    @abstractmethod
+    def clone(self) -> GameState: ...
+
+    @abstractmethod
+    def view(self, player: PlayerId | None) -> JSONDict:
+        """What ``player`` may see, JSON-safe; ``None`` for a spectator."""
+
+    @abstractmethod
+    def serialize(self) -> str:
+        """The game as its start and action list: replays to an equal state."""
+
+    @abstractmethod
+    def to_position(self) -> JSONDict:
+        """The full position document (hidden parts included)."""
+
+    @abstractmethod
+    def resample_from_infostate(self, player: PlayerId, rng: Rng) -> GameState:
+        """A full state that ``player`` cannot tell apart from this one."""
+
+    @property
+    @abstractmethod
+    def history(self) -> Sequence[Action]:
+        """The actions played since the state was created."""
+
+    def action_to_string(self, action: Action | int) -> str:
+        return str(self.parse_action(action) if isinstance(action, int) else action)

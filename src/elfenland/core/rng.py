@@ -1,0 +1,73 @@
+"""Seeded randomness that can be copied and saved.
+
+Engines never touch the global ``random`` module: every state owns one ``Rng`` so that a
+seed and a list of actions always give the same game, and a clone draws the same future.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class Rng:
+    __slots__ = ("_r",)
+
+    def __init__(self, seed: int | str | None = 0) -> None:
+        self._r = random.Random(seed)
+
+    def copy(self) -> Rng:
+        new = Rng.__new__(Rng)
+        new._r = random.Random()
+        new._r.setstate(self._r.getstate())
+        return new
+
+    def randrange(self, n: int) -> int:
+        return self._r.randrange(n)
+
+    def choice(self, seq: Sequence[T]) -> T:
+        return seq[self._r.randrange(len(seq))]
+
+    def shuffle(self, items: list[Any]) -> None:
+        self._r.shuffle(items)
+
+    def draw_from_counts(self, counts: list[int]) -> int:
+        """Remove one item at random from a multiset given as counts; return its kind."""
+        total = sum(counts)
+        if total <= 0:
+            raise ValueError("draw from an empty pile")
+        k = self._r.randrange(total)
+        for kind, n in enumerate(counts):
+            if k < n:
+                counts[kind] -= 1
+                return kind
+            k -= n
+        raise AssertionError("unreachable")
+
+    def getstate(self) -> Any:
+        return self._r.getstate()
+
+    def setstate(self, state: Any) -> None:
+        self._r.setstate(state)
+
+    def to_json(self) -> list[Any]:
+        version, internal, gauss = self._r.getstate()
+        return [version, list(internal), gauss]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> Rng:
+        try:
+            version, internal, gauss = data
+            new = cls(0)
+            new._r.setstate((int(version), tuple(int(x) for x in internal), gauss))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"bad random state: {exc}") from None
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rng) and self._r.getstate() == other._r.getstate()
+
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,1 @@
+"""The games: each a pure rules engine behind the shared ``GameState`` interface."""

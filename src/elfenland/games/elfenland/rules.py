@@ -1,0 +1,111 @@
+"""The rule sets: every point where the Amigo rulebook and Alan R. Moon's own rules differ
+is one field here, so any mix can be played and each difference tested on its own."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal
+
+from ...core.errors import ElfenlandError
+
+Deal = Literal["fill", "fresh"]
+KeepWhen = Literal["round-end", "after-placement"]
+EarlyEnd = Literal["finish-round", "special-victory"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    name: str = "amigo"
+    #: "fill": round 1 deals 8, later rounds fill each hand up to 8 (Amigo).
+    #: "fresh": 8 new cards each round on top of the cards kept (Moon).
+    deal: Deal = "fill"
+    cards_per_deal: int = 8
+    #: Travel cards a player may keep at the end of their move.
+    hand_limit: int = 4
+    #: Counters a player may keep from one round to the next.
+    counters_kept: int = 1
+    #: When the kept counter is chosen.
+    keep_when: KeepWhen = "round-end"
+    face_up_counters: int = 5
+    #: Face-up draws per player per round in phase 3 (after the one secret counter).
+    counter_draws: int = 3
+    #: Rafts to cross each lake.
+    mare_magnum_rafts: int = 2
+    mare_nebulae_rafts: int = 2
+    #: Whether the boatmen (any 3 cards) may carry a player across Mare Nebulae.
+    boatmen: bool = False
+    #: Town cards dealt: the destination variant under Amigo, always under Moon.
+    town_cards: bool = False
+    #: "finish-round": a player with all markers ends the game at the end of that round
+    #: (Amigo). "special-victory": at the end of rounds 1–3 such a player wins at once,
+    #: town cards ignored (Moon).
+    early_end: EarlyEnd = "finish-round"
+    rounds: int = 4
+    caravan_cards: int = 3
+    #: Ties between equal scores: closest to the town card first (Amigo's variant), then
+    #: most travel cards in hand.  Moon breaks ties by cards only.
+    closest_breaks_ties: bool = True
+
+    def with_options(self, **changes: Any) -> Rules:
+        names = {f.name for f in fields(self)}
+        unknown = set(changes) - names
+        if unknown:
+            raise ElfenlandError(f"unknown rule options: {sorted(unknown)}")
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Rules:
+        try:
+            rules = cls(**data)
+        except TypeError as exc:
+            raise ElfenlandError(f"bad rules: {exc}") from None
+        rules.check()
+        return rules
+
+    def check(self) -> None:
+        if self.deal not in ("fill", "fresh"):
+            raise ElfenlandError(f"deal must be 'fill' or 'fresh', not {self.deal!r}")
+        if self.keep_when not in ("round-end", "after-placement"):
+            raise ElfenlandError(f"bad keep_when {self.keep_when!r}")
+        if self.early_end not in ("finish-round", "special-victory"):
+            raise ElfenlandError(f"bad early_end {self.early_end!r}")
+        for name in ("cards_per_deal", "hand_limit", "face_up_counters", "counter_draws",
+                     "mare_magnum_rafts", "mare_nebulae_rafts", "rounds", "caravan_cards"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ElfenlandError(f"{name} must be a positive integer")
+        if not 0 <= self.counters_kept <= 5:
+            raise ElfenlandError("counters_kept must be between 0 and 5")
+
+
+AMIGO = Rules()
+MOON = Rules(
+    name="moon",
+    deal="fresh",
+    keep_when="after-placement",
+    mare_nebulae_rafts=1,
+    boatmen=True,
+    town_cards=True,
+    early_end="special-victory",
+    closest_breaks_ties=False,
+)
+RULE_SETS: dict[str, Rules] = {"amigo": AMIGO, "moon": MOON}
+
+
+def make_rules(rules: str | Rules = "amigo", destination: bool = False, **options: Any) -> Rules:
+    if isinstance(rules, Rules):
+        base = rules
+    else:
+        try:
+            base = RULE_SETS[rules.strip().lower()]
+        except (KeyError, AttributeError):
+            raise ElfenlandError(
+                f"unknown rule set {rules!r}; choose one of {sorted(RULE_SETS)}"
+            ) from None
+    if destination:
+        options.setdefault("town_cards", True)
+    result = base.with_options(**options) if options else base
+    result.check()
+    return result

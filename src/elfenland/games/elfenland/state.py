@@ -1,0 +1,697 @@
+"""The Elfenland game state and its rules.
+
+The state holds counts, not card objects: cards and counters of one kind are
+interchangeable, so a hand is seven numbers and a pile six.  That keeps copies cheap
+(search bots clone states thousands of times) and makes "every card accounted for" a sum.
+The deal, the hidden draws and the refills of the face-up row are chance events drawn
+from the state's own seeded ``Rng``; players are never asked to act for them.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Sequence
+from enum import Enum
+from typing import Any, Final
+
+from ...core.errors import (
+    ActionParseError,
+    GameOverError,
+    IllegalActionError,
+    SerializationError,
+)
+from ...core.game import TERMINAL, GameState, JSONDict, PlayerId
+from ...core.game import Action as CoreAction
+from ...core.rng import Rng
+from ...core.transport import COST_TABLE, Terrain, Transport
+from .actions import Action, CardCounts, Kind, Pay, parse
+from .board import Board, load_board
+from .rules import Rules, make_rules
+
+#: Travel cards of each kind (dragon ... giant pig: 10 each; raft: 12).
+CARDS_PER_KIND: Final = (10, 10, 10, 10, 10, 10, 12)
+TOTAL_CARDS: Final = sum(CARDS_PER_KIND)
+#: Transportation counters of each land kind.
+COUNTERS_PER_KIND: Final = 8
+TOTAL_COUNTERS: Final = 6 * COUNTERS_PER_KIND
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 6
+RAFT: Final = int(Transport.RAFT)
+NO_PIECE: Final = -1
+
+
+class Phase(Enum):
+    DRAW_SECRET = "draw-secret"
+    DRAW_COUNTERS = "draw-counters"
+    PLACE = "place"
+    KEEP = "keep"
+    MOVE = "move"
+    OVER = "over"
+
+
+def _sub_multisets(hand: Sequence[int], size: int) -> list[CardCounts]:
+    """Every multiset of ``size`` cards that ``hand`` can pay, in a fixed order."""
+    out: list[CardCounts] = []
+    kinds = len(hand)
+    chosen = [0] * kinds
+
+    def rec(k: int, left: int) -> None:
+        if k == kinds - 1:
+            if left <= hand[k]:
+                chosen[k] = left
+                out.append(tuple(chosen))
+            return
+        for n in range(min(left, hand[k]), -1, -1):
+            chosen[k] = n
+            rec(k + 1, left - n)
+        chosen[k] = 0
+
+    rec(0, size)
+    return out
+
+
+class ElfenlandState(GameState):
+    game_name = "elfenland"
+
+    def __init__(self, players: int = 4, seed: int | None = None,
+                 rules: str | Rules = "amigo", destination: bool = False,
+                 **options: Any) -> None:
+        if not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise IllegalActionError(
+                f"Elfenland is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
+        if seed is None:
+            seed = secrets.randbits(63)
+        if not isinstance(seed, int):
+            raise IllegalActionError(f"a seed is an integer, not {seed!r}")
+        self.rules: Rules = make_rules(rules, destination, **options)
+        self.board: Board = load_board()
+        self.seed: int = seed
+        #: Where the game began: None for a new game, else a position document.
+        self.origin: JSONDict | None = None
+        self.rng = Rng(seed)
+        self._init_empty(players)
+        self._setup()
+
+    # ------------------------------------------------------------------ structure
+    def _init_empty(self, n: int) -> None:
+        nroutes = len(self.board.routes)
+        self.n = n
+        self.round = 1
+        self.phase = Phase.DRAW_SECRET
+        self.starting = 0
+        self.current = 0
+        #: Actions taken so far in the phase (sets whose turn it is).
+        self.step = 0
+        self.passes = 0
+        self.discarding = False
+        self.hands: list[list[int]] = [[0] * 7 for _ in range(n)]
+        self.card_pile: list[int] = list(CARDS_PER_KIND)
+        self.counter_pile: list[int] = [COUNTERS_PER_KIND] * 6
+        self.face_up: list[int] = [0] * 6
+        self.counters_up: list[list[int]] = [[0] * 6 for _ in range(n)]
+        self.counters_secret: list[list[int]] = [[0] * 6 for _ in range(n)]
+        #: Counters set aside as kept during the keep phase: (up, secret) per player.
+        self.kept_up: list[list[int]] = [[0] * 6 for _ in range(n)]
+        self.kept_secret: list[list[int]] = [[0] * 6 for _ in range(n)]
+        self.route_counter: list[int] = [NO_PIECE] * nroutes
+        self.route_obstacle: list[int] = [NO_PIECE] * nroutes
+        self.obstacle_in_hand: list[bool] = [True] * n
+        self.boots: list[int] = [self.board.capital] * n
+        self.visited: list[int] = [0] * n
+        self.town_cards: list[int] = [NO_PIECE] * n
+        self.result: list[PlayerId] | None = None
+        self.special_victory = False
+        self._history: list[Action] = []
+        #: One entry per action: (player, action id, public facts, private facts).
+        self.log: list[tuple[int, int, JSONDict, JSONDict]] = []
+        self._legal: list[Action] | None = None
+        self._legal_ids: set[int] | None = None
+
+    def _setup(self) -> None:
+        if self.rules.town_cards:
+            pool = list(self.board.town_cards)
+            self.rng.shuffle(pool)
+            self.town_cards = pool[: self.n]
+        self._refill_face_up()
+        self._start_round()
+
+    # ------------------------------------------------------------------ interface
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    @property
+    def history(self) -> list[Action]:
+        return self._history
+
+    def current_player(self) -> PlayerId:
+        return TERMINAL if self.phase is Phase.OVER else self.current
+
+    def is_terminal(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def parse_action(self, text: str | int) -> Action:
+        """An action from its notation or id.  Also accepts ``go <town> [payment]``,
+        a step from where the current player's boot stands."""
+        from .actions import from_id
+
+        if isinstance(text, int) and not isinstance(text, bool):
+            return from_id(text)
+        if not isinstance(text, str):
+            raise ActionParseError(f"an action is text or an id, not {type(text).__name__}")
+        words = text.strip().lower().split()
+        if words and words[0] == "go" and len(words) in (2, 3):
+            here = self.board.towns[self.boots[self.current]].id
+            rest = " ".join(words[2:])
+            return parse(f"move {here}-{words[1]} {rest}".strip(), self.board)
+        return parse(text, self.board)
+
+    def legal_actions(self) -> list[Action]:
+        if self._legal is None:
+            self._legal = self._generate_legal()
+            self._legal_ids = {a.id for a in self._legal}
+        return self._legal
+
+    def legal_action_ids(self) -> list[int]:
+        return [a.id for a in self.legal_actions()]
+
+    def apply_action(self, action: CoreAction | str | int) -> None:
+        if not isinstance(action, Action):
+            action = self.parse_action(action if isinstance(action, str | int) else str(action))
+        if self.phase is Phase.OVER:
+            raise GameOverError("the game is over")
+        self.legal_actions()
+        assert self._legal_ids is not None
+        if action.id not in self._legal_ids:
+            raise IllegalActionError(self.why_illegal(action))
+        player = self.current
+        self._legal = None
+        self._legal_ids = None
+        self._history.append(action)
+        public, private = self._do(action)
+        self.log.append((player, action.id, public, private))
+
+    # ------------------------------------------------------------------ chance
+    def _deal(self) -> None:
+        target = self.rules.cards_per_deal
+        for i in range(self.n):
+            p = (self.starting + i) % self.n
+            hand = self.hands[p]
+            want = target if self.rules.deal == "fresh" else target - sum(hand)
+            for _ in range(max(0, want)):
+                if sum(self.card_pile) == 0:
+                    break
+                hand[self.rng.draw_from_counts(self.card_pile)] += 1
+
+    def _refill_face_up(self) -> None:
+        while sum(self.face_up) < self.rules.face_up_counters and sum(self.counter_pile) > 0:
+            self.face_up[self.rng.draw_from_counts(self.counter_pile)] += 1
+
+    # ------------------------------------------------------------------ flow
+    def _start_round(self) -> None:
+        self.starting = (self.round - 1) % self.n
+        self._deal()
+        self._begin(Phase.DRAW_SECRET)
+
+    def _begin(self, phase: Phase) -> None:
+        self.phase = phase
+        self.step = 0
+        self.passes = 0
+        self.discarding = False
+        self.current = self.starting
+        if phase is Phase.DRAW_SECRET and sum(self.counter_pile) == 0:
+            self._begin(Phase.DRAW_COUNTERS)
+        elif phase is Phase.DRAW_COUNTERS and not self._can_draw():
+            self._begin(Phase.PLACE)
+        elif phase is Phase.KEEP:
+            self._next_keeper(first=True)
+
+    def _can_draw(self) -> bool:
+        return sum(self.counter_pile) + sum(self.face_up) > 0
+
+    def _advance(self) -> None:
+        """Pass the turn after a single-action turn in the drawing phases."""
+        self.step += 1
+        rounds = 1 if self.phase is Phase.DRAW_SECRET else self.rules.counter_draws
+        if self.step >= rounds * self.n:
+            self._begin(Phase.DRAW_COUNTERS if self.phase is Phase.DRAW_SECRET else Phase.PLACE)
+        else:
+            self.current = (self.starting + self.step) % self.n
+            if self.phase is Phase.DRAW_SECRET and sum(self.counter_pile) == 0:
+                self._begin(Phase.DRAW_COUNTERS)
+            elif self.phase is Phase.DRAW_COUNTERS and not self._can_draw():
+                self._begin(Phase.PLACE)
+
+    def _counters_of(self, p: int) -> int:
+        return sum(self.counters_up[p]) + sum(self.counters_secret[p])
+
+    def _next_keeper(self, first: bool = False) -> None:
+        """Find the next player who must choose counters to keep; settle the others."""
+        if not first:
+            self.step += 1
+        while self.step < self.n:
+            p = (self.starting + self.step) % self.n
+            kept = sum(self.kept_up[p]) + sum(self.kept_secret[p])
+            if kept < self.rules.counters_kept and self._counters_of(p) > 0:
+                if kept + self._counters_of(p) <= self.rules.counters_kept:
+                    self._keep_all(p)
+                else:
+                    self.current = p
+                    return
+            self._return_unkept(p)
+            self.step += 1
+        self._after_keep()
+
+    def _keep_all(self, p: int) -> None:
+        for k in range(6):
+            self.kept_up[p][k] += self.counters_up[p][k]
+            self.kept_secret[p][k] += self.counters_secret[p][k]
+            self.counters_up[p][k] = 0
+            self.counters_secret[p][k] = 0
+
+    def _return_unkept(self, p: int) -> None:
+        for k in range(6):
+            self.counter_pile[k] += self.counters_up[p][k] + self.counters_secret[p][k]
+            self.counters_up[p][k] = self.kept_up[p][k]
+            self.counters_secret[p][k] = self.kept_secret[p][k]
+            self.kept_up[p][k] = 0
+            self.kept_secret[p][k] = 0
+
+    def _after_keep(self) -> None:
+        if self.rules.keep_when == "after-placement":
+            self._begin(Phase.MOVE)
+        else:
+            self._end_round()
+
+    def _after_moves(self) -> None:
+        if self.rules.keep_when == "round-end":
+            self._begin(Phase.KEEP)
+        else:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        for r, kind in enumerate(self.route_counter):
+            if kind != NO_PIECE:
+                self.counter_pile[kind] += 1
+                self.route_counter[r] = NO_PIECE
+            # Used obstacles leave the game.
+            self.route_obstacle[r] = NO_PIECE
+        self._refill_face_up()
+        everything = (1 << len(self.board.towns)) - 1 & ~(1 << self.board.capital)
+        complete = [p for p in range(self.n) if self.visited[p] == everything]
+        early = self.rules.early_end == "special-victory" and self.round < self.rules.rounds
+        if complete and early:
+            self.special_victory = True
+            best = max(sum(self.hands[p]) for p in complete)
+            self._finish([p for p in complete if sum(self.hands[p]) == best])
+        elif complete or self.round >= self.rules.rounds:
+            self._finish(None)
+        else:
+            self.round += 1
+            self._start_round()
+
+    def _finish(self, winners: list[PlayerId] | None) -> None:
+        self.phase = Phase.OVER
+        self.current = TERMINAL
+        if winners is None:
+            keys = [self._rank_key(p) for p in range(self.n)]
+            best = max(keys)
+            winners = [p for p in range(self.n) if keys[p] == best]
+        self.result = winners
+
+    def _rank_key(self, p: int) -> tuple[int, int, int]:
+        closeness = 0
+        if self.rules.town_cards and self.rules.closest_breaks_ties:
+            closeness = -self.distance_to_card(p)
+        return (self.scores()[p], closeness, sum(self.hands[p]))
+
+    # ------------------------------------------------------------------ scoring
+    def markers(self, p: PlayerId) -> int:
+        """Town pieces the player has collected."""
+        return self.visited[p].bit_count()
+
+    def distance_to_card(self, p: PlayerId) -> int:
+        if self.town_cards[p] == NO_PIECE:
+            return 0
+        return self.board.distance(self.boots[p], self.town_cards[p])
+
+    def scores(self) -> list[int]:
+        if self.special_victory or not self.rules.town_cards:
+            return [self.markers(p) for p in range(self.n)]
+        return [self.markers(p) - self.distance_to_card(p) for p in range(self.n)]
+
+    def winners(self) -> list[PlayerId]:
+        return list(self.result) if self.result is not None else []
+
+    # ------------------------------------------------------------------ legality
+    def _generate_legal(self) -> list[Action]:
+        ph = self.phase
+        p = self.current
+        if ph is Phase.DRAW_SECRET:
+            return [Action.draw_secret()]
+        if ph is Phase.DRAW_COUNTERS:
+            out = [Action.draw(Transport(k)) for k in range(6) if self.face_up[k]]
+            if sum(self.counter_pile):
+                out.append(Action.draw(None))
+            return out
+        if ph is Phase.PLACE:
+            return self._legal_placements(p)
+        if ph is Phase.KEEP:
+            out = [Action.keep(Transport(k)) for k in range(6) if self.counters_up[p][k]]
+            out += [Action.keep(Transport(k), True)
+                    for k in range(6) if self.counters_secret[p][k]]
+            return out
+        if ph is Phase.MOVE:
+            if self.discarding:
+                return [Action.discard(Transport(k)) for k in range(7) if self.hands[p][k]]
+            return [*self._legal_steps(p), Action.end()]
+        return []
+
+    def _legal_placements(self, p: int) -> list[Action]:
+        out = [Action.pass_()]
+        owned = [k for k in range(6) if self.counters_up[p][k] or self.counters_secret[p][k]]
+        routes = self.board.routes
+        for r in self.board.roads:
+            if self.route_counter[r] == NO_PIECE:
+                terrain = routes[r].terrain
+                for k in owned:
+                    if COST_TABLE[Transport(k)][terrain] is not None:
+                        out.append(Action.place(Transport(k), r))
+            elif self.obstacle_in_hand[p] and self.route_obstacle[r] == NO_PIECE:
+                out.append(Action.obstacle(r))
+        return out
+
+    def step_cost(self, route: int, direction: int) -> tuple[int, int] | None:
+        """(card kind, number of cards) for a normal step, or None if none is possible."""
+        r = self.board.routes[route]
+        if r.is_road:
+            kind = self.route_counter[route]
+            if kind == NO_PIECE:
+                return None
+            n = COST_TABLE[Transport(kind)][r.terrain]
+            if n is None:  # only reachable through a hand-made position
+                return None
+            return kind, n + (self.route_obstacle[route] != NO_PIECE)
+        if r.terrain is Terrain.RIVER:
+            to = r.b if direction == 0 else r.a
+            return RAFT, 1 if to == r.downstream else 2
+        return RAFT, self.lake_rafts(r.lake)
+
+    def lake_rafts(self, lake: str | None) -> int:
+        if lake == "mare-nebulae":
+            return self.rules.mare_nebulae_rafts
+        return self.rules.mare_magnum_rafts
+
+    def caravan_size(self, route: int) -> int:
+        return self.rules.caravan_cards + (self.route_obstacle[route] != NO_PIECE)
+
+    def _legal_steps(self, p: int) -> list[Action]:
+        out: list[Action] = []
+        hand = self.hands[p]
+        here = self.boots[p]
+        routes = self.board.routes
+        for r, _ in self.board.adjacent[here]:
+            route = routes[r]
+            direction = 0 if route.a == here else 1
+            cost = self.step_cost(r, direction)
+            if cost is None:
+                continue
+            kind, n = cost
+            if hand[kind] >= n:
+                out.append(Action.move(r, direction))
+            if route.is_road:
+                size = self.caravan_size(r)
+                for cards in _sub_multisets(hand, size):
+                    out.append(Action.move(r, direction, Pay.CARAVAN, cards))
+            elif route.lake == "mare-nebulae" and self.rules.boatmen:
+                for cards in _sub_multisets(hand, self.rules.caravan_cards):
+                    out.append(Action.move(r, direction, Pay.BOATMEN, cards))
+        return out
+
+    def why_illegal(self, action: Action) -> str:
+        """A plain reason why ``action`` is not legal now (for error messages)."""
+        ph = self.phase
+        k = action.kind
+        expected = {
+            Phase.DRAW_SECRET: {Kind.DRAW_SECRET},
+            Phase.DRAW_COUNTERS: {Kind.DRAW, Kind.DRAW_BLIND},
+            Phase.PLACE: {Kind.PLACE, Kind.OBSTACLE, Kind.PASS},
+            Phase.KEEP: {Kind.KEEP},
+            Phase.MOVE: {Kind.DISCARD} if self.discarding else {Kind.MOVE, Kind.END},
+        }.get(ph, set())
+        if k not in expected:
+            what = "discard down to the hand limit" if self.discarding else ph.value
+            return f"{action} is not possible now: player {self.current} must {what}"
+        p = self.current
+        if k is Kind.DRAW:
+            return f"there is no face-up {action.transport.slug if action.transport else ''}"
+        if k is Kind.DRAW_BLIND:
+            return "the face-down pile is empty"
+        if k is Kind.KEEP:
+            return f"{action}: player {p} has no such counter"
+        if k is Kind.DISCARD:
+            return f"{action}: player {p} holds no such card"
+        assert action.route is not None
+        route = self.board.routes[action.route]
+        if k is Kind.PLACE:
+            assert action.transport is not None
+            t = action.transport
+            if not (self.counters_up[p][t] or self.counters_secret[p][t]):
+                return f"player {p} has no {t.slug} counter"
+            if self.route_counter[action.route] != NO_PIECE:
+                return f"there is already a counter on {route.id}"
+            return f"a {t.slug} cannot travel on {route.terrain.slug}"
+        if k is Kind.OBSTACLE:
+            if not self.obstacle_in_hand[p]:
+                return f"player {p} has already used their obstacle"
+            if self.route_counter[action.route] == NO_PIECE:
+                return "an obstacle goes only beside a counter already placed"
+            return f"there is already an obstacle on {route.id}"
+        if k is Kind.MOVE:
+            here = self.boots[p]
+            start = route.a if action.direction == 0 else route.b
+            if start != here:
+                return f"player {p}'s boot is in {self.board.towns[here].name}, not at {action}"
+            cost = self.step_cost(action.route, action.direction)
+            if action.pay is Pay.NORMAL:
+                if cost is None:
+                    return f"there is no transportation counter on {route.id}"
+                kind, n = cost
+                return f"{action} needs {n} {Transport(kind).slug} cards"
+            if action.pay is Pay.CARAVAN:
+                if cost is None:
+                    return "a caravan needs a transportation counter on the road"
+                if action.card_count != self.caravan_size(action.route):
+                    return f"this caravan takes {self.caravan_size(action.route)} cards"
+                return "the hand does not hold those cards"
+            if not self.rules.boatmen or route.lake != "mare-nebulae":
+                return "there are no boatmen on this lake under these rules"
+            return "the hand does not hold those cards"
+        return f"{action} is not legal now"
+
+    # ------------------------------------------------------------------ effects
+    def _do(self, a: Action) -> tuple[JSONDict, JSONDict]:
+        p = self.current
+        k = a.kind
+        public: JSONDict = {}
+        private: JSONDict = {}
+        if k is Kind.DRAW_SECRET:
+            got = self.rng.draw_from_counts(self.counter_pile)
+            self.counters_secret[p][got] += 1
+            private["counter"] = Transport(got).slug
+            self._advance()
+        elif k is Kind.DRAW or k is Kind.DRAW_BLIND:
+            if a.transport is not None:
+                got = int(a.transport)
+                self.face_up[got] -= 1
+                self._refill_face_up()
+            else:
+                got = self.rng.draw_from_counts(self.counter_pile)
+            self.counters_up[p][got] += 1
+            public["counter"] = Transport(got).slug
+            self._advance()
+        elif k is Kind.PLACE:
+            assert a.transport is not None and a.route is not None
+            t = int(a.transport)
+            if self.counters_up[p][t]:
+                self.counters_up[p][t] -= 1
+            else:
+                self.counters_secret[p][t] -= 1
+                public["from_secret"] = True
+            self.route_counter[a.route] = t
+            self._after_placement_turn(passed=False)
+        elif k is Kind.OBSTACLE:
+            assert a.route is not None
+            self.obstacle_in_hand[p] = False
+            self.route_obstacle[a.route] = p
+            self._after_placement_turn(passed=False)
+        elif k is Kind.PASS:
+            self._after_placement_turn(passed=True)
+        elif k is Kind.KEEP:
+            assert a.transport is not None
+            t = int(a.transport)
+            if a.secret:
+                self.counters_secret[p][t] -= 1
+                self.kept_secret[p][t] += 1
+            else:
+                self.counters_up[p][t] -= 1
+                self.kept_up[p][t] += 1
+            kept = sum(self.kept_up[p]) + sum(self.kept_secret[p])
+            if kept >= self.rules.counters_kept or self._counters_of(p) == 0:
+                self._return_unkept(p)
+                self._next_keeper()
+        elif k is Kind.MOVE:
+            self._step(p, a, public)
+        elif k is Kind.END:
+            self._end_move(p)
+        elif k is Kind.DISCARD:
+            assert a.transport is not None
+            self.hands[p][a.transport] -= 1
+            self.card_pile[a.transport] += 1
+            self._end_move(p)
+        return public, private
+
+    def _after_placement_turn(self, passed: bool) -> None:
+        self.passes = self.passes + 1 if passed else 0
+        if self.passes >= self.n:
+            if self.rules.keep_when == "after-placement":
+                self._begin(Phase.KEEP)
+            else:
+                self._begin(Phase.MOVE)
+        else:
+            self.step += 1
+            self.current = (self.current + 1) % self.n
+
+    def _step(self, p: int, a: Action, public: JSONDict) -> None:
+        assert a.route is not None
+        hand = self.hands[p]
+        if a.pay is Pay.NORMAL:
+            cost = self.step_cost(a.route, a.direction)
+            assert cost is not None
+            kind, n = cost
+            hand[kind] -= n
+            self.card_pile[kind] += n
+            paid = [0] * 7
+            paid[kind] = n
+        else:
+            assert a.cards is not None
+            for kind, n in enumerate(a.cards):
+                hand[kind] -= n
+                self.card_pile[kind] += n
+            paid = list(a.cards)
+        route = self.board.routes[a.route]
+        to = route.b if a.direction == 0 else route.a
+        self.boots[p] = to
+        if to != self.board.capital:
+            self.visited[p] |= 1 << to
+        public["paid"] = paid
+
+    def _end_move(self, p: int) -> None:
+        if sum(self.hands[p]) > self.rules.hand_limit:
+            self.discarding = True
+            return
+        self.discarding = False
+        self.step += 1
+        if self.step >= self.n:
+            self._after_moves()
+        else:
+            self.current = (self.starting + self.step) % self.n
+
+    # ------------------------------------------------------------------ copies
+    def clone(self) -> ElfenlandState:
+        new = ElfenlandState.__new__(ElfenlandState)
+        new.__dict__.update(self.__dict__)
+        new.rng = self.rng.copy()
+        new.hands = [h[:] for h in self.hands]
+        new.card_pile = self.card_pile[:]
+        new.counter_pile = self.counter_pile[:]
+        new.face_up = self.face_up[:]
+        new.counters_up = [c[:] for c in self.counters_up]
+        new.counters_secret = [c[:] for c in self.counters_secret]
+        new.kept_up = [c[:] for c in self.kept_up]
+        new.kept_secret = [c[:] for c in self.kept_secret]
+        new.route_counter = self.route_counter[:]
+        new.route_obstacle = self.route_obstacle[:]
+        new.obstacle_in_hand = self.obstacle_in_hand[:]
+        new.boots = self.boots[:]
+        new.visited = self.visited[:]
+        new.town_cards = self.town_cards[:]
+        new.result = None if self.result is None else self.result[:]
+        new._history = self._history[:]
+        new.log = self.log[:]
+        return new
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.rules, self.n, self.round, self.phase, self.starting, self.current,
+            self.step, self.passes, self.discarding, self.hands, self.card_pile,
+            self.counter_pile, self.face_up, self.counters_up, self.counters_secret,
+            self.kept_up, self.kept_secret, self.route_counter, self.route_obstacle,
+            self.obstacle_in_hand, self.boots, self.visited, self.town_cards, self.result,
+            self.special_victory, self.rng.getstate(), [a.id for a in self._history],
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ElfenlandState) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"<ElfenlandState {self.n} players, round {self.round}, {self.phase.value}, "
+                f"player {self.current} to act, {len(self._history)} actions>")
+
+    # ------------------------------------------------------------------ saving
+    def serialize(self) -> str:
+        doc: JSONDict = {"format": "elfenland-game/1", "game": self.game_name}
+        if self.origin is None:
+            doc.update(players=self.n, seed=self.seed, rules=self.rules.to_json())
+        else:
+            doc["position"] = self.origin
+        doc["actions"] = [str(a) for a in self._history]
+        return json.dumps(doc, separators=(",", ":"))
+
+    def to_position(self) -> JSONDict:
+        from .position import to_position
+
+        return to_position(self)
+
+    def view(self, player: PlayerId | None) -> JSONDict:
+        from .view import make_view
+
+        return make_view(self, player)
+
+    def resample_from_infostate(self, player: PlayerId, rng: Rng) -> ElfenlandState:
+        from .position import resample
+
+        return resample(self, player, rng)
+
+
+def deserialize(text: str) -> ElfenlandState:
+    """A game saved by ``serialize``, replayed action by action."""
+    from .position import from_position
+
+    try:
+        doc = json.loads(text)
+        if not isinstance(doc, dict) or doc.get("format") != "elfenland-game/1":
+            raise SerializationError("not a saved Elfenland game")
+        if "position" in doc:
+            state = from_position(doc["position"])
+        else:
+            from .rules import Rules
+
+            state = ElfenlandState(players=doc["players"], seed=doc["seed"],
+                                   rules=Rules.from_json(doc["rules"]))
+        actions = doc["actions"]
+        if not isinstance(actions, list):
+            raise SerializationError("actions must be a list")
+        for i, text_action in enumerate(actions):
+            try:
+                state.apply_action(text_action)
+            except ValueError as exc:
+                raise SerializationError(f"action {i} ({text_action!r}): {exc}") from None
+    except SerializationError:
+        raise
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SerializationError(f"corrupt saved game: {exc}") from None
+    return state
