@@ -19,14 +19,14 @@ Notation (town and route names resolve case-insensitively, through aliases)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
 from itertools import combinations_with_replacement
 from typing import Final
 
 from ...core.errors import ActionParseError
-from ...core.transport import Terrain, Transport
+from ...core.transport import COST_TABLE, Terrain, Transport
 from .board import Board, load_board
 
 NUM_CARD_KINDS: Final = 7
@@ -169,8 +169,61 @@ def _enumerate(board: Board) -> list[Action]:
 @cache
 def _space() -> tuple[tuple[Action, ...], dict[Action, Action]]:
     """Every action of the real board, each carrying its id (built once, on first use)."""
-    actions = tuple(replace(a, _id=i) for i, a in enumerate(_enumerate(load_board())))
+    actions = tuple(_enumerate(load_board()))
+    for i, a in enumerate(actions):
+        object.__setattr__(a, "_id", i)
     return actions, {a: a for a in actions}
+
+
+class Tables:
+    """Direct lookups of the canonical actions, for the engine's hot paths."""
+
+    def __init__(self, actions: tuple[Action, ...], board: Board) -> None:
+        n = len(board.routes)
+        self.draw_secret = Action.draw_secret()
+        self.draw_blind = Action.draw(None)
+        self.pass_ = Action.pass_()
+        self.end = Action.end()
+        self.draw = [Action.draw(Transport(k)) for k in range(NUM_COUNTER_KINDS)]
+        self.discard = [Action.discard(Transport(k)) for k in range(NUM_CARD_KINDS)]
+        self.keep_up = [Action.keep(Transport(k)) for k in range(NUM_COUNTER_KINDS)]
+        self.keep_secret = [Action.keep(Transport(k), True) for k in range(NUM_COUNTER_KINDS)]
+        self.place: list[list[Action] | None] = [None] * n
+        self.obstacle: list[Action | None] = [None] * n
+        self.move: list[list[Action]] = [[] for _ in range(n)]
+        self.paid: list[list[dict[CardCounts, Action]]] = [[{}, {}] for _ in range(n)]
+        #: For each road and each set of owned counter kinds (a 6-bit mask): the
+        #: placements allowed there.
+        self.place_by_mask: list[list[list[Action]]] = [[] for _ in range(n)]
+        for a in actions:
+            if a.kind is Kind.PLACE:
+                assert a.route is not None and a.transport is not None
+                row = self.place[a.route]
+                if row is None:
+                    row = self.place[a.route] = [a] * NUM_COUNTER_KINDS
+                row[a.transport] = a
+            elif a.kind is Kind.OBSTACLE:
+                assert a.route is not None
+                self.obstacle[a.route] = a
+            elif a.kind is Kind.MOVE:
+                assert a.route is not None
+                if a.pay is Pay.NORMAL:
+                    self.move[a.route].append(a)
+                else:
+                    assert a.cards is not None
+                    self.paid[a.route][a.direction][a.cards] = a
+        for r in board.roads:
+            row = self.place[r]
+            assert row is not None
+            allowed = [k for k in range(NUM_COUNTER_KINDS)
+                       if COST_TABLE[Transport(k)][board.routes[r].terrain] is not None]
+            self.place_by_mask[r] = [[row[k] for k in allowed if mask >> k & 1]
+                                     for mask in range(1 << NUM_COUNTER_KINDS)]
+
+
+@cache
+def tables() -> Tables:
+    return Tables(_space()[0], load_board())
 
 
 def num_actions() -> int:

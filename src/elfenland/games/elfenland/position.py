@@ -319,5 +319,4 @@ def resample(s: ElfenlandState, player: int, rng: Rng) -> ElfenlandState:
     new.origin = None
     new.origin = to_position(new)
     new._legal = None
-    new._legal_ids = None
     return new

@@ -13,6 +13,7 @@ import json
 import secrets
 from collections.abc import Sequence
 from enum import Enum
+from functools import lru_cache
 from typing import Any, Final
 
 from ...core.errors import (
@@ -25,7 +26,7 @@ from ...core.game import TERMINAL, GameState, JSONDict, PlayerId
 from ...core.game import Action as CoreAction
 from ...core.rng import Rng
 from ...core.transport import COST_TABLE, Terrain, Transport
-from .actions import Action, CardCounts, Kind, Pay, parse
+from .actions import Action, CardCounts, Kind, Pay, parse, tables
 from .board import Board, load_board
 from .rules import Rules, make_rules
 
@@ -50,7 +51,8 @@ class Phase(Enum):
     OVER = "over"
 
 
-def _sub_multisets(hand: Sequence[int], size: int) -> list[CardCounts]:
+@lru_cache(maxsize=1 << 16)
+def _sub_multisets(hand: tuple[int, ...], size: int) -> list[CardCounts]:
     """Every multiset of ``size`` cards that ``hand`` can pay, in a fixed order."""
     out: list[CardCounts] = []
     kinds = len(hand)
@@ -126,7 +128,6 @@ class ElfenlandState(GameState):
         #: One entry per action: (player, action id, public facts, private facts).
         self.log: list[tuple[int, int, JSONDict, JSONDict]] = []
         self._legal: list[Action] | None = None
-        self._legal_ids: set[int] | None = None
 
     def _setup(self) -> None:
         if self.rules.town_cards:
@@ -170,7 +171,6 @@ class ElfenlandState(GameState):
     def legal_actions(self) -> list[Action]:
         if self._legal is None:
             self._legal = self._generate_legal()
-            self._legal_ids = {a.id for a in self._legal}
         return self._legal
 
     def legal_action_ids(self) -> list[int]:
@@ -181,13 +181,11 @@ class ElfenlandState(GameState):
             action = self.parse_action(action if isinstance(action, str | int) else str(action))
         if self.phase is Phase.OVER:
             raise GameOverError("the game is over")
-        self.legal_actions()
-        assert self._legal_ids is not None
-        if action.id not in self._legal_ids:
+        # Actions are canonical singletons, so membership is mostly an identity test.
+        if action not in self.legal_actions():
             raise IllegalActionError(self.why_illegal(action))
         player = self.current
         self._legal = None
-        self._legal_ids = None
         self._history.append(action)
         public, private = self._do(action)
         self.log.append((player, action.id, public, private))
@@ -348,38 +346,47 @@ class ElfenlandState(GameState):
     def _generate_legal(self) -> list[Action]:
         ph = self.phase
         p = self.current
+        tab = tables()
         if ph is Phase.DRAW_SECRET:
-            return [Action.draw_secret()]
+            return [tab.draw_secret]
         if ph is Phase.DRAW_COUNTERS:
-            out = [Action.draw(Transport(k)) for k in range(6) if self.face_up[k]]
+            out = [tab.draw[k] for k in range(6) if self.face_up[k]]
             if sum(self.counter_pile):
-                out.append(Action.draw(None))
+                out.append(tab.draw_blind)
             return out
         if ph is Phase.PLACE:
             return self._legal_placements(p)
         if ph is Phase.KEEP:
-            out = [Action.keep(Transport(k)) for k in range(6) if self.counters_up[p][k]]
-            out += [Action.keep(Transport(k), True)
-                    for k in range(6) if self.counters_secret[p][k]]
-            return out
+            up, secret = self.counters_up[p], self.counters_secret[p]
+            return ([tab.keep_up[k] for k in range(6) if up[k]]
+                    + [tab.keep_secret[k] for k in range(6) if secret[k]])
         if ph is Phase.MOVE:
             if self.discarding:
-                return [Action.discard(Transport(k)) for k in range(7) if self.hands[p][k]]
-            return [*self._legal_steps(p), Action.end()]
+                return [tab.discard[k] for k in range(7) if self.hands[p][k]]
+            out = self._legal_steps(p)
+            out.append(tab.end)
+            return out
         return []
 
     def _legal_placements(self, p: int) -> list[Action]:
-        out = [Action.pass_()]
-        owned = [k for k in range(6) if self.counters_up[p][k] or self.counters_secret[p][k]]
-        routes = self.board.routes
+        tab = tables()
+        out = [tab.pass_]
+        up, secret = self.counters_up[p], self.counters_secret[p]
+        mask = 0
+        for k in range(6):
+            if up[k] or secret[k]:
+                mask |= 1 << k
+        has_obstacle = self.obstacle_in_hand[p]
+        by_mask = tab.place_by_mask
+        counters, obstacles = self.route_counter, self.route_obstacle
         for r in self.board.roads:
-            if self.route_counter[r] == NO_PIECE:
-                terrain = routes[r].terrain
-                for k in owned:
-                    if COST_TABLE[Transport(k)][terrain] is not None:
-                        out.append(Action.place(Transport(k), r))
-            elif self.obstacle_in_hand[p] and self.route_obstacle[r] == NO_PIECE:
-                out.append(Action.obstacle(r))
+            if counters[r] == NO_PIECE:
+                if mask:
+                    out.extend(by_mask[r][mask])
+            elif has_obstacle and obstacles[r] == NO_PIECE:
+                obstacle = tab.obstacle[r]
+                assert obstacle is not None
+                out.append(obstacle)
         return out
 
     def step_cost(self, route: int, direction: int) -> tuple[int, int] | None:
@@ -409,8 +416,10 @@ class ElfenlandState(GameState):
     def _legal_steps(self, p: int) -> list[Action]:
         out: list[Action] = []
         hand = self.hands[p]
+        frozen_hand = tuple(hand)
         here = self.boots[p]
         routes = self.board.routes
+        tab = tables()
         for r, _ in self.board.adjacent[here]:
             route = routes[r]
             direction = 0 if route.a == here else 1
@@ -419,14 +428,15 @@ class ElfenlandState(GameState):
                 continue
             kind, n = cost
             if hand[kind] >= n:
-                out.append(Action.move(r, direction))
+                out.append(tab.move[r][direction])
             if route.is_road:
                 size = self.caravan_size(r)
-                for cards in _sub_multisets(hand, size):
-                    out.append(Action.move(r, direction, Pay.CARAVAN, cards))
             elif route.lake == "mare-nebulae" and self.rules.boatmen:
-                for cards in _sub_multisets(hand, self.rules.caravan_cards):
-                    out.append(Action.move(r, direction, Pay.BOATMEN, cards))
+                size = self.rules.caravan_cards
+            else:
+                continue
+            paid = tab.paid[r][direction]
+            out.extend(paid[cards] for cards in _sub_multisets(frozen_hand, size))
         return out
 
     def why_illegal(self, action: Action) -> str:
