@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Sequence
 from enum import Enum
 from functools import lru_cache
 from typing import Any, Final

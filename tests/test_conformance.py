@@ -1,0 +1,102 @@
+"""One conformance test every registered game must pass: the OpenSpiel-style surface
+behaves the same way for all of them, so tools written for one work with the others.
+
+Also the golden playthroughs: recorded games (seed, actions, and a digest of the views
+after each action) that must replay identically.  Regenerate one on purpose with
+``ELFENLAND_REGOLD=1 pytest tests/test_conformance.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+import elfenland
+from elfenland.core.game import TERMINAL, GameState
+from elfenland.core.rng import Rng
+from elfenland.games.registry import GAMES
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def random_game(game: str, players: int, seed: int) -> tuple[GameState, list[GameState]]:
+    rng = random.Random(seed)
+    state = elfenland.new_game(game=game, players=players, seed=seed)
+    snapshots = []
+    while not state.is_terminal():
+        if rng.random() < 0.02:
+            snapshots.append(state.clone())
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.randrange(len(legal))])
+    return state, snapshots
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_state_interface(game: str, players: int) -> None:
+    final, snapshots = random_game(game, players, seed=players)
+    assert final.is_terminal() and final.current_player() == TERMINAL
+    assert final.legal_actions() == []
+    returns = final.returns()
+    assert len(returns) == players and abs(sum(returns) - 1.0) < 1e-9
+    assert final.winners() and all(0 <= p < players for p in final.winners())
+    assert len(final.scores()) == players
+    for s in [*snapshots, final]:
+        assert s.num_players == players
+        text = s.serialize()
+        assert elfenland.deserialize(text) == s
+        assert elfenland.load_position(s.to_position()).to_position() == s.to_position()
+        for viewer in [None, *range(players)]:
+            json.dumps(s.view(viewer))
+        if s.is_terminal():
+            continue
+        p = s.current_player()
+        assert 0 <= p < players
+        legal = s.legal_actions()
+        assert legal
+        for a in legal:
+            assert s.parse_action(str(a)) == a
+            assert s.parse_action(a.id) == a
+        clone = s.clone()
+        clone.apply_action(legal[-1])
+        assert clone != s  # a clone is independent
+        assert len(s.history) + 1 == len(clone.history)
+        resampled = s.resample_from_infostate(p, Rng(1))
+        assert resampled.current_player() == p
+        assert {str(a) for a in resampled.legal_actions()} == {str(a) for a in legal}
+        with pytest.raises(ValueError):
+            s.apply_action("this is not an action")
+
+
+def digest(state: GameState) -> str:
+    views = [state.view(p) for p in [None, *range(state.num_players)]]
+    return hashlib.sha256(json.dumps(views, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def playthrough(game: str, players: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    state = elfenland.new_game(game=game, players=players, seed=seed)
+    lines = [f"# {game}, {players} players, seed {seed}: action | digest of every view after it"]
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        action = legal[rng.randrange(len(legal))]
+        state.apply_action(action)
+        lines.append(f"{state.view(None)['log'][-1]['player']} {action} | {digest(state)}")
+    lines.append(f"scores {state.scores()} winners {state.winners()}")
+    return lines
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_golden_playthrough(game: str) -> None:
+    path = GOLDEN / f"{game}-3p-seed2026.txt"
+    lines = playthrough(game, 3, 2026)
+    if os.environ.get("ELFENLAND_REGOLD") or not path.exists():
+        path.write_text("\n".join(lines) + "\n")
+        if not os.environ.get("ELFENLAND_REGOLD"):
+            pytest.fail(f"golden file {path.name} was missing and has been written; commit it")
+    assert path.read_text().splitlines() == lines
