@@ -72,6 +72,14 @@ def _sub_multisets(hand: tuple[int, ...], size: int) -> list[CardCounts]:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _paid_steps(route: int, direction: int, hand: tuple[int, ...],
+                size: int) -> tuple[Action, ...]:
+    """Every caravan (or boatmen crossing) of ``size`` cards that ``hand`` can pay."""
+    paid = tables().paid[route][direction]
+    return tuple(paid[cards] for cards in _sub_multisets(hand, size))
+
+
 class ElfenlandState(GameState):
     game_name = "elfenland"
 
@@ -434,8 +442,7 @@ class ElfenlandState(GameState):
                 size = self.rules.caravan_cards
             else:
                 continue
-            paid = tab.paid[r][direction]
-            out.extend(paid[cards] for cards in _sub_multisets(frozen_hand, size))
+            out.extend(_paid_steps(r, direction, frozen_hand, size))
         return out
 
     def why_illegal(self, action: Action) -> str:
