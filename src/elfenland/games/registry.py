@@ -38,8 +38,15 @@ class GameInfo:
 
 GAMES: dict[str, GameInfo] = {
     "elfenland": GameInfo("elfenland", "Elfenland", "elfenland.games.elfenland.api", 2, 6),
+    "king-of-the-elves": GameInfo("king-of-the-elves", "King of the Elves",
+                                  "elfenland.games.kingelves.api", 2, 6),
 }
-ALIASES = {"elfenland": "elfenland"}
+ALIASES = {
+    "elfenland": "elfenland",
+    "kingelves": "king-of-the-elves", "king-of-elves": "king-of-the-elves",
+    "koenig-der-elfen": "king-of-the-elves", "konig-der-elfen": "king-of-the-elves",
+    "roi-des-elfes": "king-of-the-elves",
+}
 
 
 def game_info(name: str) -> GameInfo:
