@@ -1,0 +1,70 @@
+"""The server on a loopback port in a background thread, for tests and benchmarks that
+talk to it through real sockets."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from .app import create_app
+from .config import ServerConfig
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def uvicorn_config(app: Any, host: str, port: int, config: ServerConfig,
+                   log_level: str = "warning") -> uvicorn.Config:
+    # The socket layer accepts messages somewhat over our limit, so that the server can
+    # answer them with a "too-large" error instead of dropping the connection.
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                          ws_max_size=max(1 << 20, 4 * config.limits.max_message),
+                          lifespan="on", timeout_keep_alive=30)
+
+
+class BackgroundServer:
+    """``with BackgroundServer(config) as server: server.url``"""
+
+    def __init__(self, config: ServerConfig, port: int | None = None) -> None:
+        self.config = config
+        self.port = port or free_port()
+        self.app = create_app(config)
+        self.server = uvicorn.Server(uvicorn_config(self.app, "127.0.0.1", self.port, config))
+        self.thread = threading.Thread(target=self.server.run, daemon=True,
+                                       name="elfenland-server")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self) -> BackgroundServer:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
+
+    def __enter__(self) -> BackgroundServer:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()

@@ -1,0 +1,59 @@
+"""Bots that sit in seats on the server: which level a request gets, and one decision
+taken off the event loop within a time limit."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from concurrent.futures import Executor
+
+from ..bots import BOT_LEVELS, make_bot
+from ..core.game import GameState
+
+#: Strongest first: a level that is not registered falls back to the best that is.
+PREFERENCE: tuple[str, ...] = ("search", "greedy", "random")
+
+
+def best_level() -> str:
+    for level in PREFERENCE:
+        if level in BOT_LEVELS:
+            return level
+    return sorted(BOT_LEVELS)[0]
+
+
+def resolve_level(requested: str | None) -> str:
+    """The registered level for a request: itself if registered, else the best one."""
+    if requested is not None:
+        key = requested.strip().lower()
+        if key in BOT_LEVELS:
+            return key
+    return best_level()
+
+
+def bot_title(level: str) -> str:
+    return f"{level.replace('-', ' ').capitalize()} bot"
+
+
+def decision_seed(game_seed: int, seat: int, seq: int) -> int:
+    """Each decision gets its own seed from the game, seat and step, so a bot plays the
+    same after a server restart as it would have without one."""
+    return (game_seed * 1_000_003 + seat * 10_007 + seq) % (2**63)
+
+
+def _choose(level: str, game: str, seed: int, state: GameState) -> str:
+    bot = make_bot(level, game, seed)
+    return str(bot.choose(state))
+
+
+async def bot_decision(executor: Executor, level: str, game: str, seed: int,
+                       state: GameState, time_limit: float) -> tuple[str, bool]:
+    """The bot's action text, and whether the bot chose it (False: it failed or ran
+    out of time, and a seeded random legal action stands in)."""
+    loop = asyncio.get_running_loop()
+    snapshot = state.clone()
+    future = loop.run_in_executor(executor, _choose, level, game, seed, snapshot)
+    try:
+        return await asyncio.wait_for(future, time_limit), True
+    except Exception:
+        legal = state.legal_actions()
+        return str(legal[random.Random(seed).randrange(len(legal))]), False

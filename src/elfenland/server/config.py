@@ -1,0 +1,37 @@
+"""The server's settings in one place: what the command line sets and tests override."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What protects the server from one client: each refusal has its protocol code."""
+
+    #: Largest WebSocket message or HTTP body, in bytes ("too-large").
+    max_message: int = 16 * 1024
+    #: Messages a connection may send per second on average, and in one burst
+    #: ("rate-limited").
+    messages_per_second: float = 10.0
+    burst: int = 20
+    #: Unfinished (open or running) games one host may have created ("too-many-games").
+    games_per_host: int = 20
+    #: Seconds without a connection after which a seat counts as absent, so that another
+    #: player may hand it to a bot.
+    absent_after: float = 10.0
+    #: Messages waiting for a slow client before the server drops the connection.
+    send_queue: int = 256
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    #: ``sqlite:///path``, a bare path, ``postgresql://…``; None: the user data directory.
+    db: str | None = None
+    #: Seconds a seated bot waits before it plays, so humans can follow.
+    bot_delay: float = 0.5
+    #: Seconds a bot may think about one decision before the server plays for it.
+    bot_time_limit: float = 10.0
+    #: Threads that run bots' thinking.
+    bot_threads: int = 2
+    limits: Limits = field(default_factory=Limits)

@@ -1,0 +1,51 @@
+"""The server's refusals: one typed error per protocol code, so that a handler raises and
+the HTTP and WebSocket layers both turn it into the same JSON error object."""
+
+from __future__ import annotations
+
+from ..core.errors import ElfenlandError
+
+#: Protocol error code -> HTTP status (docs/protocol.md, "Errors").
+HTTP_STATUS: dict[str, int] = {
+    "bad-request": 400,
+    "parse": 400,
+    "illegal": 400,
+    "stale": 400,
+    "not-your-turn": 400,
+    "bad-token": 403,
+    "not-found": 404,
+    "seat-taken": 409,
+    "not-started": 409,
+    "already-started": 409,
+    "game-over": 409,
+    "too-large": 413,
+    "rate-limited": 429,
+    "too-many-games": 429,
+    "internal": 500,
+}
+
+
+class ServerError(ElfenlandError):
+    """A request the server refuses; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        if code not in HTTP_STATUS:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    @property
+    def status(self) -> int:
+        return HTTP_STATUS[self.code]
+
+    def to_json(self, ref: object = None) -> dict[str, object]:
+        out: dict[str, object] = {"type": "error", "code": self.code, "message": self.message}
+        if ref is not None:
+            out["ref"] = ref
+        return out
+
+
+class StoreConflict(ElfenlandError):
+    """A write that lost a race: the (game, seq) row exists already, so another writer
+    (a second server on the same database) got there first."""

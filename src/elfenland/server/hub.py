@@ -1,0 +1,500 @@
+"""The live games: each one's cached state, its connections and its seated bots.
+
+The store is the truth and this module only ever tells clients about what the store
+holds: an action is applied to the cached state, appended to the store in its own
+transaction, and only then sent out.  If the append fails the cache is rebuilt from the
+store, so a refused or lost write never leaves the cache ahead of the truth.
+
+Everything here runs on the event loop; database calls and bot thinking run in thread
+pools, and the per-game ``asyncio.Lock`` keeps one game's changes in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any, TypeVar
+
+from ..core.errors import ActionParseError, ElfenlandError, GameOverError
+from ..core.game import GameState, JSONDict
+from ..games.registry import game_info, new_game
+from .botseats import bot_decision, decision_seed, resolve_level
+from .config import ServerConfig
+from .errors import ServerError
+from .lobby import CreateGame, clean_name, summary
+from .ratelimit import TokenBucket
+from .store import GameRecord, SeatRecord, SqliteStore, Store
+from .tokens import hash_token, new_game_id, new_token, token_matches
+
+log = logging.getLogger("elfenland.server")
+T = TypeVar("T")
+GAME_ID = re.compile(r"^[a-z0-9]{1,32}$")
+
+
+def build_state(record: GameRecord, actions: Sequence[str] = ()) -> GameState:
+    """The game as the store describes it: its start, then every stored action."""
+    kwargs: dict[str, Any] = dict(record.options)
+    if record.rules is not None:
+        kwargs["rules"] = record.rules
+    state = new_game(game=record.game, players=record.players, seed=record.seed, **kwargs)
+    for action in actions:
+        state.apply_action(action)
+    return state
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket: its seat (None for a spectator), its outgoing queue (a slow client
+    never holds up the others) and its rate limit."""
+
+    seat: int | None
+    bucket: TokenBucket
+    queue: asyncio.Queue[str | None]
+    #: The highest log ``seq`` this connection has been sent.
+    log_seq: int = 0
+    dropped: bool = False
+
+    def send(self, text: str) -> None:
+        if self.dropped:
+            return
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.drop()
+
+    def drop(self) -> None:
+        """Stop sending: the writer sees the end marker and closes the socket."""
+        self.dropped = True
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
+
+
+@dataclass(eq=False)
+class LiveGame:
+    record: GameRecord
+    state: GameState
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    connections: list[Connection] = field(default_factory=list)
+    #: Seat -> monotonic time since which it has had no connection.
+    left_at: dict[int, float] = field(default_factory=dict)
+    bot_task: asyncio.Task[None] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def seq(self) -> int:
+        return len(self.state.history)
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat whose token this is, checking every seat so timing says nothing."""
+        found = None
+        for s in self.record.seats:
+            if token_matches(token, s.token_hash):
+                found = s.seat
+        return found
+
+    def connected(self) -> set[int]:
+        return {c.seat for c in self.connections if c.seat is not None and not c.dropped}
+
+    def summary(self) -> dict[str, Any]:
+        return summary(self.record, self.connected(), self.seq)
+
+
+class Hub:
+    def __init__(self, store: Store, config: ServerConfig) -> None:
+        self.store = store
+        self.config = config
+        self.limits = config.limits
+        # SQLite has one writer at a time anyway; PostgreSQL commits in parallel.
+        workers = 1 if isinstance(store, SqliteStore) else 4
+        self._db_pool = ThreadPoolExecutor(workers, thread_name_prefix="elfenland-db")
+        self._cpu_pool = ThreadPoolExecutor(config.bot_threads,
+                                            thread_name_prefix="elfenland-bot")
+        self.games: dict[str, LiveGame] = {}
+        self._loading = asyncio.Lock()
+        self._closing = False
+
+    # -- plumbing --------------------------------------------------------------------
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(
+            self._db_pool, partial(fn, *args))
+
+    async def cpu(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(
+            self._cpu_pool, partial(fn, *args))
+
+    async def startup(self) -> None:
+        """Bring back every unfinished game, so its bots play on after a restart."""
+        for game_id in await self.db(self.store.unfinished_ids):
+            try:
+                game = await self.get(game_id)
+            except Exception:  # one broken game must not keep the server down
+                log.exception("cannot restore game %s", game_id)
+                continue
+            self._kick(game)
+
+    async def shutdown(self) -> None:
+        self._closing = True
+        for game in list(self.games.values()):
+            if game.bot_task is not None:
+                game.bot_task.cancel()
+            for conn in game.connections:
+                conn.drop()
+        self._cpu_pool.shutdown(wait=False, cancel_futures=True)
+        self._db_pool.shutdown(wait=True)
+        self.store.close()
+
+    async def get(self, game_id: str, keep: bool = True) -> LiveGame:
+        """The live game, loaded from the store if need be.  A finished game that is
+        only looked at (``keep=False``) is not kept in memory."""
+        game = self.games.get(game_id)
+        if game is not None:
+            return game
+        if not GAME_ID.match(game_id):
+            raise ServerError("not-found", f"no game {game_id!r}")
+        async with self._loading:
+            game = self.games.get(game_id)
+            if game is not None:
+                return game
+            record = await self.db(self.store.load_game, game_id)
+            if record is None:
+                raise ServerError("not-found", f"no game {game_id!r}")
+            actions = await self.db(self.store.actions, game_id)
+            state = await self.cpu(build_state, record, actions)
+            game = LiveGame(record, state)
+            now = time.monotonic()
+            game.left_at = {s.seat: now for s in record.seats}
+            if keep or record.status != "finished":
+                self.games[game_id] = game
+            return game
+
+    def _forget_if_idle(self, game: LiveGame) -> None:
+        """Finished games nobody watches leave memory; the store keeps them."""
+        if game.record.status == "finished" and not game.connections:
+            self.games.pop(game.id, None)
+
+    # -- lobby -----------------------------------------------------------------------
+    async def list_games(self, status: str | None) -> list[dict[str, Any]]:
+        records = await self.db(self.store.list_games, status)
+        out = []
+        for record in records:
+            live = self.games.get(record.id)
+            out.append(live.summary() if live else summary(record, set(), record.seq))
+        return out
+
+    async def create(self, req: CreateGame, host: str) -> tuple[LiveGame, int | None, str | None]:
+        try:
+            info = game_info(req.game)
+        except ElfenlandError as exc:
+            raise ServerError("bad-request", str(exc)) from None
+        if req.seats is not None and req.players is not None and len(req.seats) != req.players:
+            raise ServerError("bad-request",
+                              f"{len(req.seats)} seats given for {req.players} players")
+        players = req.players or (len(req.seats) if req.seats else
+                                  max(info.min_players, min(4, info.max_players)))
+        if not info.min_players <= players <= info.max_players:
+            raise ServerError("bad-request", f"{info.title} is for {info.min_players} to "
+                                             f"{info.max_players} players, not {players}")
+        kinds = [s.kind for s in req.seats] if req.seats else ["human"] + ["open"] * (players - 1)
+        levels = [s.level for s in req.seats] if req.seats else [None] * players
+        seed = req.seed if req.seed is not None else secrets.randbits(62)
+        creator = kinds.index("human") if "human" in kinds else None
+        token = new_token() if creator is not None else None
+        seats = []
+        for i, (kind, level) in enumerate(zip(kinds, levels, strict=True)):
+            if i == creator:
+                assert token is not None
+                seats.append(SeatRecord(i, "human", clean_name(req.name, i), None,
+                                        hash_token(token)))
+            elif kind == "bot":
+                seats.append(SeatRecord(i, "bot", None, resolve_level(level)))
+            else:  # other "human" seats wait for their players to join
+                seats.append(SeatRecord(i, "open"))
+        record = GameRecord(new_game_id(), info.name, players, req.rules, dict(req.options),
+                            seed, "open", 0, now_iso(), host, tuple(seats))
+        try:
+            state = await self.cpu(build_state, record)
+        except (ElfenlandError, TypeError) as exc:
+            raise ServerError("bad-request", f"cannot set up that game: {exc}") from None
+        if await self.db(self.store.count_unfinished, host) >= self.limits.games_per_host:
+            raise ServerError("too-many-games",
+                              f"{host} has {self.limits.games_per_host} unfinished games; "
+                              "finish one first")
+        await self.db(self.store.create_game, record)
+        game = LiveGame(record, state)
+        now = time.monotonic()
+        game.left_at = {s.seat: now for s in seats}
+        self.games[record.id] = game
+        return game, creator, token
+
+    async def join(self, game_id: str, name: str | None, seat: int | None
+                   ) -> tuple[LiveGame, int, str]:
+        game = await self.get(game_id)
+        async with game.lock:
+            self._require_open(game)
+            seats = list(game.record.seats)
+            if seat is None:
+                free = [s.seat for s in seats if s.kind == "open"]
+                if not free:
+                    raise ServerError("seat-taken", "no open seat left")
+                seat = free[0]
+            if not 0 <= seat < len(seats):
+                raise ServerError("not-found", f"no seat {seat}")
+            if seats[seat].kind != "open":
+                raise ServerError("seat-taken", f"seat {seat} is not open")
+            token = new_token()
+            seats[seat] = SeatRecord(seat, "human", clean_name(name, seat), None,
+                                     hash_token(token))
+            await self._save_seats(game, tuple(seats))
+            game.left_at[seat] = time.monotonic()
+        self._broadcast_lobby(game)
+        return game, seat, token
+
+    async def start(self, game_id: str, token: str | None, fill: str | None) -> LiveGame:
+        game = await self.get(game_id)
+        async with game.lock:
+            self._require_open(game)
+            humans = [s for s in game.record.seats if s.token_hash is not None]
+            if humans and game.seat_of(token) is None:
+                raise ServerError("bad-token", "only a seated player may start the game")
+            level = resolve_level(fill or "greedy")
+            seats = tuple(SeatRecord(s.seat, "bot", None, level) if s.kind == "open" else s
+                          for s in game.record.seats)
+            await self._save_seats(game, seats, "running")
+        self._broadcast_lobby(game)
+        self._kick(game)
+        return game
+
+    async def seat_to_bot(self, game_id: str, seat: int, token: str, level: str | None
+                          ) -> LiveGame:
+        game = await self.get(game_id)
+        async with game.lock:
+            if game.record.status == "finished":
+                raise ServerError("game-over", "the game is over")
+            seats = list(game.record.seats)
+            if not 0 <= seat < len(seats):
+                raise ServerError("not-found", f"no seat {seat}")
+            holder = game.seat_of(token)
+            if holder is None:
+                raise ServerError("bad-token", "only a seated player may hand a seat to a bot")
+            target = seats[seat]
+            if target.kind != "human":
+                raise ServerError("seat-taken", f"seat {seat} is not held by a human")
+            if holder != seat and not self._absent(game, seat):
+                raise ServerError(
+                    "bad-token", f"seat {seat}'s player is here (or left less than "
+                                 f"{self.limits.absent_after:g} s ago); only they may hand "
+                                 "their seat to a bot")
+            seats[seat] = replace(target, kind="bot", level=resolve_level(level or "greedy"))
+            await self._save_seats(game, tuple(seats))
+        self._broadcast_lobby(game)
+        self._kick(game)
+        return game
+
+    async def take_seat(self, game_id: str, seat: int, token: str) -> LiveGame:
+        game = await self.get(game_id)
+        async with game.lock:
+            seats = list(game.record.seats)
+            if not 0 <= seat < len(seats):
+                raise ServerError("not-found", f"no seat {seat}")
+            if not token_matches(token, seats[seat].token_hash):
+                raise ServerError("bad-token", f"that is not seat {seat}'s token")
+            if seats[seat].kind == "bot":
+                seats[seat] = replace(seats[seat], kind="human", level=None)
+                await self._save_seats(game, tuple(seats))
+        self._broadcast_lobby(game)
+        return game
+
+    def _absent(self, game: LiveGame, seat: int) -> bool:
+        if seat in game.connected():
+            return False
+        since = game.left_at.get(seat, 0.0)
+        return time.monotonic() - since >= self.limits.absent_after
+
+    @staticmethod
+    def _require_open(game: LiveGame) -> None:
+        if game.record.status == "finished":
+            raise ServerError("game-over", "the game is over")
+        if game.record.status != "open":
+            raise ServerError("already-started", "the game has started")
+
+    async def _save_seats(self, game: LiveGame, seats: tuple[SeatRecord, ...],
+                          status: Any = None) -> None:
+        await self.db(self.store.save_seats, game.id, seats, status)
+        game.record = game.record.with_seats(seats, status)
+
+    # -- play ------------------------------------------------------------------------
+    async def act(self, game: LiveGame, conn: Connection, action: str | int, seq: int) -> None:
+        if conn.seat is None:
+            raise ServerError("bad-token", "spectators cannot act; join a seat first")
+        async with game.lock:
+            if game.record.status == "open":
+                raise ServerError("not-started", "the game has not started")
+            if game.state.is_terminal():
+                raise ServerError("game-over", "the game is over")
+            seat = conn.seat
+            if game.record.seats[seat].kind != "human":
+                raise ServerError("not-your-turn",
+                                  f"a bot plays seat {seat} now; take the seat back first")
+            current = game.state.current_player()
+            if current != seat:
+                raise ServerError("not-your-turn", f"it is seat {current}'s turn")
+            if seq != game.seq:
+                raise ServerError("stale", f"the game is at seq {game.seq}, not {seq}")
+            await self._apply(game, seat, action)
+
+    async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
+        """Apply, store, then tell: the caller holds the game's lock."""
+        state = game.state
+        try:
+            parsed = state.parse_action(action)
+        except ElfenlandError as exc:
+            raise ServerError("parse", str(exc)) from None
+        text = str(parsed)
+        try:
+            state.apply_action(parsed)
+        except GameOverError as exc:
+            raise ServerError("game-over", str(exc)) from None
+        except ActionParseError as exc:
+            raise ServerError("parse", str(exc)) from None
+        except ElfenlandError as exc:
+            raise ServerError("illegal", str(exc)) from None
+        seq = game.seq
+        finished = state.is_terminal()
+        try:
+            await self.db(self.store.append_action, game.id, seq, player, text, finished)
+        except Exception as exc:
+            log.exception("cannot store action %d of game %s", seq, game.id)
+            actions = await self.db(self.store.actions, game.id)
+            game.state = await self.cpu(build_state, game.record, actions)
+            raise ServerError("internal", f"the action could not be stored: {exc}") from None
+        game.record = replace(game.record, seq=seq,
+                              status="finished" if finished else "running")
+        self._broadcast_update(game)
+        if finished:
+            self._broadcast_lobby(game)
+        self._kick(game)
+
+    # -- messages --------------------------------------------------------------------
+    def update_text(self, game: LiveGame, conn: Connection, since: int | None = None,
+                    cache: dict[Any, tuple[JSONDict, list[JSONDict]]] | None = None) -> str:
+        """An ``update`` for ``conn``: its seat's view without the log, and the log
+        entries after ``since`` (default: after what the connection already has)."""
+        key = conn.seat
+        if cache is not None and key in cache:
+            view, entries = cache[key]
+        else:
+            view = game.state.view(conn.seat)
+            entries = view.pop("log", [])
+            for i, entry in enumerate(entries):
+                entry.setdefault("seq", i + 1)
+            if cache is not None:
+                cache[key] = (view, entries)
+        after = conn.log_seq if since is None else since
+        new = [e for e in entries if int(e["seq"]) > after]
+        conn.log_seq = max([after] + [int(e["seq"]) for e in new])
+        return json.dumps({"type": "update", "seq": game.seq, "view": view, "log": new},
+                          separators=(",", ":"))
+
+    def _broadcast_update(self, game: LiveGame) -> None:
+        cache: dict[Any, tuple[JSONDict, list[JSONDict]]] = {}
+        for conn in game.connections:
+            conn.send(self.update_text(game, conn, cache=cache))
+
+    def lobby_text(self, game: LiveGame) -> str:
+        return json.dumps({"type": "lobby", "game": game.summary()}, separators=(",", ":"))
+
+    def _broadcast_lobby(self, game: LiveGame) -> None:
+        if not game.connections:
+            return
+        text = self.lobby_text(game)
+        for conn in game.connections:
+            conn.send(text)
+
+    def attach(self, game: LiveGame, conn: Connection, since: int) -> None:
+        """Register a connection and queue its greeting and the log it missed, with no
+        await in between, so no update can fall between the two."""
+        was_connected = conn.seat is not None and conn.seat in game.connected()
+        game.connections.append(conn)
+        conn.send(json.dumps({"type": "hello", "game": game.summary(), "seat": conn.seat},
+                             separators=(",", ":")))
+        conn.send(self.update_text(game, conn, since=since))
+        if conn.seat is not None and not was_connected:
+            self._broadcast_lobby(game)
+
+    def detach(self, game: LiveGame, conn: Connection) -> None:
+        if conn in game.connections:
+            game.connections.remove(conn)
+        if conn.seat is not None and conn.seat not in game.connected():
+            game.left_at[conn.seat] = time.monotonic()
+            self._broadcast_lobby(game)
+        self._forget_if_idle(game)
+
+    # -- bots ------------------------------------------------------------------------
+    def _bot_to_move(self, game: LiveGame) -> int | None:
+        if game.record.status != "running" or game.state.is_terminal():
+            return None
+        seat = game.state.current_player()
+        if 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "bot":
+            return seat
+        return None
+
+    def _kick(self, game: LiveGame) -> None:
+        """Make sure a bot whose turn it is gets to play."""
+        if self._closing or (game.bot_task is not None and not game.bot_task.done()):
+            return
+        if self._bot_to_move(game) is None:
+            self._forget_if_idle(game)
+            return
+        game.bot_task = asyncio.create_task(self._bot_loop(game))
+
+    async def _bot_loop(self, game: LiveGame) -> None:
+        try:
+            await self._bot_turns(game)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the bots of game %s stopped", game.id)
+
+    async def _bot_turns(self, game: LiveGame) -> None:
+        while not self._closing:
+            seat = self._bot_to_move(game)
+            if seat is None:
+                return
+            seq = game.seq
+            await asyncio.sleep(self.config.bot_delay)
+            if game.seq != seq or self._bot_to_move(game) != seat:
+                continue
+            level = game.record.seats[seat].level or resolve_level(None)
+            seed = decision_seed(game.record.seed, seat, seq)
+            text, own = await bot_decision(self._cpu_pool, level, game.record.game, seed,
+                                           game.state, self.config.bot_time_limit)
+            if not own:
+                log.warning("bot %s in game %s seat %d failed or ran out of time at seq %d",
+                            level, game.id, seat, seq)
+            async with game.lock:
+                if game.seq != seq or self._bot_to_move(game) != seat:
+                    continue
+                try:
+                    await self._apply(game, seat, text)
+                except ServerError as exc:
+                    log.error("bot %s in game %s played %r: %s", level, game.id, text,
+                              exc.message)
+                    legal = game.state.legal_actions()
+                    await self._apply(game, seat, str(legal[seed % len(legal)]))

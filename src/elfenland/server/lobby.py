@@ -1,0 +1,81 @@
+"""The lobby's request bodies (validated by pydantic, so the OpenAPI schema documents
+them) and the ``GameSummary`` every lobby answer and ``lobby`` message carries."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..games.registry import GAMES
+from .botseats import bot_title
+from .store import GameRecord
+
+NAME_MAX = 40
+
+
+class SeatRequest(BaseModel):
+    kind: Literal["human", "open", "bot"] = "open"
+    level: str | None = Field(default=None, max_length=40)
+
+
+class CreateGame(BaseModel):
+    game: str = Field(default="elfenland", max_length=40)
+    players: int | None = Field(default=None, ge=1, le=12)
+    rules: str | None = Field(default=None, max_length=40)
+    options: dict[str, Any] = Field(default_factory=dict)
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
+    name: str | None = Field(default=None, max_length=NAME_MAX)
+    seats: list[SeatRequest] | None = Field(default=None, max_length=12)
+
+
+class JoinGame(BaseModel):
+    name: str | None = Field(default=None, max_length=NAME_MAX)
+    seat: int | None = None
+
+
+class StartGame(BaseModel):
+    token: str | None = Field(default=None, max_length=200)
+    fill: str | None = Field(default=None, max_length=40)
+
+
+class SeatToBot(BaseModel):
+    token: str = Field(max_length=200)
+    level: str | None = Field(default=None, max_length=40)
+
+
+class TakeSeat(BaseModel):
+    token: str = Field(max_length=200)
+
+
+def clean_name(name: str | None, seat: int) -> str:
+    text = " ".join((name or "").split())[:NAME_MAX]
+    return text or f"Player {seat + 1}"
+
+
+def summary(record: GameRecord, connected: set[int], seq: int) -> dict[str, Any]:
+    info = GAMES.get(record.game)
+    seats: list[dict[str, Any]] = []
+    for s in record.seats:
+        entry: dict[str, Any] = {"seat": s.seat, "kind": s.kind}
+        if s.kind == "human":
+            entry.update(name=s.name, connected=s.seat in connected)
+        elif s.kind == "bot":
+            entry.update(level=s.level, name=bot_title(s.level or "bot"))
+            if s.token_hash is not None:
+                # A human's seat a bot plays for now; they may take it back.
+                entry.update(human=s.name, connected=s.seat in connected)
+        seats.append(entry)
+    return {
+        "id": record.id,
+        "game": record.game,
+        "title": info.title if info else record.game,
+        "rules": record.rules,
+        "options": record.options,
+        "players": record.players,
+        "status": record.status,
+        "seats": seats,
+        "seq": seq,
+        "created": record.created,
+        "join_url": f"/#/game/{record.id}",
+    }

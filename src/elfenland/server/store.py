@@ -1,0 +1,386 @@
+"""The durable store: the truth about every game.
+
+A game is its row (which game, options, seed, seats) plus its ordered action rows, one
+per accepted action under a unique (game_id, seq) key, each appended in its own
+transaction before anyone is told about it.  Everything else the server holds is a
+cache rebuilt by replaying these rows.  Two backends share this module's SQL: SQLite
+(the default, one file) and PostgreSQL (for a real deployment); ``open_store`` picks one
+from a URL.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, suppress
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import StoreConflict
+
+Status = Literal["open", "running", "finished"]
+SeatKind = Literal["open", "human", "bot"]
+STATUSES: tuple[Status, ...] = ("open", "running", "finished")
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    seat: int
+    kind: SeatKind
+    name: str | None = None
+    level: str | None = None
+    #: sha256 of the seat token of the human who holds (or held, if a bot stands in
+    #: for them) the seat; None for seats never taken by a human.
+    token_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: str
+    game: str
+    players: int
+    rules: str | None
+    options: dict[str, Any]
+    seed: int
+    status: Status
+    seq: int
+    created: str
+    host: str
+    seats: tuple[SeatRecord, ...] = field(default_factory=tuple)
+
+    def with_seats(self, seats: tuple[SeatRecord, ...], status: Status | None = None
+                   ) -> GameRecord:
+        return replace(self, seats=seats, status=status or self.status)
+
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS games (
+        id TEXT PRIMARY KEY,
+        game TEXT NOT NULL,
+        players INTEGER NOT NULL,
+        rules TEXT,
+        options TEXT NOT NULL,
+        seed BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        created TEXT NOT NULL,
+        host TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS seats (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        seat INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        name TEXT,
+        level TEXT,
+        token_hash TEXT,
+        PRIMARY KEY (game_id, seat))""",
+    """CREATE TABLE IF NOT EXISTS actions (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        seq INTEGER NOT NULL,
+        player INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq))""",
+    "CREATE INDEX IF NOT EXISTS games_by_status ON games (status)",
+    "CREATE INDEX IF NOT EXISTS games_by_host ON games (host, status)",
+)
+
+_GAME_COLUMNS = "id, game, players, rules, options, seed, status, seq, created, host"
+
+
+class Store(ABC):
+    """SQL shared by the backends, written with ``?`` placeholders; a backend gives
+    connections (one per thread) and translates the placeholders if it must."""
+
+    placeholder = "?"
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._all: list[Any] = []
+        self._lock = threading.Lock()
+        with self._tx() as cur:
+            for statement in SCHEMA:
+                cur.execute(statement)
+
+    # -- backend hooks -------------------------------------------------------------
+    @abstractmethod
+    def _connect(self) -> Any:
+        """A new DB-API connection for the calling thread."""
+
+    @abstractmethod
+    def _tx(self) -> AbstractContextManager[Any]:
+        """A cursor inside one transaction: committed on success, rolled back on error."""
+
+    @abstractmethod
+    def _is_conflict(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is a unique-key violation."""
+
+    def _conn(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def _q(self, sql: str) -> str:
+        return sql if self.placeholder == "?" else sql.replace("?", self.placeholder)
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                with suppress(Exception):  # closing is best effort
+                    conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    # -- games -----------------------------------------------------------------------
+    def create_game(self, game: GameRecord) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                self._q(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)"),
+                (game.id, game.game, game.players, game.rules, json.dumps(game.options),
+                 game.seed, game.status, game.seq, game.created, game.host))
+            self._write_seats(cur, game.id, game.seats)
+
+    def save_seats(self, game_id: str, seats: tuple[SeatRecord, ...],
+                   status: Status | None = None) -> None:
+        """Replace a game's seats (and optionally its status) in one transaction."""
+        with self._tx() as cur:
+            cur.execute(self._q("DELETE FROM seats WHERE game_id = ?"), (game_id,))
+            self._write_seats(cur, game_id, seats)
+            if status is not None:
+                cur.execute(self._q("UPDATE games SET status = ? WHERE id = ?"),
+                            (status, game_id))
+
+    def _write_seats(self, cur: Any, game_id: str, seats: tuple[SeatRecord, ...]) -> None:
+        for s in seats:
+            cur.execute(
+                self._q("INSERT INTO seats (game_id, seat, kind, name, level, token_hash) "
+                        "VALUES (?,?,?,?,?,?)"),
+                (game_id, s.seat, s.kind, s.name, s.level, s.token_hash))
+
+    def append_action(self, game_id: str, seq: int, player: int, action: str,
+                      finished: bool = False) -> None:
+        """Store the action that makes the game's ``seq``-th; raises ``StoreConflict``
+        when that row exists already (the caller's idea of the game is stale)."""
+        try:
+            with self._tx() as cur:
+                cur.execute(self._q("INSERT INTO actions (game_id, seq, player, action) "
+                                    "VALUES (?,?,?,?)"), (game_id, seq, player, action))
+                cur.execute(
+                    self._q("UPDATE games SET seq = ?, status = ? WHERE id = ? AND seq = ?"),
+                    (seq, "finished" if finished else "running", game_id, seq - 1))
+                if cur.rowcount != 1:
+                    raise StoreConflict(f"game {game_id} is not at seq {seq - 1}")
+        except StoreConflict:
+            raise
+        except Exception as exc:
+            if self._is_conflict(exc):
+                raise StoreConflict(f"game {game_id} already has action {seq}") from None
+            raise
+
+    def load_game(self, game_id: str) -> GameRecord | None:
+        with self._tx() as cur:
+            cur.execute(self._q(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"),
+                        (game_id,))
+            row = cur.fetchone()
+            if row is None:
+                return None
+            return self._game(row, self._seats(cur, [game_id])[game_id])
+
+    def list_games(self, status: Status | None = None, limit: int = 200) -> list[GameRecord]:
+        """The newest games first."""
+        with self._tx() as cur:
+            if status is None:
+                cur.execute(self._q(f"SELECT {_GAME_COLUMNS} FROM games "
+                                    "ORDER BY created DESC, id LIMIT ?"), (limit,))
+            else:
+                cur.execute(self._q(f"SELECT {_GAME_COLUMNS} FROM games WHERE status = ? "
+                                    "ORDER BY created DESC, id LIMIT ?"), (status, limit))
+            rows = cur.fetchall()
+            seats = self._seats(cur, [r[0] for r in rows])
+            return [self._game(r, seats[r[0]]) for r in rows]
+
+    def unfinished_ids(self) -> list[str]:
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT id FROM games WHERE status <> ? ORDER BY created"),
+                        ("finished",))
+            return [str(r[0]) for r in cur.fetchall()]
+
+    def count_unfinished(self, host: str) -> int:
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT COUNT(*) FROM games WHERE host = ? AND status <> ?"),
+                        (host, "finished"))
+            return int(cur.fetchone()[0])
+
+    def actions(self, game_id: str) -> list[str]:
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT seq, action FROM actions WHERE game_id = ? "
+                                "ORDER BY seq"), (game_id,))
+            rows = cur.fetchall()
+        for i, (seq, _) in enumerate(rows):
+            if int(seq) != i + 1:  # pragma: no cover - the keys make this impossible
+                raise StoreConflict(f"game {game_id} has a gap before action {seq}")
+        return [str(r[1]) for r in rows]
+
+    # -- rows ------------------------------------------------------------------------
+    def _seats(self, cur: Any, ids: list[str]) -> dict[str, list[SeatRecord]]:
+        out: dict[str, list[SeatRecord]] = {i: [] for i in ids}
+        if not ids:
+            return out
+        marks = ",".join("?" * len(ids))
+        cur.execute(self._q("SELECT game_id, seat, kind, name, level, token_hash FROM seats "
+                            f"WHERE game_id IN ({marks}) ORDER BY game_id, seat"), tuple(ids))
+        for gid, seat, kind, name, level, token_hash in cur.fetchall():
+            out[gid].append(SeatRecord(int(seat), kind, name, level, token_hash))
+        return out
+
+    @staticmethod
+    def _game(row: Any, seats: list[SeatRecord]) -> GameRecord:
+        gid, game, players, rules, options, seed, status, seq, created, host = row
+        return GameRecord(str(gid), str(game), int(players), rules, json.loads(options),
+                          int(seed), status, int(seq), str(created), str(host), tuple(seats))
+
+
+#: SQLite ``synchronous`` settings a URL may ask for (``?synchronous=full``).
+SQLITE_SYNC = ("normal", "full")
+
+
+class SqliteStore(Store):
+    """One SQLite file in WAL mode.  With ``synchronous=normal`` (the default) a committed
+    action survives a killed server; with ``full`` it also survives a power cut, at
+    about twice the latency per action on a busy disk (each commit waits for fsync)."""
+
+    def __init__(self, path: str | Path, synchronous: str = "normal") -> None:
+        if synchronous not in SQLITE_SYNC:
+            raise ValueError(f"synchronous is one of {SQLITE_SYNC}, not {synchronous!r}")
+        self.synchronous = synchronous
+        self.path = str(path)
+        if not self.path or self.path == ":memory:":
+            raise ValueError("the SQLite store needs a file (worker threads share it)")
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        super().__init__()
+        # Writers never checkpoint (a checkpoint syncs the database file and would stall
+        # every game's next append); a thread of its own does, without blocking them.
+        self._stop = threading.Event()
+        self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
+                                              name="elfenland-sqlite-checkpoint")
+        self._checkpointer.start()
+
+    def _checkpoint_loop(self, every: float = 1.0) -> None:
+        import sqlite3
+
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        try:
+            while not self._stop.wait(every):
+                with suppress(sqlite3.Error):
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._checkpointer.is_alive():
+            self._checkpointer.join(timeout=5)
+        super().close()
+
+    def _connect(self) -> Any:
+        import sqlite3
+
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                               timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={self.synchronous.upper()}")
+        conn.execute("PRAGMA wal_autocheckpoint=0")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+
+    def _tx(self) -> AbstractContextManager[Any]:
+        from contextlib import contextmanager
+
+        @contextmanager
+        def tx() -> Iterator[Any]:
+            conn = self._conn()
+            cur = conn.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                yield cur
+            except BaseException:
+                conn.rollback()
+                raise
+            else:
+                conn.commit()
+            finally:
+                cur.close()
+
+        return tx()
+
+    def _is_conflict(self, exc: BaseException) -> bool:
+        import sqlite3
+
+        return isinstance(exc, sqlite3.IntegrityError)
+
+
+class PostgresStore(Store):
+    """PostgreSQL through psycopg 3: one connection per worker thread."""
+
+    placeholder = "%s"
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise RuntimeError(
+                "PostgreSQL needs psycopg: pip install 'elfenland[postgres]'") from exc
+        self.url = url
+        super().__init__()
+
+    def _connect(self) -> Any:
+        import psycopg
+
+        return psycopg.connect(self.url, autocommit=True)
+
+    def _tx(self) -> AbstractContextManager[Any]:
+        from contextlib import contextmanager
+
+        @contextmanager
+        def tx() -> Iterator[Any]:
+            conn = self._conn()
+            with conn.transaction(), conn.cursor() as cur:
+                yield cur
+
+        return tx()
+
+    def _is_conflict(self, exc: BaseException) -> bool:
+        import psycopg
+
+        return isinstance(exc, psycopg.errors.UniqueViolation)
+
+
+def default_db_path() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("elfenland")) / "games.sqlite3"
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for printing."""
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+
+
+def open_store(url: str | None) -> Store:
+    """``sqlite:///path[?synchronous=full]``, a bare path, ``postgresql://…``, or None for
+    the default file."""
+    if not url:
+        return SqliteStore(default_db_path())
+    if url.startswith(("postgresql://", "postgres://")):
+        return PostgresStore(url)
+    if "://" in url and not url.startswith("sqlite:///"):
+        raise ValueError(f"unknown database URL {url!r}: use sqlite:///path or postgresql://")
+    path, _, query = url.removeprefix("sqlite:///").partition("?")
+    params = dict(p.partition("=")[::2] for p in query.split("&") if p)
+    return SqliteStore(path, params.get("synchronous", "normal").lower())

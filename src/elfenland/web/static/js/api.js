@@ -1,0 +1,73 @@
+// The lobby's HTTP calls (docs/protocol.md). Every failure becomes an ApiError carrying
+// the server's error code and message, so the page can show it plainly.
+export class ApiError extends Error {
+  constructor(code, message, status = 0) {
+    super(message || code);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+async function call(method, path, body) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError("network", String(err && err.message ? err.message : err));
+  }
+  let data = null;
+  try { data = await res.json(); } catch { data = null; }
+  if (!res.ok) {
+    const e = data && (data.type === "error" ? data : data.detail || data);
+    const code = (e && e.code) || `http-${res.status}`;
+    const message = (e && (e.message || (typeof e === "string" ? e : ""))) || res.statusText;
+    throw new ApiError(code, message, res.status);
+  }
+  return data;
+}
+
+export const api = {
+  map: (game = "elfenland") => call("GET", `/api/maps/${game}`),
+  games: (status) => call("GET", `/api/games${status ? `?status=${status}` : ""}`),
+  game: (id) => call("GET", `/api/games/${id}`),
+  create: (body) => call("POST", "/api/games", body),
+  join: (id, body) => call("POST", `/api/games/${id}/join`, body),
+  start: (id, body) => call("POST", `/api/games/${id}/start`, body),
+  toBot: (id, seat, body) => call("POST", `/api/games/${id}/seats/${seat}/bot`, body),
+  takeBack: (id, seat, body) => call("POST", `/api/games/${id}/seats/${seat}/take`, body),
+  replay: (id, step, seat, token) => {
+    const q = new URLSearchParams();
+    if (step !== undefined && step !== null) q.set("step", step);
+    if (seat !== undefined && seat !== null) q.set("seat", seat);
+    if (token) q.set("token", token);
+    return call("GET", `/api/games/${id}/replay?${q}`);
+  },
+};
+
+// Seat tokens: the only proof of a seat, kept so that a reload resumes the game.
+const KEY = "elfenland.seats";
+
+function allSeats() {
+  try { return JSON.parse(localStorage.getItem(KEY) || "{}"); } catch { return {}; }
+}
+
+export function savedSeat(gameId) { return allSeats()[gameId] || null; }
+
+export function saveSeat(gameId, seat, token, name) {
+  const all = allSeats();
+  all[gameId] = { seat, token, name };
+  localStorage.setItem(KEY, JSON.stringify(all));
+}
+
+export function forgetSeat(gameId) {
+  const all = allSeats();
+  delete all[gameId];
+  localStorage.setItem(KEY, JSON.stringify(all));
+}
+
+export function savedName() { return localStorage.getItem("elfenland.name") || ""; }
+export function saveName(name) { localStorage.setItem("elfenland.name", name); }

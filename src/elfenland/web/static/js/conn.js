@@ -1,0 +1,103 @@
+// One live game socket that reconnects by itself: after a drop it waits (0.5 s, 1 s, 2 s
+// … up to 5 s), reconnects with `since` = the last log entry it holds, and the server's
+// `update` brings the view and the missing log back.
+export class GameConnection {
+  constructor(gameId, token, handlers) {
+    this.gameId = gameId;
+    this.token = token;
+    this.h = handlers; // {hello, update, lobby, error, status}
+    this.since = 0;
+    this.seq = null;
+    this.ws = null;
+    this.closed = false;
+    this.retry = 0;
+    this.refs = 0;
+    this.timer = null;
+    this.pingTimer = null;
+  }
+
+  url() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const q = new URLSearchParams();
+    if (this.token) q.set("token", this.token);
+    if (this.since) q.set("since", String(this.since));
+    const qs = q.toString();
+    return `${proto}//${location.host}/ws/games/${this.gameId}${qs ? `?${qs}` : ""}`;
+  }
+
+  open() {
+    if (this.closed) return;
+    this.h.status("connecting");
+    let ws;
+    try { ws = new WebSocket(this.url()); } catch { this.schedule(); return; }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      this.h.status("online");
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => this.sendRaw({ type: "ping" }), 20000);
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch { return; }
+      this.dispatch(msg);
+    };
+    ws.onclose = () => {
+      clearInterval(this.pingTimer);
+      if (this.ws === ws) this.ws = null;
+      if (!this.closed) this.schedule();
+    };
+    ws.onerror = () => { /* onclose follows and retries */ };
+  }
+
+  schedule() {
+    this.h.status("offline");
+    const delay = Math.min(5000, 500 * 2 ** this.retry);
+    this.retry += 1;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.open(), delay);
+  }
+
+  dispatch(msg) {
+    switch (msg.type) {
+      case "hello": this.h.hello(msg); break;
+      case "update":
+        this.seq = msg.seq;
+        for (const e of msg.log || []) if (e.seq > this.since) this.since = e.seq;
+        this.h.update(msg);
+        break;
+      case "lobby": this.h.lobby(msg); break;
+      case "error":
+        if (msg.code === "stale") this.sync();
+        this.h.error(msg);
+        break;
+      default: break;
+    }
+  }
+
+  sendRaw(obj) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(obj));
+      return true;
+    }
+    return false;
+  }
+
+  /** Send an action; false when offline (the caller says so, the socket reconnects). */
+  act(text) {
+    this.refs += 1;
+    return this.sendRaw({ type: "action", action: text, seq: this.seq, ref: `a${this.refs}` });
+  }
+
+  sync() { this.sendRaw({ type: "sync", since: this.since }); }
+
+  /** Drop the socket on purpose (tests use it to check the reconnection). */
+  drop() { if (this.ws) this.ws.close(); }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pingTimer);
+    if (this.ws) this.ws.close();
+  }
+}

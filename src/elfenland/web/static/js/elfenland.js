@@ -1,0 +1,431 @@
+// Elfenland at the table: the board plus the controls of the phase, all driven by the
+// view's `legal` list so that only legal choices are ever offered. Every clickable choice
+// carries the action text it sends in `data-action`.
+import { BoardView, MapIndex } from "./board.js";
+import {
+  COUNTER_KINDS, PLAYER_COLOURS, TRANSPORTS, hiddenIcon, obstacleIcon, transportIcon,
+} from "./icons.js";
+import { t } from "./i18n.js";
+import { planRoute } from "./planner.js";
+
+const HOUSE = `<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M2 8 L8 2 L14 8 V14 H2 Z" fill="#f3e6c4" stroke="#4a3826" stroke-width="1.5"/><rect x="6.5" y="9.5" width="3" height="4.5" fill="#4a3826"/></svg>`;
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The legal action texts sorted by what they do. */
+export function parseLegal(legal, index) {
+  const out = {
+    drawSecret: null, draws: new Map(), blind: null, places: [], obstacles: [], pass: null,
+    moves: [], end: null, discards: new Map(), keeps: [],
+  };
+  for (const text of legal || []) {
+    const w = text.split(/\s+/);
+    const verb = w[0];
+    if (verb === "draw" && w[1] === "secret") out.drawSecret = text;
+    else if (verb === "draw" && w[1] === "blind") out.blind = text;
+    else if (verb === "draw") out.draws.set(w[1], text);
+    else if (verb === "pass") out.pass = text;
+    else if (verb === "end") out.end = text;
+    else if (verb === "discard") out.discards.set(w[1], text);
+    else if (verb === "keep") {
+      const secret = w[1] === "secret";
+      out.keeps.push({ text, secret, counter: w[w.length - 1] });
+    } else if (verb === "place" || verb === "obstacle") {
+      const pair = (verb === "place" ? w[2] : w[1]).split("-");
+      const r = index.routeBetween(pair[0], pair[1], "road");
+      if (!r) continue;
+      if (verb === "place") out.places.push({ text, counter: w[1], route: r.id });
+      else out.obstacles.push({ text, route: r.id });
+    } else if (verb === "move") {
+      const [from, to] = w[1].split("-");
+      const how = w[2] || "";
+      let pay = "normal", cards = [];
+      if (how.includes(":")) {
+        const [kind, list] = how.split(":");
+        pay = kind;
+        cards = list.split("+");
+      } else if (how === "raft") pay = "raft";
+      const want = pay === "raft" ? "water" : pay === "boatmen" ? "lake" : "road";
+      const r = index.routeBetween(from, to, want);
+      out.moves.push({ text, from, to, pay, cards, route: r ? r.id : null });
+    }
+  }
+  return out;
+}
+
+function countList(list) {
+  const m = new Map();
+  for (const k of list) m.set(k, (m.get(k) || 0) + 1);
+  return m;
+}
+
+export function transportName(kind) { return t(`transport.${kind}`); }
+
+function cardsText(cards) {
+  return [...countList(cards)].map(([k, n]) => `${n} × ${transportName(k)}`).join(", ");
+}
+
+export class ElfenlandUI {
+  constructor(boardEl, controlsEl, ctx) {
+    this.ctx = ctx; // {act(text), names(), seat, map}
+    this.index = new MapIndex(ctx.map);
+    this.controlsEl = controlsEl;
+    this.board = new BoardView(boardEl, this.index, {
+      onRoute: (id) => this.clickRoute(id),
+      onTown: (id) => this.clickTown(id),
+    });
+    this.addZoomButtons(boardEl);
+    this.view = null;
+    this.selected = null; // the counter kind (or "obstacle") chosen for placement
+    this.hint = null;
+    this.menu = null;
+  }
+
+  addZoomButtons(boardEl) {
+    const box = document.createElement("div");
+    box.className = "zoom";
+    box.innerHTML = `
+      <button type="button" data-zoom="in" data-i18n-title="board.zoomIn">+</button>
+      <button type="button" data-zoom="out" data-i18n-title="board.zoomOut">−</button>
+      <button type="button" data-zoom="reset" data-i18n-title="board.zoomReset">⟲</button>`;
+    box.addEventListener("click", (ev) => {
+      const b = ev.target.closest("[data-zoom]");
+      if (!b) return;
+      if (b.dataset.zoom === "in") this.board.zoom(1.3);
+      else if (b.dataset.zoom === "out") this.board.zoom(1 / 1.3);
+      else this.board.resetZoom();
+    });
+    boardEl.appendChild(box);
+    this.legend(boardEl);
+  }
+
+  legend(boardEl) {
+    const box = document.createElement("div");
+    box.className = "legend";
+    box.innerHTML = ["plains", "forest", "desert", "mountain", "river", "lake"].map((k) =>
+      `<span><i class="sw t-${k}"></i><span data-i18n="terrain.${k}"></span></span>`).join("");
+    boardEl.appendChild(box);
+  }
+
+  get mine() { return this.view && this.view.viewer !== null && this.view.viewer !== undefined; }
+
+  me() { return this.mine ? this.view.players[this.view.viewer] : null; }
+
+  update(view) {
+    const phaseChanged = !this.view || this.view.phase !== view.phase
+      || this.view.current_player !== view.current_player;
+    this.view = view;
+    this.legal = parseLegal(view.legal, this.index);
+    if (phaseChanged) { this.hint = null; this.closeMenu(); }
+    const placeKinds = this.placeKinds();
+    if (!placeKinds.includes(this.selected)) this.selected = placeKinds[0] || null;
+    this.board.renderPieces(view, this.ctx.names());
+    this.renderBoardChoices();
+    this.renderControls();
+  }
+
+  placeKinds() {
+    const kinds = [...new Set(this.legal.places.map((p) => p.counter))];
+    kinds.sort((a, b) => COUNTER_KINDS.indexOf(a) - COUNTER_KINDS.indexOf(b));
+    if (this.legal.obstacles.length) kinds.push("obstacle");
+    return kinds;
+  }
+
+  /** Where the mover may go: town id -> the move actions that reach it. */
+  movesByTown() {
+    const m = new Map();
+    for (const mv of this.legal.moves) {
+      if (!m.has(mv.to)) m.set(mv.to, []);
+      m.get(mv.to).push(mv);
+    }
+    return m;
+  }
+
+  costOf(mv) {
+    for (const rc of this.view.route_costs || []) {
+      if (rc.route === mv.route && rc.to === mv.to) return rc;
+    }
+    return null;
+  }
+
+  renderBoardChoices() {
+    const roads = new Map();
+    const towns = new Map();
+    if (this.legal.places.length || this.legal.obstacles.length) {
+      const list = this.selected === "obstacle" ? this.legal.obstacles
+        : this.legal.places.filter((p) => p.counter === this.selected);
+      for (const p of list) roads.set(p.route, p.text);
+    }
+    for (const [town, moves] of this.movesByTown()) {
+      const normal = moves.filter((m) => m.pay === "normal" || m.pay === "raft")
+        .map((m) => this.costOf(m)).filter(Boolean)
+        .sort((a, b) => a.cards - b.cards);
+      const best = normal[0];
+      towns.set(town, best
+        ? { card: best.card, cards: best.cards,
+          title: t("move.costTitle", { town: this.index.townName(town), n: best.cards, card: transportName(best.card) }) }
+        : { card: null });
+    }
+    this.board.renderHighlights({ roads, towns });
+    // One big target per legal road, at its counter slot: the thing to click.
+    for (const [route, text] of roads) {
+      const { p } = this.board.slot(route);
+      const c = document.createElementNS("http://www.w3.org/2000/svg", "circle");
+      c.setAttribute("cx", p[0]);
+      c.setAttribute("cy", p[1]);
+      c.setAttribute("r", 13);
+      c.setAttribute("class", "road-target");
+      c.dataset.action = text;
+      c.dataset.route = route;
+      c.addEventListener("click", (ev) => {
+        ev.stopPropagation();
+        if (!this.board.dragged) this.ctx.act(text);
+      });
+      this.board.badgeLayer.appendChild(c);
+    }
+    for (const [id, g] of this.board.townEls) {
+      const moves = this.movesByTown().get(id);
+      delete g.dataset.action;
+      delete g.dataset.menu;
+      if (!moves) continue;
+      if (moves.length === 1) g.dataset.action = moves[0].text;
+      else g.dataset.menu = id;
+    }
+    if (this.hint && this.hint.length) this.drawHint();
+  }
+
+  drawHint() {
+    for (const step of this.hint) {
+      const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+      path.setAttribute("d", this.board.pathD(step.route));
+      path.setAttribute("class", "hint-path");
+      this.board.hlLayer.appendChild(path);
+    }
+  }
+
+  clickRoute(id) {
+    const list = this.selected === "obstacle" ? this.legal.obstacles
+      : this.legal.places.filter((p) => p.counter === this.selected);
+    const hit = list.find((p) => p.route === id);
+    if (hit) this.ctx.act(hit.text);
+  }
+
+  clickTown(id) {
+    const moves = this.movesByTown().get(id);
+    if (!moves) return;
+    if (moves.length === 1) { this.ctx.act(moves[0].text); return; }
+    this.openMenu(id, moves);
+  }
+
+  closeMenu() {
+    if (this.menu) this.menu.remove();
+    this.menu = null;
+  }
+
+  /** The ways to reach one town: normal payment, raft, and each caravan/boatmen hand. */
+  openMenu(town, moves) {
+    this.closeMenu();
+    const box = document.createElement("div");
+    box.className = "menu";
+    box.setAttribute("role", "dialog");
+    const rows = [];
+    for (const mv of moves.filter((m) => m.pay === "normal" || m.pay === "raft")) {
+      const c = this.costOf(mv);
+      const label = c ? t("move.payWith", { n: c.cards, card: transportName(c.card) }) : mv.text;
+      rows.push(`<button type="button" class="opt" data-action="${esc(mv.text)}">
+        ${c ? transportIcon(c.card, 22) : ""} <span>${esc(label)}</span></button>`);
+    }
+    const groups = [["caravan", "move.caravan"], ["boatmen", "move.boatmen"]];
+    for (const [pay, key] of groups) {
+      const list = moves.filter((m) => m.pay === pay);
+      if (!list.length) continue;
+      rows.push(`<div class="opt-head">${esc(t(key, { n: list[0].cards.length }))}</div>`);
+      rows.push(`<div class="opt-grid">${list.map((mv) => `<button type="button"
+        class="opt combo" data-action="${esc(mv.text)}" title="${esc(cardsText(mv.cards))}">
+        ${mv.cards.map((k) => transportIcon(k, 20)).join("")}</button>`).join("")}</div>`);
+    }
+    box.innerHTML = `<div class="menu-title">${esc(t("move.to", { town: this.index.townName(town) }))}</div>
+      ${rows.join("")}
+      <button type="button" class="secondary close" data-i18n="common.cancel">${esc(t("common.cancel"))}</button>`;
+    box.addEventListener("click", (ev) => {
+      const b = ev.target.closest("button");
+      if (!b) return;
+      if (b.dataset.action) this.ctx.act(b.dataset.action);
+      this.closeMenu();
+    });
+    this.controlsEl.closest(".game").appendChild(box);
+    this.menu = box;
+  }
+
+  helpKey() {
+    const v = this.view;
+    if (!v) return "help.wait";
+    if (v.current_player === null || v.current_player === undefined) return "help.over";
+    if (v.current_player !== v.viewer) return `help.watch.${v.phase}`;
+    if (v.discarding) return "help.discard";
+    return `help.${v.phase}`;
+  }
+
+  phaseName() {
+    const v = this.view;
+    if (!v) return "";
+    return t(`phase.${v.discarding ? "discard" : v.phase}`);
+  }
+
+  renderControls() {
+    const v = this.view;
+    const L = this.legal;
+    const el = this.controlsEl;
+    const parts = [];
+    const faceUp = `<div class="row faceup" aria-label="${esc(t("draw.faceUp"))}">
+      <span class="lbl">${esc(t("draw.faceUp"))}</span>
+      ${(v.face_up || []).map((k) => {
+        const a = L.draws.get(k);
+        return `<button type="button" class="token${a ? " can" : ""}" ${a ? `data-action="${esc(a)}"` : "disabled"}
+          title="${esc(transportName(k))}">${transportIcon(k, 34)}</button>`;
+      }).join("")}
+      <button type="button" class="token pile${L.blind ? " can" : ""}" ${L.blind ? `data-action="${esc(L.blind)}"` : "disabled"}
+        title="${esc(t("draw.blind"))}">${hiddenIcon(34)}<span class="count">${v.counter_pile}</span></button>
+    </div>`;
+    if (L.drawSecret) {
+      parts.push(`<button type="button" class="primary big" data-action="${esc(L.drawSecret)}">
+        ${hiddenIcon(22)} ${esc(t("draw.secret"))}</button>`);
+    }
+    parts.push(faceUp);
+    const kinds = this.placeKinds();
+    if (kinds.length) {
+      parts.push(`<div class="row choose"><span class="lbl">${esc(t("place.choose"))}</span>
+        ${kinds.map((k) => `<button type="button" class="token select${k === this.selected ? " on" : ""}"
+          data-select="${k}" title="${esc(k === "obstacle" ? t("piece.obstacle") : transportName(k))}">
+          ${k === "obstacle" ? obstacleIcon(PLAYER_COLOURS[v.viewer % 6], 34) : transportIcon(k, 34)}</button>`).join("")}
+      </div>`);
+    }
+    if (L.pass) {
+      parts.push(`<button type="button" class="secondary" data-action="${esc(L.pass)}">${esc(t("place.pass"))}</button>`);
+    }
+    if (L.moves.length || L.end) {
+      parts.push(`<div class="row">
+        ${L.end ? `<button type="button" class="primary" data-action="${esc(L.end)}">${esc(t("move.end"))}</button>` : ""}
+        ${L.moves.length ? `<button type="button" class="secondary" data-hint="1">${esc(t("move.hint"))}</button>` : ""}
+      </div>`);
+      if (this.hint !== null) {
+        parts.push(`<div class="hint">${esc(this.hint.length
+          ? t("move.hintRoute", { towns: this.hint.map((s) => this.index.townName(s.to)).join(" → ") })
+          : t("move.hintNone"))}</div>`);
+      }
+    }
+    if (L.keeps.length) {
+      parts.push(`<div class="row"><span class="lbl">${esc(t("keep.choose"))}</span>
+        ${L.keeps.map((k) => `<button type="button" class="token can" data-action="${esc(k.text)}"
+          title="${esc(transportName(k.counter))}${k.secret ? ` (${esc(t("piece.secret"))})` : ""}">
+          ${transportIcon(k.counter, 34, k.secret ? "secret" : "")}</button>`).join("")}</div>`);
+    }
+    const me = this.me();
+    if (me) {
+      const hand = [...(me.hand || [])].sort((a, b) => TRANSPORTS.indexOf(a) - TRANSPORTS.indexOf(b));
+      const discarding = L.discards.size > 0;
+      parts.push(`<div class="row hand${discarding ? " discarding" : ""}">
+        <span class="lbl">${esc(t(discarding ? "discard.choose" : "hand.title"))}</span>
+        ${hand.length ? hand.map((k) => {
+          const a = L.discards.get(k);
+          return `<button type="button" class="hcard${a ? " can" : ""}" ${a ? `data-action="${esc(a)}"` : "tabindex=\"-1\""}
+            title="${esc(transportName(k))}">${transportIcon(k, 30)}</button>`;
+        }).join("") : `<span class="muted">${esc(t("hand.empty"))}</span>`}
+      </div>`);
+      const counters = [...(me.counters || []), ...(me.kept_counters || [])];
+      const secret = me.secret || [];
+      parts.push(`<div class="row mine"><span class="lbl">${esc(t("counters.yours"))}</span>
+        ${counters.map((k) => `<span class="token" title="${esc(transportName(k))}">${transportIcon(k, 26)}</span>`).join("")}
+        ${secret.map((k) => `<span class="token" title="${esc(transportName(k))} (${esc(t("piece.secret"))})">${transportIcon(k, 26, "secret")}</span>`).join("")}
+        ${me.obstacle ? `<span class="token" title="${esc(t("piece.obstacle"))}">${obstacleIcon(PLAYER_COLOURS[v.viewer % 6], 26)}</span>` : ""}
+        ${!counters.length && !secret.length && !me.obstacle ? `<span class="muted">—</span>` : ""}
+      </div>`);
+      if (me.town_card) {
+        parts.push(`<div class="row"><span class="lbl">${esc(t("townCard.title"))}</span>
+          <strong>${esc(this.index.townName(me.town_card))}</strong>
+          ${me.distance !== undefined ? `<span class="muted">${esc(t("townCard.distance", { n: me.distance }))}</span>` : ""}</div>`);
+      }
+    }
+    el.innerHTML = parts.join("");
+    el.onclick = (ev) => {
+      const b = ev.target.closest("button");
+      if (!b || b.disabled) return;
+      if (b.dataset.select) {
+        this.selected = b.dataset.select;
+        this.renderBoardChoices();
+        this.renderControls();
+      } else if (b.dataset.hint) {
+        this.hint = planRoute(this.view, this.index);
+        this.renderBoardChoices();
+        this.renderControls();
+      } else if (b.dataset.action) {
+        this.ctx.act(b.dataset.action);
+      }
+    };
+  }
+
+  /** A player's panel lines for this game. */
+  panelHTML(p) {
+    const v = this.view;
+    const total = this.index.map.towns.length - 1;
+    const visible = [...(p.counters || []), ...(p.kept_counters || [])];
+    return `<div class="stats">
+      <span title="${esc(t("panel.towns"))}">${HOUSE} <b>${(p.towns || []).length}</b>/${total}</span>
+      <span title="${esc(t("panel.cards"))}" class="cards-count"><i class="cardback"></i> <b>${p.cards}</b></span>
+      ${v.scores ? `<span title="${esc(t("panel.score"))}">★ <b>${v.scores[p.seat]}</b></span>` : ""}
+    </div>
+    <div class="pieces">${visible.map((k) => transportIcon(k, 18)).join("")}${
+      Array.from({ length: p.secret_counters || 0 }, () => hiddenIcon(18)).join("")}${
+      p.obstacle ? obstacleIcon(PLAYER_COLOURS[p.seat % 6], 18) : ""}</div>`;
+  }
+
+  /** A log entry in words. */
+  describe(e) {
+    const name = this.ctx.names()[e.player] || t("seat.n", { n: e.player + 1 });
+    const w = String(e.action).split(/\s+/);
+    const town = (id) => this.index.townName(id);
+    const pair = (s) => { const [a, b] = s.split("-"); return { a: town(a), b: town(b) }; };
+    switch (w[0]) {
+      case "draw":
+        if (w[1] === "secret") {
+          return e.counter ? t("log.drawSecretSeen", { name, counter: transportName(e.counter) })
+            : t("log.drawSecret", { name });
+        }
+        if (w[1] === "blind") {
+          return t("log.drawBlind", { name, counter: transportName(e.counter || "") });
+        }
+        return t("log.draw", { name, counter: transportName(w[1]) });
+      case "place":
+        return t("log.place", { name, counter: transportName(w[1]), ...pair(w[2]) });
+      case "obstacle":
+        return t("log.obstacle", { name, ...pair(w[1]) });
+      case "pass":
+        return t("log.pass", { name });
+      case "move": {
+        const paid = [];
+        (e.paid || []).forEach((n, k) => { for (let i = 0; i < n; i++) paid.push(TRANSPORTS[k]); });
+        return t("log.move", { name, ...pair(w[1]), cards: paid.length ? cardsText(paid) : "—" });
+      }
+      case "end":
+        return t("log.end", { name });
+      case "discard":
+        return t("log.discard", { name, card: transportName(w[1]) });
+      case "keep":
+        if (w[1] === "secret" && w[2]) return t("log.keepSecretSeen", { name, counter: transportName(w[2]) });
+        if (w[1] === "secret") return t("log.keepSecret", { name });
+        return t("log.keep", { name, counter: transportName(w[1]) });
+      default:
+        return `${name}: ${e.action}`;
+    }
+  }
+
+  /** The score line of the final table. */
+  scoreDetail(p) {
+    const n = (p.towns || []).length;
+    if (p.town_card) {
+      return t("score.detailCard", { towns: n, town: this.index.townName(p.town_card), d: p.distance ?? "?" });
+    }
+    return t("score.detail", { towns: n });
+  }
+
+  destroy() { this.closeMenu(); }
+}

@@ -1,0 +1,376 @@
+// One game's page: the waiting room until it starts, then the table (board or cards,
+// controls, player panels, help, log) kept live by the game socket, then the scores.
+import { api, forgetSeat, saveName, saveSeat, savedName, savedSeat } from "./api.js";
+import { GameConnection } from "./conn.js";
+import { applyI18n, t } from "./i18n.js";
+import { PLAYER_COLOURS, bootIcon } from "./icons.js";
+import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
+import { showError, toast } from "./notify.js";
+
+const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const mapCache = new Map();
+
+async function loadMap(game) {
+  if (!mapCache.has(game)) mapCache.set(game, await api.map(game));
+  return mapCache.get(game);
+}
+
+export async function makeUI(view, boardEl, controlsEl, ctx) {
+  if (view.game === "elfenland") {
+    const { ElfenlandUI } = await import("./elfenland.js");
+    return new ElfenlandUI(boardEl, controlsEl, { ...ctx, map: await loadMap("elfenland") });
+  }
+  const { KingUI } = await import("./kingelves.js");
+  return new KingUI(boardEl, controlsEl, ctx);
+}
+
+export class GamePage {
+  constructor(app, id) {
+    this.app = app;
+    this.id = id;
+    this.mine = savedSeat(id);
+    this.summary = null;
+    this.view = null;
+    this.log = [];
+    this.ui = null;
+    this.uiGame = null;
+    this.conn = null;
+    this.poll = null;
+    this.pending = false;
+    this.finalShown = false;
+  }
+
+  get seat() { return this.mine ? this.mine.seat : null; }
+
+  async start() {
+    // The socket opens at once: its view often arrives before the HTTP answer.
+    this.connect();
+    try {
+      const { game, view } = await api.game(this.id);
+      if (!this.summary) this.summary = game;
+      if (game.status === "open") this.renderWaiting();
+      else {
+        this.latest = this.latest || view;
+        await this.ensureTable(view);
+        if (!this.view) this.render(this.latest);
+      }
+    } catch (err) {
+      this.app.innerHTML = `<section class="card narrow"><h1 data-i18n="game.notFound"></h1>
+        <p>${esc(err.message)}</p><a class="button primary" href="#/" data-i18n="nav.lobby"></a></section>`;
+      applyI18n(this.app);
+      if (this.conn) this.conn.close();
+      return;
+    }
+  }
+
+  connect() {
+    this.conn = new GameConnection(this.id, this.mine ? this.mine.token : null, {
+      hello: (m) => {
+        this.summary = m.game;
+        if (this.mine && m.seat !== this.mine.seat && m.seat !== null && m.seat !== undefined) {
+          this.mine.seat = m.seat;
+        }
+        this.onSummary();
+      },
+      lobby: (m) => { this.summary = m.game; this.onSummary(); },
+      update: (m) => this.onUpdate(m),
+      error: (m) => {
+        this.pending = false;
+        if (m.code === "bad-token") {
+          forgetSeat(this.id);
+          this.mine = null;
+          this.conn.token = null;
+        }
+        if (m.code !== "stale") showError(m);
+      },
+      status: (s) => this.setConn(s),
+    });
+    this.conn.open();
+    window.__elfenland = { page: this, conn: this.conn };
+  }
+
+  setConn(s) {
+    const el = document.getElementById("conn");
+    el.hidden = s === "online";
+    el.className = `conn ${s}`;
+    el.textContent = t(`conn.${s}`);
+    el.dataset.state = s;
+  }
+
+  names() {
+    const seats = this.summary ? this.summary.seats : [];
+    const n = this.view ? this.view.num_players : seats.length;
+    return Array.from({ length: n }, (_, i) => {
+      const s = seats[i];
+      const base = s ? seatLabel(s) : t("seat.n", { n: i + 1 });
+      return i === this.seat ? `${base} (${t("seat.you")})` : base;
+    });
+  }
+
+  onSummary() {
+    if (!this.summary) return;
+    if (this.summary.status === "open") {
+      if (!this.tablePromise) this.renderWaiting();
+    } else if (!this.tablePromise) {
+      api.game(this.id).then(async ({ view }) => {
+        if (!this.latest || (view.seq ?? 0) > (this.latest.seq ?? 0)) this.latest = view;
+        await this.ensureTable(view);
+        if (!this.view) this.render(this.latest);
+      }).catch(showError);
+    } else if (this.ui) {
+      this.renderPanels();
+    }
+  }
+
+  // ----- waiting room ---------------------------------------------------------------
+  renderWaiting() {
+    if (this.tablePromise) return;
+    const g = this.summary;
+    const link = `${location.origin}/#/game/${g.id}`;
+    const seated = this.seat !== null;
+    this.app.innerHTML = `<section class="card narrow waiting">
+      <h1>${esc(gameTitle(g.game))} <span class="muted small">${esc(rulesLabel(g))}</span></h1>
+      <p data-i18n="wait.text"></p>
+      <label class="share"><span data-i18n="wait.share"></span>
+        <span class="share-row"><input id="share-link" readonly value="${esc(link)}">
+        <button type="button" class="secondary" id="copy-link" data-i18n="wait.copy"></button></span></label>
+      <ol class="seat-list">${g.seats.map((s) => `<li class="seat-item ${s.kind}">
+        <span class="swatch" style="background:${PLAYER_COLOURS[s.seat % 6]}"></span>
+        <span>${esc(seatLabel(s))}${s.seat === this.seat ? ` <b>(${esc(t("seat.you"))})</b>` : ""}</span>
+        ${s.kind === "open" && !seated ? `<button type="button" class="primary" data-join="${s.seat}" data-i18n="wait.takeSeat"></button>` : ""}
+      </li>`).join("")}</ol>
+      ${!seated ? `<label><span data-i18n="lobby.yourName"></span>
+        <input id="join-name" maxlength="40" value="${esc(savedName())}" data-i18n-placeholder="lobby.namePlaceholder"></label>` : ""}
+      ${seated ? `<div class="row"><label><span data-i18n="wait.fill"></span>
+        <select id="fill-level">${BOT_LEVELS.map((l) => `<option value="${l}"${l === "greedy" ? " selected" : ""} data-i18n="level.${l}"></option>`).join("")}</select></label>
+        <button type="button" class="primary big" id="start-btn" data-i18n="wait.start"></button></div>` : `<p class="muted" data-i18n="wait.spectator"></p>`}
+    </section>`;
+    applyI18n(this.app);
+    document.getElementById("status").textContent = t("status.open");
+    this.app.querySelector("#copy-link").addEventListener("click", async () => {
+      const input = this.app.querySelector("#share-link");
+      input.select();
+      try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand("copy"); }
+      toast(t("wait.copied"), "info");
+    });
+    for (const b of this.app.querySelectorAll("[data-join]")) {
+      b.addEventListener("click", () => this.join(Number(b.dataset.join)));
+    }
+    const startBtn = this.app.querySelector("#start-btn");
+    if (startBtn) {
+      startBtn.addEventListener("click", async () => {
+        startBtn.disabled = true;
+        try {
+          this.summary = await api.start(this.id, {
+            token: this.mine.token, fill: this.app.querySelector("#fill-level").value,
+          });
+          this.onSummary();
+        } catch (err) {
+          showError(err);
+          startBtn.disabled = false;
+        }
+      });
+    }
+    clearTimeout(this.poll);
+    this.poll = setTimeout(async () => {
+      try {
+        const { game } = await api.game(this.id);
+        this.summary = game;
+        this.onSummary();
+      } catch { /* the socket or the next poll will tell */ }
+    }, 3000);
+  }
+
+  async join(seat) {
+    const input = this.app.querySelector("#join-name");
+    const name = input ? input.value.trim() : "";
+    if (name) saveName(name);
+    try {
+      const res = await api.join(this.id, { name: name || null, seat });
+      saveSeat(this.id, res.seat, res.token, name);
+      this.mine = savedSeat(this.id);
+      this.summary = res.game;
+      if (this.conn) this.conn.close();
+      this.renderWaiting();
+      this.connect();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  // ----- the table --------------------------------------------------------------------
+  /** Build the table once, however many updates arrive while it is being built. */
+  ensureTable(view) {
+    if (!this.tablePromise) this.tablePromise = this.buildTable(view);
+    return this.tablePromise;
+  }
+
+  async buildTable(view) {
+    clearTimeout(this.poll);
+    this.app.innerHTML = `<div class="game" data-game="${esc(view.game)}">
+      <section class="board-wrap" id="board"></section>
+      <aside class="side">
+        <div class="phasebox">
+          <div class="phase-line"><span id="round"></span> · <strong id="phase"></strong></div>
+          <div id="turn" class="turn"></div>
+          <p id="help" class="help"></p>
+        </div>
+        <div id="controls" class="controls"></div>
+        <div id="players" class="players"></div>
+        <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log"></ol></details>
+      </aside>
+    </div>`;
+    applyI18n(this.app);
+    this.ui = await makeUI(view, this.app.querySelector("#board"), this.app.querySelector("#controls"), {
+      act: (text) => this.act(text),
+      names: () => this.names(),
+      seat: this.seat,
+    });
+    applyI18n(this.app);
+  }
+
+  async onUpdate(m) {
+    const view = m.view;
+    for (const e of m.log || []) {
+      if (!this.log.length || e.seq > this.log[this.log.length - 1].seq) this.log.push(e);
+    }
+    this.pending = false;
+    if (!this.latest || (view.seq ?? 0) >= (this.latest.seq ?? 0)) this.latest = view;
+    // Views come before the start too; the table waits until the game runs.
+    if (!this.summary || this.summary.status === "open") return;
+    await this.ensureTable(view);
+    this.render(this.latest);
+  }
+
+  render(view) {
+    this.view = view;
+    this.ui.update(view);
+    this.renderStatus();
+    this.renderPanels();
+    this.renderLog();
+    if (view.scores && !this.finalShown) this.showFinal();
+    document.body.dataset.seq = String(view.seq ?? "");
+  }
+
+  renderStatus() {
+    const v = this.view;
+    const names = this.names();
+    const over = v.current_player === null || v.current_player === undefined;
+    this.app.querySelector("#round").textContent = t("status.round", { n: v.round, total: v.rounds });
+    this.app.querySelector("#phase").textContent = over ? t("phase.over") : this.ui.phaseName();
+    const turn = this.app.querySelector("#turn");
+    const myTurn = !over && v.current_player === v.viewer;
+    turn.textContent = over ? t("status.finished") : myTurn ? t("status.yourTurn")
+      : t("status.waitingFor", { name: names[v.current_player] });
+    turn.classList.toggle("mine", myTurn);
+    this.app.querySelector("#help").textContent = t(this.ui.helpKey());
+    document.getElementById("status").textContent = `${gameTitle(v.game)} · ${t("status.round", { n: v.round, total: v.rounds })}`;
+    document.title = myTurn ? `• ${t("status.yourTurn")} – ${gameTitle(v.game)}` : gameTitle(v.game);
+  }
+
+  renderPanels() {
+    const v = this.view;
+    if (!v || !this.ui) return;
+    const names = this.names();
+    const seats = this.summary ? this.summary.seats : [];
+    const box = this.app.querySelector("#players");
+    box.innerHTML = v.players.map((p) => {
+      const s = seats[p.seat] || {};
+      const turn = v.current_player === p.seat;
+      const absent = s.kind === "human" && s.connected === false && this.seat !== null && p.seat !== this.seat;
+      const mineBotted = s.kind === "bot" && s.human && p.seat === this.seat;
+      const start = v.starting_player === p.seat;
+      return `<div class="panel${turn ? " turn" : ""}${p.seat === v.viewer ? " me" : ""}" data-seat="${p.seat}"
+          style="--pc:${PLAYER_COLOURS[p.seat % 6]}">
+        <div class="pname">${bootIcon(PLAYER_COLOURS[p.seat % 6], 18)}
+          <span class="nm">${esc(names[p.seat])}</span>
+          ${s.kind === "human" ? `<i class="dot ${s.connected ? "on" : "off"}" title="${esc(t(s.connected ? "panel.online" : "panel.offline"))}"></i>` : ""}
+          ${start ? `<span class="badge" title="${esc(t("panel.starting"))}">1</span>` : ""}
+          ${turn ? `<span class="badge turnb">${esc(t("panel.toAct"))}</span>` : ""}</div>
+        ${this.ui.panelHTML(p)}
+        ${absent && !v.scores ? `<button type="button" class="link" data-tobot="${p.seat}">${esc(t("panel.giveToBot"))}</button>` : ""}
+        ${mineBotted ? `<button type="button" class="link" data-takeback="${p.seat}">${esc(t("panel.takeBack"))}</button>` : ""}
+      </div>`;
+    }).join("");
+    box.onclick = async (ev) => {
+      const b = ev.target.closest("button");
+      if (!b || !this.mine) return;
+      try {
+        if (b.dataset.tobot) {
+          this.summary = await api.toBot(this.id, Number(b.dataset.tobot), { token: this.mine.token, level: "greedy" });
+        } else if (b.dataset.takeback) {
+          this.summary = await api.takeBack(this.id, Number(b.dataset.takeback), { token: this.mine.token });
+        }
+        this.renderPanels();
+      } catch (err) { showError(err); }
+    };
+  }
+
+  renderLog() {
+    const ol = this.app.querySelector("#log");
+    const shown = this.log.slice(-150).reverse();
+    const known = Number(ol.dataset.last || 0);
+    ol.innerHTML = shown.map((e) => `<li class="${e.seq > known && known ? "new" : ""}"
+      style="--pc:${PLAYER_COLOURS[(e.player ?? 0) % 6]}" data-seq="${e.seq}">${esc(this.ui.describe(e))}</li>`).join("");
+    ol.dataset.last = String(this.log.length ? this.log[this.log.length - 1].seq : 0);
+  }
+
+  act(text) {
+    if (!this.conn || !this.conn.act(text)) {
+      toast(t("conn.offline"), "error");
+      return;
+    }
+    this.pending = true;
+  }
+
+  showFinal() {
+    this.finalShown = true;
+    const v = this.view;
+    const names = this.names();
+    const order = v.players.map((p) => p.seat).sort((a, b) => {
+      const wa = v.winners.includes(a) ? 0 : 1, wb = v.winners.includes(b) ? 0 : 1;
+      return wa - wb || v.scores[b] - v.scores[a];
+    });
+    const box = document.createElement("div");
+    box.className = "final";
+    box.setAttribute("role", "dialog");
+    box.innerHTML = `<div class="final-card">
+      <h2>${esc(t("final.title"))}</h2>
+      <p class="winner">${esc(t(v.winners.length > 1 ? "final.winners" : "final.winner", { names: v.winners.map((w) => names[w]).join(", ") }))}</p>
+      ${v.special_victory ? `<p class="muted">${esc(t("final.special"))}</p>` : ""}
+      <table class="scores"><thead><tr><th>#</th><th>${esc(t("final.player"))}</th><th>${esc(t(v.game === "elfenland" ? "final.score" : "final.gold"))}</th><th></th></tr></thead>
+      <tbody>${order.map((s, i) => `<tr class="${v.winners.includes(s) ? "win" : ""}" data-final-seat="${s}">
+        <td>${i + 1}</td><td><span class="swatch" style="background:${PLAYER_COLOURS[s % 6]}"></span> ${esc(names[s])}</td>
+        <td class="num">${v.scores[s]}</td><td class="muted small">${esc(this.ui.scoreDetail(v.players[s]))}</td></tr>`).join("")}</tbody></table>
+      <div class="row">
+        <a class="button primary" href="#/replay/${esc(this.id)}" id="replay-link">${esc(t("final.replay"))}</a>
+        <a class="button secondary" href="/api/games/${esc(this.id)}/replay" target="_blank" rel="noopener">${esc(t("final.replayData"))}</a>
+        <a class="button secondary" href="#/">${esc(t("nav.lobby"))}</a>
+        <button type="button" class="secondary" id="final-close">${esc(t("final.close"))}</button>
+      </div></div>`;
+    box.querySelector("#final-close").addEventListener("click", () => box.remove());
+    this.app.appendChild(box);
+  }
+
+  relabel() {
+    applyI18n(this.app);
+    if (this.summary && this.summary.status === "open" && !this.view) { this.renderWaiting(); return; }
+    if (this.view && this.ui) {
+      this.ui.update(this.view);
+      this.renderStatus();
+      this.renderPanels();
+      const ol = this.app.querySelector("#log");
+      ol.dataset.last = "0";
+      this.renderLog();
+      const fin = this.app.querySelector(".final");
+      if (fin) { fin.remove(); this.showFinal(); }
+    }
+  }
+
+  destroy() {
+    clearTimeout(this.poll);
+    if (this.conn) this.conn.close();
+    if (this.ui && this.ui.destroy) this.ui.destroy();
+    if (window.__elfenland && window.__elfenland.page === this) delete window.__elfenland;
+  }
+}

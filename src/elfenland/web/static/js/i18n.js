@@ -1,0 +1,75 @@
+// Every text of the UI goes through t(): the tables live in /i18n/<lang>.json so that the
+// tests (and translators) read the same files the page uses.
+export const LANGS = ["en", "fr", "de"];
+const tables = {};
+let lang = "en";
+const listeners = [];
+
+function pickLanguage() {
+  const saved = localStorage.getItem("elfenland.lang");
+  if (saved && LANGS.includes(saved)) return saved;
+  for (const l of navigator.languages || [navigator.language || "en"]) {
+    const short = String(l).slice(0, 2).toLowerCase();
+    if (LANGS.includes(short)) return short;
+  }
+  return "en";
+}
+
+const loading = {};
+
+function load(l) {
+  if (!loading[l]) {
+    loading[l] = fetch(`/i18n/${l}.json`).then((res) => res.json()).then((table) => {
+      tables[l] = table;
+      return table;
+    });
+  }
+  return loading[l];
+}
+
+export async function initI18n() {
+  lang = pickLanguage();
+  await Promise.all([load("en"), load(lang)]);
+  document.documentElement.lang = lang;
+}
+
+export function currentLang() { return lang; }
+
+export async function setLang(l) {
+  if (!LANGS.includes(l)) return;
+  await load(l);
+  lang = l;
+  localStorage.setItem("elfenland.lang", l);
+  document.documentElement.lang = l;
+  applyI18n(document);
+  for (const fn of listeners) fn(l);
+}
+
+export function onLangChange(fn) { listeners.push(fn); }
+
+/** The text for key in the current language, falling back to English, with {name}
+ * placeholders filled from params. */
+export function t(key, params = {}) {
+  let s = tables[lang]?.[key];
+  if (s === undefined) s = tables.en?.[key];
+  if (s === undefined) {
+    console.warn("missing text", key);
+    s = key;
+  }
+  return s.replace(/\{(\w+)\}/g, (m, k) => (params[k] !== undefined ? String(params[k]) : m));
+}
+
+export function has(key) { return tables.en?.[key] !== undefined; }
+
+/** Fill every element marked with data-i18n (text), data-i18n-title and
+ * data-i18n-placeholder under root. */
+export function applyI18n(root) {
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll("[data-i18n-title]")) {
+    el.title = t(el.dataset.i18nTitle);
+    el.setAttribute("aria-label", el.title);
+  }
+  for (const el of root.querySelectorAll("[data-i18n-placeholder]")) {
+    el.placeholder = t(el.dataset.i18nPlaceholder);
+  }
+}

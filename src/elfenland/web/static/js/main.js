@@ -1,0 +1,41 @@
+// The page's entry: languages, the toasts for errors, and the routes
+// #/ (lobby), #/game/<id> (a table) and #/replay/<id> (a finished game step by step).
+import { applyI18n, currentLang, initI18n, onLangChange, setLang } from "./i18n.js";
+import { renderLobby } from "./lobby.js";
+import { GamePage } from "./game.js";
+import { ReplayPage } from "./replay.js";
+
+let page = null;
+
+async function route() {
+  if (page && page.destroy) page.destroy();
+  page = null;
+  const app = document.getElementById("app");
+  app.textContent = "";
+  document.getElementById("status").textContent = "";
+  document.getElementById("conn").hidden = true;
+  const hash = location.hash || "#/";
+  const m = hash.match(/^#\/(game|replay)\/([A-Za-z0-9_-]+)/);
+  if (m && m[1] === "game") page = new GamePage(app, m[2]);
+  else if (m && m[1] === "replay") page = new ReplayPage(app, m[2]);
+  else page = renderLobby(app);
+  if (page && page.start) await page.start();
+  applyI18n(document);
+}
+
+async function boot() {
+  await initI18n();
+  const sel = document.getElementById("lang-select");
+  sel.value = currentLang();
+  sel.addEventListener("change", () => setLang(sel.value));
+  onLangChange(() => {
+    sel.value = currentLang();
+    if (page && page.relabel) page.relabel();
+  });
+  applyI18n(document);
+  window.addEventListener("hashchange", route);
+  await route();
+  document.body.dataset.ready = "1";
+}
+
+boot();

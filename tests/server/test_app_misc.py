@@ -1,0 +1,73 @@
+"""The board, the browser's files, the OpenAPI schema, and bots that fail."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
+
+import pytest
+
+import elfenland
+from elfenland import bots
+from elfenland.core.game import Action, GameState
+from elfenland.server import botseats
+from elfenland.server.background import BackgroundServer
+from elfenland.web import STATIC_DIR
+
+from .helpers import HTTP
+
+
+def test_map_static_and_schema(server: BackgroundServer) -> None:
+    base = server.url
+    shipped = resources.files("elfenland.games.elfenland") / "data" / "elfenland-map.json"
+    r = HTTP.get(f"{base}/api/maps/elfenland")
+    assert r.status_code == 200 and r.json() == json.loads(shipped.read_text("utf-8"))
+    page = HTTP.get(f"{base}/")
+    if (STATIC_DIR / "index.html").is_file():
+        assert page.status_code == 200
+        assert page.text == (STATIC_DIR / "index.html").read_text("utf-8")
+    paths = HTTP.get(f"{base}/openapi.json").json()["paths"]
+    assert {"/api/games", "/api/games/{game_id}/join", "/api/games/{game_id}/start",
+            "/api/games/{game_id}/replay"} <= set(paths)
+    missing = HTTP.get(f"{base}/api/no-such-thing")
+    assert missing.status_code == 404 and missing.json()["code"] == "not-found"
+
+
+class _Broken:
+    name = "broken"
+
+    def choose(self, state: GameState) -> Action:
+        raise RuntimeError("no idea")
+
+
+class _Slow:
+    name = "slow"
+
+    def choose(self, state: GameState) -> Action:
+        time.sleep(0.5)
+        return state.legal_actions()[0]
+
+
+@pytest.mark.parametrize("bot", [_Broken, _Slow])
+def test_bot_that_fails_or_dawdles_is_replaced_by_a_legal_move(
+        monkeypatch: pytest.MonkeyPatch, bot: type) -> None:
+    monkeypatch.setitem(bots.BOT_LEVELS, "odd", lambda game, seed: bot())
+    state = elfenland.new_game(players=3, seed=1)
+    with ThreadPoolExecutor(1) as pool:
+        text, own = asyncio.run(botseats.bot_decision(pool, "odd", "elfenland", 9, state, 0.1))
+    assert not own
+    assert text in [str(a) for a in state.legal_actions()]
+
+
+def test_levels_fall_back_to_the_best_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert botseats.resolve_level("random") == "random"
+    for level in ("search", "greedy"):
+        monkeypatch.delitem(bots.BOT_LEVELS, level, raising=False)
+    assert botseats.resolve_level("search") == "random"
+    monkeypatch.setitem(bots.BOT_LEVELS, "greedy", lambda game, seed: _Broken())
+    assert botseats.resolve_level("search") == "greedy"
+    assert botseats.resolve_level(None) == "greedy"
+    assert botseats.resolve_level(" RANDOM ") == "random"

@@ -1,0 +1,119 @@
+"""Playing through the page as a person does: wait for one's turn, click one of the
+choices the page offers (every clickable legal choice carries ``data-action``, a town
+with several ways to reach it ``data-menu``), and repeat."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from playwright.sync_api import Page
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+CHOICES = ("[data-action]:not([disabled]), .town[data-menu]")
+#: A phase's screenshot waits for a turn that shows what the phase is about.
+SHOT_NEEDS = {"journey": ".ktown", "move": ".town[data-action], .town[data-menu]",
+              "building": ".kingdom .ktown"}
+
+
+def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4,
+                bots: int = 3, level: str = "random", name: str = "Ann",
+                rules: str | None = None) -> str:
+    """Fill in the lobby's form and create the game; returns the game id."""
+    page.goto(f"{base}/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.fill("input[name=name]", name)
+    page.select_option("select[name=game]", game)
+    if rules:
+        page.select_option("select[name=rules]", rules)
+    page.select_option("select[name=players]", str(players))
+    for i in range(players):
+        kind = "human" if i == 0 else ("bot" if i <= bots else "open")
+        page.select_option(f"select[name=kind-{i}]", kind)
+        if kind == "bot":
+            page.select_option(f"select[name=level-{i}]", level)
+    page.click("#create-btn")
+    # The server starts a game at once when no seat is left open.
+    page.wait_for_selector(".waiting, .game .panel")
+    return page.url.rsplit("/", 1)[-1]
+
+
+def start_game(page: Page) -> None:
+    if page.locator("#start-btn").count():
+        page.click("#start-btn")
+    page.wait_for_selector(".game .panel", timeout=15000)
+
+
+def seq(page: Page) -> str:
+    return str(page.evaluate("document.body.dataset.seq || ''"))
+
+
+def is_over(page: Page) -> bool:
+    return bool(page.evaluate("!!document.querySelector('.final')"))
+
+
+def my_turn(page: Page) -> bool:
+    return bool(page.evaluate("!!document.querySelector('#turn.mine')"))
+
+
+def wait_turn_or_end(page: Page, timeout: float = 30000) -> None:
+    page.wait_for_function(
+        "() => document.querySelector('.final') || document.querySelector('#turn.mine')",
+        timeout=timeout)
+
+
+def phase_key(page: Page) -> str:
+    """What the player is asked to do now (the page's phase, or discard)."""
+    return str(page.evaluate("""() => {
+        const v = window.__elfenland && window.__elfenland.page.view;
+        if (!v) return '';
+        return v.discarding ? 'discard' : v.phase;
+    }"""))
+
+
+def take_turn(page: Page, rng: random.Random) -> str:
+    """Click one offered choice (a random one); returns the action text sent."""
+    before = seq(page)
+    selects = page.locator("[data-select]")
+    if selects.count() > 1 and rng.random() < 0.3:
+        selects.nth(rng.randrange(selects.count())).click()
+    choices = page.locator(CHOICES)
+    texts = page.eval_on_selector_all(CHOICES, "els => els.map(e => e.dataset.action ?? null)")
+    n = len(texts)
+    assert n > 0, "my turn, but nothing to click"
+    # A person plays on more often than not, but passes or stops about one time in three.
+    stops = sum(t in ("pass", "end") for t in texts)
+    goes = n - stops
+    weights = [goes / stops * 0.5 if t in ("pass", "end") else 1.0 for t in texts] \
+        if stops and goes else [1.0] * n
+    i = rng.choices(range(n), weights)[0]
+    target = choices.nth(i)
+    action = texts[i]
+    target.click()
+    if action is None:  # a town reached in several ways: the menu offers them
+        page.wait_for_selector(".menu [data-action]")
+        opts = page.locator(".menu [data-action]")
+        j = rng.randrange(opts.count())
+        action = opts.nth(j).get_attribute("data-action")
+        opts.nth(j).click()
+    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before, timeout=15000)
+    return str(action)
+
+
+def play_to_end(page: Page, rng: random.Random, shots: dict[str, str] | None = None,
+                max_turns: int = 600) -> list[str]:
+    """Play by clicking until the final scores show; optionally save one screenshot the
+    first time each phase is this player's to play (shots: phase -> file name)."""
+    done: list[str] = []
+    for _ in range(max_turns):
+        wait_turn_or_end(page)
+        if is_over(page):
+            return done
+        if shots is not None:
+            key = phase_key(page)
+            need = SHOT_NEEDS.get(key)
+            if key in shots and (need is None or page.locator(need).count() > 0):
+                page.wait_for_timeout(700)  # let the boots and counters settle
+                page.screenshot(path=str(SCREENSHOTS / shots.pop(key)))
+        done.append(take_turn(page, rng))
+    raise AssertionError(f"no end after {max_turns} turns")

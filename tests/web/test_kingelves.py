@@ -1,0 +1,26 @@
+"""King of the Elves in Chromium: a person plays a whole game against bots by clicking."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from playwright.sync_api import Page
+
+from .helpers import SCREENSHOTS, create_game, play_to_end, start_game
+
+pytestmark = pytest.mark.browser
+
+
+def test_king_of_the_elves_against_three_bots_to_the_final_gold(page: Page, server: str) -> None:
+    create_game(page, server, game="king-of-the-elves", players=4, bots=3)
+    start_game(page)
+    assert page.locator(".kingdom").count() == 4
+    shots = {"building": "king-of-the-elves-1-building.png",
+             "journey": "king-of-the-elves-2-journey.png"}
+    actions = play_to_end(page, random.Random(5), shots, max_turns=900)
+    assert any(a.startswith("play ") for a in actions)
+    assert "journey" not in shots, "never saw my own journey"
+    assert page.locator(".scores tbody tr").count() == 4
+    assert page.locator(".scores tr.win").count() >= 1
+    page.screenshot(path=str(SCREENSHOTS / "king-of-the-elves-3-final.png"))
