@@ -73,7 +73,7 @@ _MULTISET_INDEX: Final = {
 }
 _PAYMENTS_PER_STEP: Final = 1 + len(MULTISETS[3]) + len(MULTISETS[4])
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Action:
     kind: Kind
     transport: Transport | None = None
@@ -128,6 +128,21 @@ class Action:
                                 cards=None if pay is Pay.NORMAL else cards))
 
     # ----- identity -------------------------------------------------------------
+    # Every action the engine hands out is the one canonical object for its value, so
+    # equality is identity (fast on the engine's hot path); ``key`` is the value.
+    @property
+    def key(self) -> tuple[object, ...]:
+        return (self.kind, self.transport, self.route, self.direction, self.secret,
+                self.pay, self.cards)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return isinstance(other, Action) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
     @property
     def id(self) -> int:
         return self._id
@@ -167,12 +182,12 @@ def _enumerate(board: Board) -> list[Action]:
 
 
 @cache
-def _space() -> tuple[tuple[Action, ...], dict[Action, Action]]:
+def _space() -> tuple[tuple[Action, ...], dict[tuple[object, ...], Action]]:
     """Every action of the real board, each carrying its id (built once, on first use)."""
     actions = tuple(_enumerate(load_board()))
     for i, a in enumerate(actions):
         object.__setattr__(a, "_id", i)
-    return actions, {a: a for a in actions}
+    return actions, {a.key: a for a in actions}
 
 
 class Tables:
@@ -234,7 +249,7 @@ def num_actions() -> int:
 def canonical(action: Action) -> Action:
     """The action with its id, or ``ActionParseError`` if no action looks like this."""
     try:
-        return _space()[1][action]
+        return _space()[1][action.key]
     except KeyError:
         raise ActionParseError(f"no such action: {action!r}") from None
 

@@ -314,8 +314,8 @@ def resample(s: ElfenlandState, player: int, rng: Rng) -> ElfenlandState:
         for i, p in enumerate(others):
             new.town_cards[p] = pool[i]
     new.rng = Rng(rng.randrange(2**63))
-    new._history = []
-    new.log = []
+    new._chain = None
+    new._length = 0
     new.origin = None
     new.origin = to_position(new)
     new._legal = None

@@ -13,6 +13,8 @@ import json
 import secrets
 from enum import Enum
 from functools import lru_cache
+from itertools import repeat
+from operator import is_
 from typing import Any, Final
 
 from ...core.errors import (
@@ -25,7 +27,7 @@ from ...core.game import TERMINAL, GameState, JSONDict, PlayerId
 from ...core.game import Action as CoreAction
 from ...core.rng import Rng
 from ...core.transport import COST_TABLE, Terrain, Transport
-from .actions import Action, CardCounts, Kind, Pay, parse, tables
+from .actions import Action, CardCounts, Kind, Pay, canonical, parse, tables
 from .board import Board, load_board
 from .rules import Rules, make_rules
 
@@ -80,6 +82,34 @@ def _paid_steps(route: int, direction: int, hand: tuple[int, ...],
     return tuple(paid[cards] for cards in _sub_multisets(hand, size))
 
 
+# Module-level names for enum members: attribute lookups on an Enum class are slow
+# on the engine's hot path.
+_K_DISCARD: Final = Kind.DISCARD
+_K_DRAW: Final = Kind.DRAW
+_K_DRAW_BLIND: Final = Kind.DRAW_BLIND
+_K_DRAW_SECRET: Final = Kind.DRAW_SECRET
+_K_END: Final = Kind.END
+_K_KEEP: Final = Kind.KEEP
+_K_MOVE: Final = Kind.MOVE
+_K_OBSTACLE: Final = Kind.OBSTACLE
+_K_PASS: Final = Kind.PASS
+_K_PLACE: Final = Kind.PLACE
+_P_DRAW_COUNTERS: Final = Phase.DRAW_COUNTERS
+_P_DRAW_SECRET: Final = Phase.DRAW_SECRET
+_P_KEEP: Final = Phase.KEEP
+_P_MOVE: Final = Phase.MOVE
+_P_OVER: Final = Phase.OVER
+_P_PLACE: Final = Phase.PLACE
+
+_NORMAL: Final = Pay.NORMAL
+_RIVER: Final = Terrain.RIVER
+_SLUG: Final = tuple(t.slug for t in Transport)
+#: The cost table indexed by plain ints: [transport][terrain].
+_COST: Final = tuple(tuple(COST_TABLE[t]) for t in Transport)
+
+LogLink = tuple[Any, int, Action, JSONDict, JSONDict]
+
+
 class ElfenlandState(GameState):
     game_name = "elfenland"
 
@@ -107,7 +137,7 @@ class ElfenlandState(GameState):
         nroutes = len(self.board.routes)
         self.n = n
         self.round = 1
-        self.phase = Phase.DRAW_SECRET
+        self.phase = _P_DRAW_SECRET
         self.starting = 0
         self.current = 0
         #: Actions taken so far in the phase (sets whose turn it is).
@@ -131,15 +161,18 @@ class ElfenlandState(GameState):
         self.town_cards: list[int] = [NO_PIECE] * n
         self.result: list[PlayerId] | None = None
         self.special_victory = False
-        self._history: list[Action] = []
-        #: One entry per action: (player, action id, public facts, private facts).
-        self.log: list[tuple[int, int, JSONDict, JSONDict]] = []
+        #: The actions so far as a chain of (previous, player, action, public facts,
+        #: private facts) links: appending is O(1) and clones share their past.
+        self._chain: LogLink | None = None
+        self._length = 0
+        #: True while ``rng`` is shared with a clone (copied on first use).
+        self._rng_shared = False
         self._legal: list[Action] | None = None
 
     def _setup(self) -> None:
         if self.rules.town_cards:
             pool = list(self.board.town_cards)
-            self.rng.shuffle(pool)
+            self._random().shuffle(pool)
             self.town_cards = pool[: self.n]
         self._refill_face_up()
         self._start_round()
@@ -151,13 +184,33 @@ class ElfenlandState(GameState):
 
     @property
     def history(self) -> list[Action]:
-        return self._history
+        return [link[2] for link in self._links()]
+
+    @property
+    def log(self) -> list[tuple[int, int, JSONDict, JSONDict]]:
+        """One entry per action: (player, action id, public facts, private facts)."""
+        return [(link[1], link[2]._id, link[3], link[4]) for link in self._links()]
+
+    def _links(self) -> list[LogLink]:
+        out = []
+        link = self._chain
+        while link is not None:
+            out.append(link)
+            link = link[0]
+        out.reverse()
+        return out
+
+    def _random(self) -> Rng:
+        if self._rng_shared:
+            self.rng = self.rng.copy()
+            self._rng_shared = False
+        return self.rng
 
     def current_player(self) -> PlayerId:
-        return TERMINAL if self.phase is Phase.OVER else self.current
+        return TERMINAL if self.phase is _P_OVER else self.current
 
     def is_terminal(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _P_OVER
 
     def parse_action(self, text: str | int) -> Action:
         """An action from its notation or id.  Also accepts ``go <town> [payment]``,
@@ -186,16 +239,18 @@ class ElfenlandState(GameState):
     def apply_action(self, action: CoreAction | str | int) -> None:
         if not isinstance(action, Action):
             action = self.parse_action(action if isinstance(action, str | int) else str(action))
-        if self.phase is Phase.OVER:
+        if self.phase is _P_OVER:
             raise GameOverError("the game is over")
-        # Actions are canonical singletons, so membership is mostly an identity test.
-        if action not in self.legal_actions():
+        if action._id < 0:  # built by hand rather than through the Action helpers
+            action = canonical(action)
+        # Actions are canonical singletons: membership is an identity test.
+        if not any(map(is_, self.legal_actions(), repeat(action))):
             raise IllegalActionError(self.why_illegal(action))
         player = self.current
         self._legal = None
-        self._history.append(action)
         public, private = self._do(action)
-        self.log.append((player, action.id, public, private))
+        self._chain = (self._chain, player, action, public, private)
+        self._length += 1
 
     # ------------------------------------------------------------------ chance
     def _deal(self) -> None:
@@ -207,17 +262,17 @@ class ElfenlandState(GameState):
             for _ in range(max(0, want)):
                 if sum(self.card_pile) == 0:
                     break
-                hand[self.rng.draw_from_counts(self.card_pile)] += 1
+                hand[self._random().draw_from_counts(self.card_pile)] += 1
 
     def _refill_face_up(self) -> None:
         while sum(self.face_up) < self.rules.face_up_counters and sum(self.counter_pile) > 0:
-            self.face_up[self.rng.draw_from_counts(self.counter_pile)] += 1
+            self.face_up[self._random().draw_from_counts(self.counter_pile)] += 1
 
     # ------------------------------------------------------------------ flow
     def _start_round(self) -> None:
         self.starting = (self.round - 1) % self.n
         self._deal()
-        self._begin(Phase.DRAW_SECRET)
+        self._begin(_P_DRAW_SECRET)
 
     def _begin(self, phase: Phase) -> None:
         self.phase = phase
@@ -225,11 +280,11 @@ class ElfenlandState(GameState):
         self.passes = 0
         self.discarding = False
         self.current = self.starting
-        if phase is Phase.DRAW_SECRET and sum(self.counter_pile) == 0:
-            self._begin(Phase.DRAW_COUNTERS)
-        elif phase is Phase.DRAW_COUNTERS and not self._can_draw():
-            self._begin(Phase.PLACE)
-        elif phase is Phase.KEEP:
+        if phase is _P_DRAW_SECRET and sum(self.counter_pile) == 0:
+            self._begin(_P_DRAW_COUNTERS)
+        elif phase is _P_DRAW_COUNTERS and not self._can_draw():
+            self._begin(_P_PLACE)
+        elif phase is _P_KEEP:
             self._next_keeper(first=True)
 
     def _can_draw(self) -> bool:
@@ -238,15 +293,15 @@ class ElfenlandState(GameState):
     def _advance(self) -> None:
         """Pass the turn after a single-action turn in the drawing phases."""
         self.step += 1
-        rounds = 1 if self.phase is Phase.DRAW_SECRET else self.rules.counter_draws
+        rounds = 1 if self.phase is _P_DRAW_SECRET else self.rules.counter_draws
         if self.step >= rounds * self.n:
-            self._begin(Phase.DRAW_COUNTERS if self.phase is Phase.DRAW_SECRET else Phase.PLACE)
+            self._begin(_P_DRAW_COUNTERS if self.phase is _P_DRAW_SECRET else _P_PLACE)
         else:
             self.current = (self.starting + self.step) % self.n
-            if self.phase is Phase.DRAW_SECRET and sum(self.counter_pile) == 0:
-                self._begin(Phase.DRAW_COUNTERS)
-            elif self.phase is Phase.DRAW_COUNTERS and not self._can_draw():
-                self._begin(Phase.PLACE)
+            if self.phase is _P_DRAW_SECRET and sum(self.counter_pile) == 0:
+                self._begin(_P_DRAW_COUNTERS)
+            elif self.phase is _P_DRAW_COUNTERS and not self._can_draw():
+                self._begin(_P_PLACE)
 
     def _counters_of(self, p: int) -> int:
         return sum(self.counters_up[p]) + sum(self.counters_secret[p])
@@ -285,13 +340,13 @@ class ElfenlandState(GameState):
 
     def _after_keep(self) -> None:
         if self.rules.keep_when == "after-placement":
-            self._begin(Phase.MOVE)
+            self._begin(_P_MOVE)
         else:
             self._end_round()
 
     def _after_moves(self) -> None:
         if self.rules.keep_when == "round-end":
-            self._begin(Phase.KEEP)
+            self._begin(_P_KEEP)
         else:
             self._end_round()
 
@@ -317,7 +372,7 @@ class ElfenlandState(GameState):
             self._start_round()
 
     def _finish(self, winners: list[PlayerId] | None) -> None:
-        self.phase = Phase.OVER
+        self.phase = _P_OVER
         self.current = TERMINAL
         if winners is None:
             keys = [self._rank_key(p) for p in range(self.n)]
@@ -354,20 +409,20 @@ class ElfenlandState(GameState):
         ph = self.phase
         p = self.current
         tab = tables()
-        if ph is Phase.DRAW_SECRET:
+        if ph is _P_DRAW_SECRET:
             return [tab.draw_secret]
-        if ph is Phase.DRAW_COUNTERS:
+        if ph is _P_DRAW_COUNTERS:
             out = [tab.draw[k] for k in range(6) if self.face_up[k]]
             if sum(self.counter_pile):
                 out.append(tab.draw_blind)
             return out
-        if ph is Phase.PLACE:
+        if ph is _P_PLACE:
             return self._legal_placements(p)
-        if ph is Phase.KEEP:
+        if ph is _P_KEEP:
             up, secret = self.counters_up[p], self.counters_secret[p]
             return ([tab.keep_up[k] for k in range(6) if up[k]]
                     + [tab.keep_secret[k] for k in range(6) if secret[k]])
-        if ph is Phase.MOVE:
+        if ph is _P_MOVE:
             if self.discarding:
                 return [tab.discard[k] for k in range(7) if self.hands[p][k]]
             out = self._legal_steps(p)
@@ -403,11 +458,11 @@ class ElfenlandState(GameState):
             kind = self.route_counter[route]
             if kind == NO_PIECE:
                 return None
-            n = COST_TABLE[Transport(kind)][r.terrain]
+            n = _COST[kind][r.terrain]
             if n is None:  # only reachable through a hand-made position
                 return None
             return kind, n + (self.route_obstacle[route] != NO_PIECE)
-        if r.terrain is Terrain.RIVER:
+        if r.terrain is _RIVER:
             to = r.b if direction == 0 else r.a
             return RAFT, 1 if to == r.downstream else 2
         return RAFT, self.lake_rafts(r.lake)
@@ -450,27 +505,27 @@ class ElfenlandState(GameState):
         ph = self.phase
         k = action.kind
         expected = {
-            Phase.DRAW_SECRET: {Kind.DRAW_SECRET},
-            Phase.DRAW_COUNTERS: {Kind.DRAW, Kind.DRAW_BLIND},
-            Phase.PLACE: {Kind.PLACE, Kind.OBSTACLE, Kind.PASS},
-            Phase.KEEP: {Kind.KEEP},
-            Phase.MOVE: {Kind.DISCARD} if self.discarding else {Kind.MOVE, Kind.END},
+            _P_DRAW_SECRET: {_K_DRAW_SECRET},
+            _P_DRAW_COUNTERS: {_K_DRAW, _K_DRAW_BLIND},
+            _P_PLACE: {_K_PLACE, _K_OBSTACLE, _K_PASS},
+            _P_KEEP: {_K_KEEP},
+            _P_MOVE: {_K_DISCARD} if self.discarding else {_K_MOVE, _K_END},
         }.get(ph, set())
         if k not in expected:
             what = "discard down to the hand limit" if self.discarding else ph.value
             return f"{action} is not possible now: player {self.current} must {what}"
         p = self.current
-        if k is Kind.DRAW:
+        if k is _K_DRAW:
             return f"there is no face-up {action.transport.slug if action.transport else ''}"
-        if k is Kind.DRAW_BLIND:
+        if k is _K_DRAW_BLIND:
             return "the face-down pile is empty"
-        if k is Kind.KEEP:
+        if k is _K_KEEP:
             return f"{action}: player {p} has no such counter"
-        if k is Kind.DISCARD:
+        if k is _K_DISCARD:
             return f"{action}: player {p} holds no such card"
         assert action.route is not None
         route = self.board.routes[action.route]
-        if k is Kind.PLACE:
+        if k is _K_PLACE:
             assert action.transport is not None
             t = action.transport
             if not (self.counters_up[p][t] or self.counters_secret[p][t]):
@@ -478,13 +533,13 @@ class ElfenlandState(GameState):
             if self.route_counter[action.route] != NO_PIECE:
                 return f"there is already a counter on {route.id}"
             return f"a {t.slug} cannot travel on {route.terrain.slug}"
-        if k is Kind.OBSTACLE:
+        if k is _K_OBSTACLE:
             if not self.obstacle_in_hand[p]:
                 return f"player {p} has already used their obstacle"
             if self.route_counter[action.route] == NO_PIECE:
                 return "an obstacle goes only beside a counter already placed"
             return f"there is already an obstacle on {route.id}"
-        if k is Kind.MOVE:
+        if k is _K_MOVE:
             here = self.boots[p]
             start = route.a if action.direction == 0 else route.b
             if start != here:
@@ -512,22 +567,22 @@ class ElfenlandState(GameState):
         k = a.kind
         public: JSONDict = {}
         private: JSONDict = {}
-        if k is Kind.DRAW_SECRET:
-            got = self.rng.draw_from_counts(self.counter_pile)
+        if k is _K_DRAW_SECRET:
+            got = self._random().draw_from_counts(self.counter_pile)
             self.counters_secret[p][got] += 1
-            private["counter"] = Transport(got).slug
+            private["counter"] = _SLUG[got]
             self._advance()
-        elif k is Kind.DRAW or k is Kind.DRAW_BLIND:
+        elif k is _K_DRAW or k is _K_DRAW_BLIND:
             if a.transport is not None:
                 got = int(a.transport)
                 self.face_up[got] -= 1
                 self._refill_face_up()
             else:
-                got = self.rng.draw_from_counts(self.counter_pile)
+                got = self._random().draw_from_counts(self.counter_pile)
             self.counters_up[p][got] += 1
-            public["counter"] = Transport(got).slug
+            public["counter"] = _SLUG[got]
             self._advance()
-        elif k is Kind.PLACE:
+        elif k is _K_PLACE:
             assert a.transport is not None and a.route is not None
             t = int(a.transport)
             if self.counters_up[p][t]:
@@ -537,14 +592,14 @@ class ElfenlandState(GameState):
                 public["from_secret"] = True
             self.route_counter[a.route] = t
             self._after_placement_turn(passed=False)
-        elif k is Kind.OBSTACLE:
+        elif k is _K_OBSTACLE:
             assert a.route is not None
             self.obstacle_in_hand[p] = False
             self.route_obstacle[a.route] = p
             self._after_placement_turn(passed=False)
-        elif k is Kind.PASS:
+        elif k is _K_PASS:
             self._after_placement_turn(passed=True)
-        elif k is Kind.KEEP:
+        elif k is _K_KEEP:
             assert a.transport is not None
             t = int(a.transport)
             if a.secret:
@@ -557,11 +612,11 @@ class ElfenlandState(GameState):
             if kept >= self.rules.counters_kept or self._counters_of(p) == 0:
                 self._return_unkept(p)
                 self._next_keeper()
-        elif k is Kind.MOVE:
+        elif k is _K_MOVE:
             self._step(p, a, public)
-        elif k is Kind.END:
+        elif k is _K_END:
             self._end_move(p)
-        elif k is Kind.DISCARD:
+        elif k is _K_DISCARD:
             assert a.transport is not None
             self.hands[p][a.transport] -= 1
             self.card_pile[a.transport] += 1
@@ -572,9 +627,9 @@ class ElfenlandState(GameState):
         self.passes = self.passes + 1 if passed else 0
         if self.passes >= self.n:
             if self.rules.keep_when == "after-placement":
-                self._begin(Phase.KEEP)
+                self._begin(_P_KEEP)
             else:
-                self._begin(Phase.MOVE)
+                self._begin(_P_MOVE)
         else:
             self.step += 1
             self.current = (self.current + 1) % self.n
@@ -582,7 +637,7 @@ class ElfenlandState(GameState):
     def _step(self, p: int, a: Action, public: JSONDict) -> None:
         assert a.route is not None
         hand = self.hands[p]
-        if a.pay is Pay.NORMAL:
+        if a.pay is _NORMAL:
             cost = self.step_cost(a.route, a.direction)
             assert cost is not None
             kind, n = cost
@@ -618,7 +673,7 @@ class ElfenlandState(GameState):
     def clone(self) -> ElfenlandState:
         new = ElfenlandState.__new__(ElfenlandState)
         new.__dict__.update(self.__dict__)
-        new.rng = self.rng.copy()
+        new._rng_shared = self._rng_shared = True
         new.hands = [h[:] for h in self.hands]
         new.card_pile = self.card_pile[:]
         new.counter_pile = self.counter_pile[:]
@@ -634,8 +689,6 @@ class ElfenlandState(GameState):
         new.visited = self.visited[:]
         new.town_cards = self.town_cards[:]
         new.result = None if self.result is None else self.result[:]
-        new._history = self._history[:]
-        new.log = self.log[:]
         return new
 
     def _key(self) -> tuple[Any, ...]:
@@ -645,7 +698,7 @@ class ElfenlandState(GameState):
             self.counter_pile, self.face_up, self.counters_up, self.counters_secret,
             self.kept_up, self.kept_secret, self.route_counter, self.route_obstacle,
             self.obstacle_in_hand, self.boots, self.visited, self.town_cards, self.result,
-            self.special_victory, self.rng.getstate(), [a.id for a in self._history],
+            self.special_victory, self.rng.getstate(), [a._id for a in self.history],
         )
 
     def __eq__(self, other: object) -> bool:
@@ -655,7 +708,7 @@ class ElfenlandState(GameState):
 
     def __repr__(self) -> str:
         return (f"<ElfenlandState {self.n} players, round {self.round}, {self.phase.value}, "
-                f"player {self.current} to act, {len(self._history)} actions>")
+                f"player {self.current} to act, {self._length} actions>")
 
     # ------------------------------------------------------------------ saving
     def serialize(self) -> str:
@@ -664,7 +717,7 @@ class ElfenlandState(GameState):
             doc.update(players=self.n, seed=self.seed, rules=self.rules.to_json())
         else:
             doc["position"] = self.origin
-        doc["actions"] = [str(a) for a in self._history]
+        doc["actions"] = [str(a) for a in self.history]
         return json.dumps(doc, separators=(",", ":"))
 
     def to_position(self) -> JSONDict:

@@ -78,7 +78,7 @@ def make_view(s: ElfenlandState, viewer: PlayerId | None) -> JSONDict:
         "roads": roads,
         "players": players,
         "log": log,
-        "seq": len(s.log),
+        "seq": s._length,
     }
     if viewer is not None and viewer == s.current and not over:
         view["legal"] = [to_text(a, board) for a in s.legal_actions()]
