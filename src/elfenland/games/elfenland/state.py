@@ -9,7 +9,6 @@ from the state's own seeded ``Rng``; players are never asked to act for them.
 
 from __future__ import annotations
 
-import json
 import secrets
 from enum import Enum
 from functools import lru_cache
@@ -21,11 +20,11 @@ from ...core.errors import (
     ActionParseError,
     GameOverError,
     IllegalActionError,
-    SerializationError,
 )
 from ...core.game import TERMINAL, GameState, JSONDict, PlayerId
 from ...core.game import Action as CoreAction
 from ...core.rng import Rng
+from ...core.saving import dump_game, load_game
 from ...core.transport import COST_TABLE, Terrain, Transport
 from .actions import Action, CardCounts, Kind, Pay, canonical, parse, tables
 from .board import Board, load_board
@@ -712,13 +711,8 @@ class ElfenlandState(GameState):
 
     # ------------------------------------------------------------------ saving
     def serialize(self) -> str:
-        doc: JSONDict = {"format": "elfenland-game/1", "game": self.game_name}
-        if self.origin is None:
-            doc.update(players=self.n, seed=self.seed, rules=self.rules.to_json())
-        else:
-            doc["position"] = self.origin
-        doc["actions"] = [str(a) for a in self.history]
-        return json.dumps(doc, separators=(",", ":"))
+        start = {"players": self.n, "seed": self.seed, "rules": self.rules.to_json()}
+        return dump_game(self.game_name, start, self.origin, self.history)
 
     def to_position(self) -> JSONDict:
         from .position import to_position
@@ -739,28 +733,10 @@ class ElfenlandState(GameState):
 def deserialize(text: str) -> ElfenlandState:
     """A game saved by ``serialize``, replayed action by action."""
     from .position import from_position
+    from .rules import Rules
 
-    try:
-        doc = json.loads(text)
-        if not isinstance(doc, dict) or doc.get("format") != "elfenland-game/1":
-            raise SerializationError("not a saved Elfenland game")
-        if "position" in doc:
-            state = from_position(doc["position"])
-        else:
-            from .rules import Rules
+    def new_state(doc: JSONDict) -> ElfenlandState:
+        return ElfenlandState(players=doc["players"], seed=doc["seed"],
+                              rules=Rules.from_json(doc["rules"]))
 
-            state = ElfenlandState(players=doc["players"], seed=doc["seed"],
-                                   rules=Rules.from_json(doc["rules"]))
-        actions = doc["actions"]
-        if not isinstance(actions, list):
-            raise SerializationError("actions must be a list")
-        for i, text_action in enumerate(actions):
-            try:
-                state.apply_action(text_action)
-            except ValueError as exc:
-                raise SerializationError(f"action {i} ({text_action!r}): {exc}") from None
-    except SerializationError:
-        raise
-    except (ValueError, KeyError, TypeError) as exc:
-        raise SerializationError(f"corrupt saved game: {exc}") from None
-    return state
+    return load_game(text, "elfenland", "Elfenland", new_state, from_position)

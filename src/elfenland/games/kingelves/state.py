@@ -34,7 +34,6 @@ Decisions where the texts are silent (see ``docs/king-of-the-elves.md``):
 
 from __future__ import annotations
 
-import json
 import secrets
 from enum import Enum
 from typing import Any, Final
@@ -44,11 +43,11 @@ from ...core.errors import (
     ElfenlandError,
     GameOverError,
     IllegalActionError,
-    SerializationError,
 )
 from ...core.game import TERMINAL, GameState, JSONDict, PlayerId
 from ...core.game import Action as CoreAction
 from ...core.rng import Rng
+from ...core.saving import dump_game, load_game
 from ...core.transport import COST_TABLE, Terrain
 from .actions import SPELL_PAYMENTS, Action, Kind, from_id, parse
 from .cards import (
@@ -789,13 +788,8 @@ class KingOfTheElvesState(GameState):
 
     # ------------------------------------------------------------------ saving
     def serialize(self) -> str:
-        doc: JSONDict = {"format": "king-of-the-elves-game/1", "game": self.game_name}
-        if self.origin is None:
-            doc.update(players=self.n, seed=self.seed, options=self.rules.to_json())
-        else:
-            doc["position"] = self.origin
-        doc["actions"] = [str(a) for a in self._history]
-        return json.dumps(doc, separators=(",", ":"))
+        start = {"players": self.n, "seed": self.seed, "options": self.rules.to_json()}
+        return dump_game(self.game_name, start, self.origin, self._history)
 
     def to_position(self) -> JSONDict:
         from .position import to_position
@@ -817,26 +811,8 @@ def deserialize(text: str) -> KingOfTheElvesState:
     """A game saved by ``serialize``, replayed action by action."""
     from .position import from_position
 
-    try:
-        doc = json.loads(text)
-        if not isinstance(doc, dict) or doc.get("format") != "king-of-the-elves-game/1":
-            raise SerializationError("not a saved King of the Elves game")
-        if "position" in doc:
-            state = from_position(doc["position"])
-        else:
-            state = KingOfTheElvesState(players=doc["players"], seed=doc["seed"],
-                                        rules=Rules.from_json(doc["options"]))
-        actions = doc["actions"]
-        if not isinstance(actions, list):
-            raise SerializationError("actions must be a list")
-        for i, text_action in enumerate(actions):
-            try:
-                state.apply_action(text_action)
-            except ValueError as exc:
-                raise SerializationError(f"action {i} ({text_action!r}): {exc}") from None
-    except SerializationError:
-        raise
-    except (ValueError, KeyError, TypeError) as exc:
-        raise SerializationError(f"corrupt saved game: {exc}") from None
-    return state
+    def new_state(doc: JSONDict) -> KingOfTheElvesState:
+        return KingOfTheElvesState(players=doc["players"], seed=doc["seed"],
+                                   rules=Rules.from_json(doc["options"]))
 
+    return load_game(text, "king-of-the-elves", "King of the Elves", new_state, from_position)
