@@ -1,11 +1,13 @@
 """Bots for both games, on the engines' public surface only.
 
-``make_bot(name, game, seed)`` gives a bot by level name; every bot has one method,
-``choose(state) -> action``, and may be put in any seat at any moment.
+``make_bot(name, game, seed)`` gives a bot by level name ("random", "greedy",
+"search"); every bot has one method, ``choose(state) -> action``, and may be put in any
+seat at any moment.
 """
 
 from __future__ import annotations
 
+from . import levels as _levels  # noqa: F401  (registers "greedy" and "search")
 from .base import BOT_LEVELS, Bot, RandomBot, make_bot
 
 __all__ = ["BOT_LEVELS", "Bot", "RandomBot", "make_bot"]

@@ -1,0 +1,48 @@
+"""The bot levels beyond ``random``, registered in ``BOT_LEVELS`` by game.
+
+A factory takes the game's registry name and a seed, so one level name ("greedy",
+"search") gives the right bot for whichever game a seat is in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..core.errors import ElfenlandError
+from ..games.registry import game_info
+from .base import BOT_LEVELS, Bot
+
+
+def _elfenland_greedy(seed: int | None) -> Bot:
+    from .elfenland_greedy import ElfenlandGreedyBot
+
+    return ElfenlandGreedyBot(seed)
+
+
+def _elfenland_search(seed: int | None) -> Bot:
+    from .elfenland_search import ElfenlandSearchBot
+
+    return ElfenlandSearchBot(seed)
+
+
+#: (level, game) -> constructor from a seed.
+BY_GAME: dict[tuple[str, str], Callable[[int | None], Bot]] = {
+    ("greedy", "elfenland"): _elfenland_greedy,
+    ("search", "elfenland"): _elfenland_search,
+}
+
+
+def _factory(level: str) -> Callable[[str, int | None], Bot]:
+    def make(game: str, seed: int | None) -> Bot:
+        name = game_info(game).name
+        try:
+            build = BY_GAME[(level, name)]
+        except KeyError:
+            raise ElfenlandError(f"there is no {level} bot for {name}") from None
+        return build(seed)
+
+    return make
+
+
+for _level in ("greedy", "search"):
+    BOT_LEVELS[_level] = _factory(_level)
