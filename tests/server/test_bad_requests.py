@@ -51,6 +51,11 @@ def test_socket_refusals_change_nothing(server: BackgroundServer) -> None:
             assert post(base, f"/api/games/{gid}/start", {"token": bob["token"]}).is_success
             await recv_until(a, lambda m: m["type"] == "lobby" and
                              m["game"]["status"] == "running")
+            # The start sends every connection its view again, now with the choices.
+            started = [await recv_until(ws, lambda m: m["type"] == "update")
+                       for ws in (a, b, spectator)]
+            assert started[0]["view"]["legal"] == legal0
+            assert "legal" not in started[1]["view"] and "legal" not in started[2]["view"]
             assert view["current_player"] == 0
             out["spectator acts"] = await _error(
                 spectator, json.dumps({"type": "action", "action": legal0[0], "seq": 0}))

@@ -16,6 +16,8 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
+#: Seconds after which a player who left counts as absent (their seat may go to a bot).
+ABSENT_AFTER = 1.0
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
@@ -35,6 +37,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "elfenland.cli", "serve", "--port", str(port), "--db", str(db),
          "--bot-delay", "0", "--games-per-host", "1000", "--rate", "200",
+         "--absent-after", str(ABSENT_AFTER),
          "--log-level", "warning"],
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     base = f"http://127.0.0.1:{port}"

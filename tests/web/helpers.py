@@ -71,8 +71,9 @@ def phase_key(page: Page) -> str:
     }"""))
 
 
-def take_turn(page: Page, rng: random.Random) -> str:
-    """Click one offered choice (a random one); returns the action text sent."""
+def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> str:
+    """Click one offered choice (a random one; those starting with one of ``prefer`` ten
+    times as likely); returns the action text sent."""
     before = seq(page)
     selects = page.locator("[data-select]")
     if selects.count() > 1 and rng.random() < 0.3:
@@ -86,6 +87,9 @@ def take_turn(page: Page, rng: random.Random) -> str:
     goes = n - stops
     weights = [goes / stops * 0.5 if t in ("pass", "end") else 1.0 for t in texts] \
         if stops and goes else [1.0] * n
+    if prefer:
+        weights = [w * 10 if (t or "").startswith(prefer) else w
+                   for w, t in zip(weights, texts, strict=True)]
     i = rng.choices(range(n), weights)[0]
     target = choices.nth(i)
     action = texts[i]
@@ -101,7 +105,7 @@ def take_turn(page: Page, rng: random.Random) -> str:
 
 
 def play_to_end(page: Page, rng: random.Random, shots: dict[str, str] | None = None,
-                max_turns: int = 600) -> list[str]:
+                max_turns: int = 600, prefer: tuple[str, ...] = ()) -> list[str]:
     """Play by clicking until the final scores show; optionally save one screenshot the
     first time each phase is this player's to play (shots: phase -> file name)."""
     done: list[str] = []
@@ -115,5 +119,62 @@ def play_to_end(page: Page, rng: random.Random, shots: dict[str, str] | None = N
             if key in shots and (need is None or page.locator(need).count() > 0):
                 page.wait_for_timeout(700)  # let the boots and counters settle
                 page.screenshot(path=str(SCREENSHOTS / shots.pop(key)))
-        done.append(take_turn(page, rng))
+        done.append(take_turn(page, rng, prefer))
     raise AssertionError(f"no end after {max_turns} turns")
+
+
+RAW_LOG_LINES = r"""() => {
+  const page = window.__elfenland.page;
+  const action = new Map(page.log.map((e) => [String(e.seq), String(e.action)]));
+  // Notation with several words or symbols must not show through; one plain word
+  // ("pass") may be a word of the sentence ("passed").
+  const raw = (a, text) => (/[\s.+:-]/.test(a) && text.includes(a))
+    || /undefined|NaN|null|\{\w+\}|\b\d+\.\d+\b/.test(text);
+  const bad = [];
+  for (const li of document.querySelectorAll('#log li')) {
+    if (raw(action.get(li.dataset.seq) || '', li.textContent)) bad.push(li.textContent);
+  }
+  // And every entry of the game, also those scrolled out of the list.
+  for (const e of page.log) {
+    const text = page.ui.describe(e);
+    if (raw(String(e.action), text)) bad.push(text);
+  }
+  return bad;
+}"""
+
+
+def raw_log_lines(page: Page) -> list[str]:
+    """Log lines that show action notation (or a placeholder) instead of a sentence."""
+    assert page.locator("#log li").count() > 0
+    return list(page.evaluate(RAW_LOG_LINES))
+
+
+def log_sentences(page: Page) -> list[str]:
+    """Every log entry of the game as the page words it."""
+    return list(page.evaluate(
+        "() => window.__elfenland.page.log.map(e => window.__elfenland.page.ui.describe(e))"))
+
+
+TABLE_CHANGES = """() => {
+  window.__changes = { fresh: 0, arrive: 0, gain: 0 };
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) {
+        if (!(n instanceof Element)) continue;
+        const c = window.__changes;
+        c.fresh += n.querySelectorAll('.ktown.fresh').length;
+        c.arrive += n.querySelectorAll('.ktown.arrive').length;
+        c.gain += n.querySelectorAll('.ktown .gain').length;
+      }
+    }
+  }).observe(document.querySelector('.koe-table'), { childList: true, subtree: true });
+}"""
+
+
+def watch_table(page: Page) -> None:
+    """Count the King of the Elves table's highlights from now on (``table_changes``)."""
+    page.evaluate(TABLE_CHANGES)
+
+
+def table_changes(page: Page) -> dict[str, int]:
+    return dict(page.evaluate("() => window.__changes"))

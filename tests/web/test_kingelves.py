@@ -7,7 +7,16 @@ import random
 import pytest
 from playwright.sync_api import Page
 
-from .helpers import SCREENSHOTS, create_game, play_to_end, start_game
+from .helpers import (
+    SCREENSHOTS,
+    create_game,
+    log_sentences,
+    play_to_end,
+    raw_log_lines,
+    start_game,
+    table_changes,
+    watch_table,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -16,11 +25,23 @@ def test_king_of_the_elves_against_three_bots_to_the_final_gold(page: Page, serv
     create_game(page, server, game="king-of-the-elves", players=4, bots=3)
     start_game(page)
     assert page.locator(".kingdom").count() == 4
+    watch_table(page)
     shots = {"building": "king-of-the-elves-1-building.png",
              "journey": "king-of-the-elves-2-journey.png"}
-    actions = play_to_end(page, random.Random(5), shots, max_turns=900)
+    # This player keeps cards for the journey (passing while building) and travels whenever
+    # they allow: the beginner bots seldom do.
+    actions = play_to_end(page, random.Random(5), shots, max_turns=900,
+                          prefer=("visit ", "pass"))
     assert any(a.startswith("play ") for a in actions)
+    assert any(a.startswith("visit ") for a in actions)
     assert "journey" not in shots, "never saw my own journey"
     assert page.locator(".scores tbody tr").count() == 4
     assert page.locator(".scores tr.win").count() >= 1
     page.screenshot(path=str(SCREENSHOTS / "king-of-the-elves-3-final.png"))
+    # The others' towns played, cards laid and journey steps were each highlighted.
+    changes = table_changes(page)
+    assert changes["fresh"] > 10 and changes["arrive"] > 0 and changes["gain"] > 0, changes
+    # The log reads as sentences.
+    assert not raw_log_lines(page)
+    log = "\n".join(log_sentences(page))
+    assert " visited " in log and " played " in log and " ended the journey" in log

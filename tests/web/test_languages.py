@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from .helpers import create_game, start_game, take_turn, wait_turn_or_end
+from .helpers import create_game, raw_log_lines, start_game, take_turn, wait_turn_or_end
 
 pytestmark = pytest.mark.browser
 
@@ -73,6 +73,8 @@ def test_pages_are_fully_translated(browser: Browser, server: str, lang: str) ->
                 take_turn(page, rng)
             page.wait_for_timeout(300)
             check_page(page, lang)
+            # Both games' logs read as sentences in this language too.
+            assert not raw_log_lines(page)
     finally:
         ctx.close()
 

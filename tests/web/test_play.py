@@ -13,6 +13,7 @@ from .helpers import (
     is_over,
     my_turn,
     play_to_end,
+    raw_log_lines,
     seq,
     start_game,
     take_turn,
@@ -52,6 +53,7 @@ def test_elfenland_against_three_bots_to_the_final_scores(page: Page, server: st
     assert page.locator(".scores tr.win").count() >= 1
     assert page.locator("#replay-link").get_attribute("href") == f"#/replay/{gid}"
     assert page.locator("#log li").count() > 50
+    assert not raw_log_lines(page)
     page.screenshot(path=str(SCREENSHOTS / "elfenland-7-final.png"))
     # The replay steps through the finished game on the same board.
     page.click("#replay-link")

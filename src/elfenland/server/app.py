@@ -22,6 +22,7 @@ from .. import __version__
 from ..web import STATIC_DIR
 from .config import ServerConfig
 from .errors import ServerError
+from .hints import RouteHint
 from .hub import Connection, Hub, LiveGame, build_state
 from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat
 from .ratelimit import TokenBucket
@@ -167,6 +168,14 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         upto = steps if step is None else min(step, steps)
         state = await hub.cpu(build_state, record, actions[:upto])
         return {"step": upto, "steps": steps, "view": state.view(seat)}
+
+    @app.get("/api/games/{game_id}/hint", summary="The best route for the seat to move",
+             response_model=RouteHint)
+    async def hint(game_id: str, token: str | None = Query(default=None, max_length=200)
+                   ) -> dict[str, Any]:
+        """Elfenland's move phase only, for the seat to act (its token): the movement
+        planner's best journey from the server's state."""
+        return await hub.hint(game_id, token)
 
     @app.get("/api/games/{game_id}/actions", summary="Every action's public text")
     async def actions(game_id: str) -> dict[str, Any]:

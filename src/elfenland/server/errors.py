@@ -18,6 +18,7 @@ HTTP_STATUS: dict[str, int] = {
     "not-started": 409,
     "already-started": 409,
     "game-over": 409,
+    "wrong-phase": 409,
     "too-large": 413,
     "rate-limited": 429,
     "too-many-games": 429,

@@ -30,7 +30,8 @@ from ..games.registry import game_info, new_game
 from .botseats import bot_decision, decision_seed, resolve_level
 from .config import ServerConfig
 from .errors import ServerError
-from .lobby import CreateGame, clean_name, summary
+from .hints import check_hint, route_hint
+from .lobby import CreateGame, clean_name, rules_name, summary
 from .ratelimit import TokenBucket
 from .store import GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
@@ -38,6 +39,8 @@ from .tokens import hash_token, new_game_id, new_token, token_matches
 log = logging.getLogger("elfenland.server")
 T = TypeVar("T")
 GAME_ID = re.compile(r"^[a-z0-9]{1,32}$")
+#: View keys that offer the seat to act its choices; views sent before the start omit them.
+PLAY_ONLY_KEYS = ("legal", "route_costs")
 
 
 def build_state(record: GameRecord, actions: Sequence[str] = ()) -> GameState:
@@ -232,6 +235,8 @@ class Hub:
             state = await self.cpu(build_state, record)
         except (ElfenlandError, TypeError) as exc:
             raise ServerError("bad-request", f"cannot set up that game: {exc}") from None
+        # The engine's own name for the rules (the default one when none was asked for).
+        record = replace(record, rules=rules_name(state) or record.rules)
         if await self.db(self.store.count_unfinished, host) >= self.limits.games_per_host:
             raise ServerError("too-many-games",
                               f"{host} has {self.limits.games_per_host} unfinished games; "
@@ -277,7 +282,10 @@ class Hub:
             seats = tuple(SeatRecord(s.seat, "bot", None, level) if s.kind == "open" else s
                           for s in game.record.seats)
             await self._save_seats(game, seats, "running")
-        self._broadcast_lobby(game)
+            self._broadcast_lobby(game)
+            # The views sent before the start offered nothing; now the seat to act gets its
+            # choices.
+            self._broadcast_update(game)
         self._kick(game)
         return game
 
@@ -359,6 +367,23 @@ class Hub:
                 raise ServerError("stale", f"the game is at seq {game.seq}, not {seq}")
             await self._apply(game, seat, action)
 
+    async def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """The planner's best route for the seat to act, on a copy of the state taken under
+        the game's lock (so never a state whose action is not stored yet), planned in the
+        thread pool."""
+        game = await self.get(game_id, keep=False)
+        seat = game.seat_of(token)
+        if seat is None:
+            raise ServerError("bad-token", "a route hint needs the token of a seat of this game")
+        async with game.lock:
+            if game.record.status == "open":
+                raise ServerError("not-started", "the game has not started")
+            if game.record.seats[seat].kind != "human":
+                raise ServerError("not-your-turn",
+                                  f"a bot plays seat {seat} now; take the seat back first")
+            state = check_hint(game.state, seat).clone()
+        return await self.cpu(route_hint, state, seat)
+
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
         """Apply, store, then tell: the caller holds the game's lock."""
         state = game.state
@@ -402,6 +427,10 @@ class Hub:
         else:
             view = game.state.view(conn.seat)
             entries = view.pop("log", [])
+            if game.record.status == "open":
+                # Nobody may act before the start, so nothing is offered.
+                for name in PLAY_ONLY_KEYS:
+                    view.pop(name, None)
             for i, entry in enumerate(entries):
                 entry.setdefault("seq", i + 1)
             if cache is not None:

@@ -3,11 +3,14 @@ them) and the ``GameSummary`` every lobby answer and ``lobby`` message carries."
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..games.registry import GAMES
+from ..core.errors import ElfenlandError
+from ..core.game import GameState
+from ..games.registry import GAMES, new_game
 from .botseats import bot_title
 from .store import GameRecord
 
@@ -53,6 +56,26 @@ def clean_name(name: str | None, seat: int) -> str:
     return text or f"Player {seat + 1}"
 
 
+def rules_name(state: GameState) -> str | None:
+    """The name the engine gives the rule set a game plays by (``amigo``, ``moon``,
+    ``standard``), so that clients always know the rules, even when none was asked for."""
+    name = getattr(getattr(state, "rules", None), "name", None)
+    return name if isinstance(name, str) else None
+
+
+@cache
+def default_rules(game: str) -> str | None:
+    """The rule set a game gets when created without one (for games stored before the
+    server recorded it)."""
+    info = GAMES.get(game)
+    if info is None:
+        return None
+    try:
+        return rules_name(new_game(game=game, players=info.min_players, seed=0))
+    except ElfenlandError:
+        return None
+
+
 def summary(record: GameRecord, connected: set[int], seq: int) -> dict[str, Any]:
     info = GAMES.get(record.game)
     seats: list[dict[str, Any]] = []
@@ -70,7 +93,7 @@ def summary(record: GameRecord, connected: set[int], seq: int) -> dict[str, Any]
         "id": record.id,
         "game": record.game,
         "title": info.title if info else record.game,
-        "rules": record.rules,
+        "rules": record.rules if record.rules is not None else default_rules(record.game),
         "options": record.options,
         "players": record.players,
         "status": record.status,

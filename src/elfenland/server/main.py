@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="unfinished games one address may have")
     parser.add_argument("--rate", type=float, default=Limits.messages_per_second,
                         help="messages per second one connection may send")
+    parser.add_argument("--absent-after", type=float, default=Limits.absent_after,
+                        help="seconds without a connection after which another player may "
+                             "hand a seat to a bot")
     parser.add_argument("--log-level", default="info")
 
 
@@ -33,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from .store import default_db_path, redact
 
     limits = Limits(games_per_host=args.games_per_host, messages_per_second=args.rate,
-                    burst=max(Limits.burst, int(args.rate * 2)))
+                    burst=max(Limits.burst, int(args.rate * 2)),
+                    absent_after=args.absent_after)
     config = ServerConfig(db=args.db, bot_delay=args.bot_delay,
                           bot_time_limit=args.bot_time_limit, limits=limits)
     app = create_app(config)

@@ -39,6 +39,7 @@ export const api = {
   start: (id, body) => call("POST", `/api/games/${id}/start`, body),
   toBot: (id, seat, body) => call("POST", `/api/games/${id}/seats/${seat}/bot`, body),
   takeBack: (id, seat, body) => call("POST", `/api/games/${id}/seats/${seat}/take`, body),
+  hint: (id, token) => call("GET", `/api/games/${id}/hint?${new URLSearchParams({ token })}`),
   replay: (id, step, seat, token) => {
     const q = new URLSearchParams();
     if (step !== undefined && step !== null) q.set("step", step);

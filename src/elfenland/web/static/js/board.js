@@ -345,11 +345,14 @@ export class BoardView {
       const tip = el("title", {}, g);
       tip.textContent = t(`transport.${item.counter}`);
       if (item.obstacle !== undefined && item.obstacle !== null) {
+        const okey = `${item.route}:obstacle`;
+        now.set(okey, String(item.obstacle));
         const o = el("g", {
-          class: `obstacle${fresh ? "" : ""}`,
+          class: `obstacle${before && before.get(okey) !== String(item.obstacle) ? " pop" : ""}`,
           transform: `translate(${(p[0] + tg[0] * 28).toFixed(1)},${(p[1] + tg[1] * 28).toFixed(1)})`,
         }, layer);
-        o.innerHTML = obstacleInner(PLAYER_COLOURS[item.obstacle % PLAYER_COLOURS.length]);
+        el("g", { class: "counter-inner" }, o).innerHTML =
+          obstacleInner(PLAYER_COLOURS[item.obstacle % PLAYER_COLOURS.length]);
         const ot = el("title", {}, o);
         ot.textContent = t("board.obstacleOf", { name: seatNames[item.obstacle] || "" });
       }

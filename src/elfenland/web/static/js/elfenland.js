@@ -3,10 +3,11 @@
 // carries the action text it sends in `data-action`.
 import { BoardView, MapIndex } from "./board.js";
 import {
-  COUNTER_KINDS, PLAYER_COLOURS, TRANSPORTS, hiddenIcon, obstacleIcon, transportIcon,
+  COUNTER_KINDS, PLAYER_COLOURS, TRANSPORTS, TRANSPORT_COLOURS, hiddenIcon, obstacleIcon,
+  symbolInner, transportIcon,
 } from "./icons.js";
 import { t } from "./i18n.js";
-import { planRoute } from "./planner.js";
+import { showError } from "./notify.js";
 
 const HOUSE = `<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M2 8 L8 2 L14 8 V14 H2 Z" fill="#f3e6c4" stroke="#4a3826" stroke-width="1.5"/><rect x="6.5" y="9.5" width="3" height="4.5" fill="#4a3826"/></svg>`;
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -113,9 +114,11 @@ export class ElfenlandUI {
   update(view) {
     const phaseChanged = !this.view || this.view.phase !== view.phase
       || this.view.current_player !== view.current_player;
+    const before = this.view;
     this.view = view;
     this.legal = parseLegal(view.legal, this.index);
-    if (phaseChanged) { this.hint = null; this.closeMenu(); }
+    if (phaseChanged) this.closeMenu();
+    this.hint = this.followHint(before, view);
     const placeKinds = this.placeKinds();
     if (!placeKinds.includes(this.selected)) this.selected = placeKinds[0] || null;
     this.board.renderPieces(view, this.ctx.names());
@@ -190,16 +193,87 @@ export class ElfenlandUI {
       if (moves.length === 1) g.dataset.action = moves[0].text;
       else g.dataset.menu = id;
     }
-    if (this.hint && this.hint.length) this.drawHint();
+    if (this.hint && this.hint.route.length) this.drawHint();
   }
 
-  drawHint() {
-    for (const step of this.hint) {
-      const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
-      path.setAttribute("d", this.board.pathD(step.route));
-      path.setAttribute("class", "hint-path");
-      this.board.hlLayer.appendChild(path);
+  /** The hint still worth showing after a new view: the same one while nothing has
+   * happened, the rest of it once its first step was taken, none otherwise. */
+  followHint(before, view) {
+    const h = this.hint;
+    if (!h || !before || view.discarding || view.phase !== "move") return null;
+    if (view.seq === h.seq) return h;
+    const step = h.route[0];
+    const me = view.players[view.viewer];
+    if (view.seq === h.seq + 1 && step && me && me.boot === step.to && h.route.length > 1
+        && view.current_player === view.viewer) {
+      const was = before.players[view.viewer];
+      const collected = !(was.towns || []).includes(step.to) && (me.towns || []).includes(step.to);
+      return {
+        ...h, seq: view.seq, route: h.route.slice(1), done: (h.done || 0) + 1,
+        new_towns: h.new_towns - (collected ? 1 : 0),
+      };
     }
+    return null;
+  }
+
+  /** Ask the server for the planner's best route and show it. */
+  async askHint() {
+    const seq = this.view.seq;
+    try {
+      const h = await this.ctx.hint();
+      if (!this.view || this.view.seq !== seq || h.seq !== seq) return; // outdated
+      this.hint = { ...h, done: 0 };
+      this.renderBoardChoices();
+      this.renderControls();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  /** The suggested route on the board: each step's road traced, numbered, with the cards
+   * it pays. */
+  drawHint() {
+    const NS = "http://www.w3.org/2000/svg";
+    const mk = (tag, attrs, parent) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      parent.appendChild(e);
+      return e;
+    };
+    this.hint.route.forEach((step, i) => {
+      const n = i + 1 + (this.hint.done || 0);
+      mk("path", { d: this.board.pathD(step.route), class: "hint-path", "data-hint-step": n },
+        this.board.hlLayer);
+      const r = this.index.routes.get(step.route);
+      const forward = r && r.a === step.from;
+      const at = (s) => this.board.slot(step.route, forward ? s : 1 - s).p;
+      const [nx, ny] = at(0.27);
+      const g = mk("g", { class: "hint-step", "data-hint-step": n,
+        transform: `translate(${nx.toFixed(1)},${ny.toFixed(1)})` }, this.board.badgeLayer);
+      mk("circle", { r: 11, class: "hint-num-bg" }, g);
+      mk("text", { y: 4.5, class: "hint-num" }, g).textContent = String(n);
+      const cards = Object.entries(step.paid);
+      const [cx, cy] = at(0.73);
+      const chip = mk("g", { class: "hint-cards",
+        transform: `translate(${(cx - 12).toFixed(1)},${(cy - 11).toFixed(1)})` }, this.board.badgeLayer);
+      let x = 0;
+      for (const [kind, count] of cards) {
+        const w = count > 1 ? 40 : 24;
+        mk("rect", { x: x - 2, y: -2, width: w, height: 24, rx: 6, class: "badge-bg" }, chip);
+        const sym = mk("g", { transform: `translate(${x},0) scale(0.625)` }, chip);
+        sym.innerHTML = `<rect x="0.75" y="0.75" width="30.5" height="30.5" rx="6" fill="${TRANSPORT_COLOURS[kind] || "#ccc"}" stroke="#3b2f22" stroke-width="1.5"/>${symbolInner(kind)}`;
+        if (count > 1) mk("text", { x: x + 22, y: 15, class: "badge-text" }, chip).textContent = `×${count}`;
+        x += w + 3;
+      }
+      mk("title", {}, chip).textContent = this.stepText(step, n);
+    });
+  }
+
+  stepText(step, n) {
+    return t("move.hintStep", {
+      n, from: this.index.townName(step.from), to: this.index.townName(step.to),
+      cards: cardsText(Object.entries(step.paid).flatMap(([k, c]) => Array(c).fill(k))),
+    });
   }
 
   clickRoute(id) {
@@ -305,12 +379,16 @@ export class ElfenlandUI {
     if (L.moves.length || L.end) {
       parts.push(`<div class="row">
         ${L.end ? `<button type="button" class="primary" data-action="${esc(L.end)}">${esc(t("move.end"))}</button>` : ""}
-        ${L.moves.length ? `<button type="button" class="secondary" data-hint="1">${esc(t("move.hint"))}</button>` : ""}
+        ${L.moves.length && this.ctx.hint ? `<button type="button" class="secondary" data-hint="1">${esc(t("move.hint"))}</button>` : ""}
       </div>`);
       if (this.hint !== null) {
-        parts.push(`<div class="hint">${esc(this.hint.length
-          ? t("move.hintRoute", { towns: this.hint.map((s) => this.index.townName(s.to)).join(" → ") })
-          : t("move.hintNone"))}</div>`);
+        const h = this.hint;
+        const left = Object.values(h.cards_left).reduce((a, b) => a + b, 0);
+        parts.push(h.route.length ? `<div class="hint" id="hint">
+          <div>${esc(t("move.hintRoute", { towns: h.route.map((s) => this.index.townName(s.to)).join(" → ") }))}</div>
+          <ol start="${(h.done || 0) + 1}">${h.route.map((s, i) => `<li>${esc(this.stepText(s, i + 1 + (h.done || 0)))}</li>`).join("")}</ol>
+          <div class="muted">${esc(t("move.hintSummary", { towns: h.new_towns, cards: left }))}</div></div>`
+          : `<div class="hint" id="hint">${esc(t("move.hintNone"))}</div>`);
       }
     }
     if (L.keeps.length) {
@@ -354,9 +432,8 @@ export class ElfenlandUI {
         this.renderBoardChoices();
         this.renderControls();
       } else if (b.dataset.hint) {
-        this.hint = planRoute(this.view, this.index);
-        this.renderBoardChoices();
-        this.renderControls();
+        b.disabled = true;
+        this.askHint();
       } else if (b.dataset.action) {
         this.ctx.act(b.dataset.action);
       }

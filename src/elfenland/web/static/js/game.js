@@ -117,9 +117,16 @@ export class GamePage {
         await this.ensureTable(view);
         if (!this.view) this.render(this.latest);
       }).catch(showError);
-    } else if (this.ui) {
-      this.renderPanels();
+    } else if (this.ui && this.latest && this.view) {
+      // Seats changed: a bot may have taken or given back this page's seat.
+      this.render(this.latest);
     }
+  }
+
+  /** Whether a bot plays this page's seat now (until its player takes it back). */
+  botted() {
+    const s = this.summary && this.seat !== null ? this.summary.seats[this.seat] : null;
+    return !!(s && s.kind === "bot");
   }
 
   // ----- waiting room ---------------------------------------------------------------
@@ -223,6 +230,7 @@ export class GamePage {
     applyI18n(this.app);
     this.ui = await makeUI(view, this.app.querySelector("#board"), this.app.querySelector("#controls"), {
       act: (text) => this.act(text),
+      hint: () => api.hint(this.id, this.mine ? this.mine.token : ""),
       names: () => this.names(),
       seat: this.seat,
     });
@@ -243,8 +251,9 @@ export class GamePage {
   }
 
   render(view) {
-    this.view = view;
-    this.ui.update(view);
+    // While a bot plays this seat the server refuses its actions: offer none.
+    this.view = this.botted() && view.legal ? { ...view, legal: [] } : view;
+    this.ui.update(this.view);
     this.renderStatus();
     this.renderPanels();
     this.renderLog();
@@ -259,7 +268,7 @@ export class GamePage {
     this.app.querySelector("#round").textContent = t("status.round", { n: v.round, total: v.rounds });
     this.app.querySelector("#phase").textContent = over ? t("phase.over") : this.ui.phaseName();
     const turn = this.app.querySelector("#turn");
-    const myTurn = !over && v.current_player === v.viewer;
+    const myTurn = !over && v.current_player === v.viewer && !this.botted();
     turn.textContent = over ? t("status.finished") : myTurn ? t("status.yourTurn")
       : t("status.waitingFor", { name: names[v.current_player] });
     turn.classList.toggle("mine", myTurn);
@@ -301,7 +310,7 @@ export class GamePage {
         } else if (b.dataset.takeback) {
           this.summary = await api.takeBack(this.id, Number(b.dataset.takeback), { token: this.mine.token });
         }
-        this.renderPanels();
+        this.onSummary();
       } catch (err) { showError(err); }
     };
   }

@@ -58,13 +58,43 @@ export class KingUI {
     boardEl.appendChild(this.table);
     boardEl.classList.add("koe");
     this.view = null;
+    this.prev = null;
+    // Log entry seq -> the town card its town ref named when it happened (refs are
+    // renumbered by removals and reused every round, so they are resolved only then).
+    this.townMemo = new Map();
   }
 
   update(view) {
+    const old = this.view;
+    if (!old || view.seq !== old.seq) this.prev = old;
     this.view = view;
     this.legal = view.legal || [];
+    this.changes = old && view.seq === old.seq + 1 ? this.diff(old, view) : null;
     this.renderTable();
     this.renderControls();
+  }
+
+  /** What the last action changed on the table, for a short highlight: towns played or
+   * given an action card, the journey's new town and the gold it earned. */
+  diff(old, view) {
+    const sig = (v) => {
+      const m = new Map();
+      for (const k of v.kingdoms) {
+        for (const tw of k.towns) m.set(tw.ref, `${tw.town}|${tw.gold}|${tw.thief}|${tw.obstacle}`);
+      }
+      return m;
+    };
+    const before = sig(old);
+    const fresh = new Set();
+    for (const [ref, s] of sig(view)) if (before.get(ref) !== s) fresh.add(ref);
+    const oj = old.journey, nj = view.journey;
+    let arrived = null, gain = 0;
+    if (nj && nj.at && (!oj || oj.traveller !== nj.traveller || oj.at !== nj.at
+        || (nj.visited || []).length !== (oj.visited || []).length)) {
+      arrived = nj.at;
+      gain = (nj.earned ?? 0) - (oj && oj.traveller === nj.traveller ? oj.earned ?? 0 : 0);
+    }
+    return { fresh, arrived, gain };
   }
 
   townAction(ref) {
@@ -94,7 +124,11 @@ export class KingUI {
         if (tw.gold !== null && tw.gold !== undefined) extras.push(`<span class="act" title="${esc(cardName("gold"))}">${cardIcon("gold", 20)}${banner(PLAYER_COLOURS[tw.gold % 6])}</span>`);
         if (tw.thief !== null && tw.thief !== undefined) extras.push(`<span class="act" title="${esc(cardName("thief"))}">${cardIcon("thief", 20)}${banner(PLAYER_COLOURS[tw.thief % 6])}</span>`);
         if (tw.obstacle !== null && tw.obstacle !== undefined) extras.push(`<span class="act" title="${esc(cardName(tw.obstacle_card))}">${cardIcon(tw.obstacle_card, 20)}${banner(PLAYER_COLOURS[tw.obstacle % 6])}</span>`);
-        return `<div class="ktown t-${esc(tw.town)}${visited ? " visited" : ""}${next ? " next" : ""}${here ? " here" : ""}" data-ref="${esc(tw.ref)}">
+        const ch = this.changes;
+        const fresh = ch && ch.fresh.has(tw.ref);
+        const arrive = ch && ch.arrived === tw.ref;
+        return `<div class="ktown t-${esc(tw.town)}${visited ? " visited" : ""}${next ? " next" : ""}${here ? " here" : ""}${fresh ? " fresh" : ""}${arrive ? " arrive" : ""}" data-ref="${esc(tw.ref)}">
+          ${arrive && ch.gain > 0 ? `<span class="gain">+${ch.gain}</span>` : ""}
           ${cardIcon(tw.town, 46, tw.value)}
           <div class="kname">${esc(cardName(tw.town))} · ${esc(t("koe.value", { n: tw.value }))}</div>
           <div class="acts">${extras.join("")}</div>
@@ -218,15 +252,78 @@ export class KingUI {
     }
   }
 
+  /** The town card a log entry's town ref named when it was played: looked up in the
+   * view just before the action (a removed town is gone after it) or just after it. */
+  townOf(e, ref) {
+    if (!this.townMemo.has(e.seq)) {
+      const find = (v) => {
+        if (!v || !ref) return null;
+        const [k, i] = ref.split(".").map(Number);
+        const tw = v.kingdoms.find((x) => x.owner === k)?.towns[i];
+        return tw ? tw.town : null;
+      };
+      let kind = null;
+      if (this.prev && this.prev.seq === e.seq - 1 && this.view.seq === e.seq) kind = find(this.prev);
+      if (!kind && this.view.seq === e.seq && !String(e.action).startsWith("remove")) kind = find(this.view);
+      if (!kind && this.view.seq !== e.seq) return null; // an older entry: not knowable now
+      this.townMemo.set(e.seq, kind);
+    }
+    return this.townMemo.get(e.seq);
+  }
+
+  /** "Forest (kingdom of Bob)", or "a town of Bob's kingdom" when the town is not known. */
+  townText(e, ref) {
+    const owner = this.ctx.names()[Number(String(ref).split(".")[0])] ?? "?";
+    const kind = this.townOf(e, ref);
+    return kind ? t("koe.log.townOf", { town: cardName(kind), owner })
+      : t("koe.log.someTown", { owner });
+  }
+
+  /** A log entry as a sentence. */
   describe(e) {
-    const name = this.ctx.names()[e.player] || t("seat.n", { n: (e.player ?? 0) + 1 });
+    const names = this.ctx.names();
+    const name = names[e.player] || t("seat.n", { n: (e.player ?? 0) + 1 });
     const w = String(e.action).split(/\s+/);
-    const verb = w[0];
-    let what = this.describeAction(e.action);
-    if (verb === "visit" || verb === "spell") what += e.earned !== undefined ? ` (+${e.earned})` : "";
-    if (verb === "stop") what = t("koe.log.stop", { earned: e.earned ?? 0, paid: e.paid ?? 0 });
-    if (verb === "draw" && e.drew !== undefined) what = t("koe.log.draw", { n: e.drew });
-    return `${name}: ${what}`;
+    const cards = (list) => list.map(cardName).join(", ");
+    switch (w[0]) {
+      case "play":
+        return t("koe.log.play", { name, card: cardName(w[1]), owner: names[Number(w[3])] ?? w[3] });
+      case "no-town-card":
+        return t("koe.log.noTownCard", { name, cards: cards(e.hand || []) });
+      case "take":
+        return t("koe.log.take", { name, card: cardName(w[1].replace(/-\d+$/, "")) });
+      case "draw":
+        return e.cards ? t("koe.log.drawSeen", { name, cards: cards(e.cards) })
+          : t("koe.log.draw", { name, n: e.drew ?? 3 });
+      case "discard":
+        return t("koe.log.discard", { name, card: cardName(w[1]) });
+      case "buy":
+        return e.card ? t("koe.log.buySeen", { name, card: cardName(e.card), price: e.price ?? "?" })
+          : t("koe.log.buy", { name, price: e.price ?? "?" });
+      case "gold": case "thief": case "tree": case "sea-monster":
+        return t("koe.log.card", { name, card: cardName(w[0]), town: this.townText(e, w[1]) });
+      case "remove":
+        return t("koe.log.remove", { name, cost: e.cost ?? "?" });
+      case "pass":
+        return t("koe.log.pass", { name });
+      case "visit": case "spell": {
+        const parts = [t(w[0] === "visit" ? "koe.log.visit" : "koe.log.spell", {
+          name, town: e.town ? this.townText(e, e.town) : "?",
+          cards: cards(w[1].split("+")), earned: e.earned ?? 0,
+        })];
+        if (e.thief !== undefined) parts.push(t("koe.log.thief", { owner: names[e.thief] ?? "?" }));
+        if (e.bonus) parts.push(t("koe.log.bonus", { n: e.bonus }));
+        return parts.join(" ");
+      }
+      case "escort":
+        return t("koe.log.escort", { name, owner: names[e.kingdom] ?? "?" });
+      case "reverse":
+        return t("koe.log.reverse", { name });
+      case "stop":
+        return t("koe.log.stop", { name, earned: e.earned ?? 0, paid: e.paid ?? 0 });
+      default:
+        return `${name}: ${this.describeAction(e.action)}`;
+    }
   }
 
   scoreDetail(p) { return t("koe.scoreDetail", { n: p.gold ?? this.view.scores[p.seat] }); }
