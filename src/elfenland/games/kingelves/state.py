@@ -660,7 +660,9 @@ class KingOfTheElvesState(GameState):
         elif k is Kind.PLACE:
             assert a.card is not None
             hand[a.card] -= 1
-            self.kingdoms[a.kingdom][a.town][SLOT[a.card]] = p
+            town = self.kingdoms[a.kingdom][a.town]
+            town[SLOT[a.card]] = p
+            public["town_kind"] = Card(town[TERRAIN]).slug
             self._end_turn(passed=False)
         elif k is Kind.REMOVE:
             town = self.kingdoms[p].pop(a.town)
@@ -673,6 +675,7 @@ class KingOfTheElvesState(GameState):
                 if town[slot] != NO_ONE:
                     self.discard[card] += 1
             public["cost"] = cost
+            public["town_kind"] = Card(town[TERRAIN]).slug
             self._end_turn(passed=False)
         elif k is Kind.PASS:
             self._end_turn(passed=True)
@@ -732,6 +735,7 @@ class KingOfTheElvesState(GameState):
             public["thief"] = thief
         value = town_value(terrain) * (2 if doubles else 1)
         public["town"] = f"{target[0]}.{target[1]}"
+        public["town_kind"] = Card(terrain).slug
         public["earned"] = self._pay_out(p, value)
         self.visited |= town_bit(target)
         if not self.bonus_paid and self.visited == self._all_bits():

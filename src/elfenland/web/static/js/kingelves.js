@@ -255,6 +255,7 @@ export class KingUI {
   /** The town card a log entry's town ref named when it was played: looked up in the
    * view just before the action (a removed town is gone after it) or just after it. */
   townOf(e, ref) {
+    if (e.town_kind) return e.town_kind; // the engine names the town's kind in its log
     if (!this.townMemo.has(e.seq)) {
       const find = (v) => {
         if (!v || !ref) return null;
