@@ -59,6 +59,7 @@ def test_state_interface(game: str, players: int) -> None:
         assert 0 <= p < players
         legal = s.legal_actions()
         assert legal
+        assert len({a.id for a in legal}) == len(legal), "each legal action listed once"
         for a in legal:
             assert s.parse_action(str(a)) == a
             assert s.parse_action(a.id) == a

@@ -51,6 +51,7 @@ def play(players: int, seed: int, rules: str, destination: bool, chooser: int) -
                 assert s._counters_of(p) <= s.rules.counters_kept
         legal = s.legal_actions()
         assert legal, "a live game always offers an action"
+        assert len({a.id for a in legal}) == len(legal), "each legal action listed once"
         mover = s.current_player()
         action = legal[rng.randrange(len(legal))]
         assert s.parse_action(str(action)) == action

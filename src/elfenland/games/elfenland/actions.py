@@ -234,6 +234,11 @@ class Tables:
                        if COST_TABLE[Transport(k)][board.routes[r].terrain] is not None]
             self.place_by_mask[r] = [[row[k] for k in allowed if mask >> k & 1]
                                      for mask in range(1 << NUM_COUNTER_KINDS)]
+        #: The same, indexed [mask][road].
+        self.place_by_mask_t: list[list[list[Action]]] = [
+            [self.place_by_mask[r][mask] if self.place_by_mask[r] else [] for r in range(n)]
+            for mask in range(1 << NUM_COUNTER_KINDS)
+        ]
 
 
 @cache

@@ -12,8 +12,8 @@ from __future__ import annotations
 import secrets
 from enum import Enum
 from functools import lru_cache
-from itertools import repeat
-from operator import is_
+from itertools import chain, repeat
+from operator import is_, itemgetter
 from typing import Any, Final
 
 from ...core.errors import (
@@ -57,19 +57,24 @@ def _sub_multisets(hand: tuple[int, ...], size: int) -> list[CardCounts]:
     out: list[CardCounts] = []
     kinds = len(hand)
     chosen = [0] * kinds
+    # after[k]: cards of the kinds after k, so that hopeless branches are cut at once.
+    after = [0] * kinds
+    for k in range(kinds - 2, -1, -1):
+        after[k] = after[k + 1] + hand[k + 1]
 
     def rec(k: int, left: int) -> None:
         if k == kinds - 1:
-            if left <= hand[k]:
-                chosen[k] = left
-                out.append(tuple(chosen))
+            chosen[k] = left
+            out.append(tuple(chosen))
+            chosen[k] = 0
             return
-        for n in range(min(left, hand[k]), -1, -1):
+        for n in range(min(left, hand[k]), max(0, left - after[k]) - 1, -1):
             chosen[k] = n
             rec(k + 1, left - n)
         chosen[k] = 0
 
-    rec(0, size)
+    if size <= sum(hand):
+        rec(0, size)
     return out
 
 
@@ -437,17 +442,19 @@ class ElfenlandState(GameState):
         for k in range(6):
             if up[k] or secret[k]:
                 mask |= 1 << k
-        has_obstacle = self.obstacle_in_hand[p]
-        by_mask = tab.place_by_mask
-        counters, obstacles = self.route_counter, self.route_obstacle
-        for r in self.board.roads:
-            if counters[r] == NO_PIECE:
-                if mask:
-                    out.extend(by_mask[r][mask])
-            elif has_obstacle and obstacles[r] == NO_PIECE:
-                obstacle = tab.obstacle[r]
-                assert obstacle is not None
-                out.append(obstacle)
+        counters = self.route_counter
+        roads = self.board.roads
+        if mask:
+            rows = tab.place_by_mask_t[mask]
+            free = [r for r in roads if counters[r] == NO_PIECE]
+            if len(free) > 1:
+                out.extend(chain.from_iterable(itemgetter(*free)(rows)))
+            elif free:
+                out.extend(rows[free[0]])
+        if self.obstacle_in_hand[p]:
+            obstacles, obstacle = self.route_obstacle, tab.obstacle
+            out.extend([obstacle[r] for r in roads  # type: ignore[misc]
+                        if counters[r] != NO_PIECE and obstacles[r] == NO_PIECE])
         return out
 
     def step_cost(self, route: int, direction: int) -> tuple[int, int] | None:
