@@ -25,10 +25,24 @@ def _elfenland_search(seed: int | None) -> Bot:
     return ElfenlandSearchBot(seed)
 
 
+def _kingelves_greedy(seed: int | None) -> Bot:
+    from .kingelves_greedy import KingOfTheElvesGreedyBot
+
+    return KingOfTheElvesGreedyBot(seed)
+
+
+def _kingelves_search(seed: int | None) -> Bot:
+    from .kingelves_search import KingOfTheElvesSearchBot
+
+    return KingOfTheElvesSearchBot(seed)
+
+
 #: (level, game) -> constructor from a seed.
 BY_GAME: dict[tuple[str, str], Callable[[int | None], Bot]] = {
     ("greedy", "elfenland"): _elfenland_greedy,
     ("search", "elfenland"): _elfenland_search,
+    ("greedy", "king-of-the-elves"): _kingelves_greedy,
+    ("search", "king-of-the-elves"): _kingelves_search,
 }
 
 

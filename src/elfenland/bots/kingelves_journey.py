@@ -1,0 +1,441 @@
+"""The King of the Elves journey planner: the best rest of a journey for one traveller.
+
+A journey has no chance in it: the table is fixed once building ends and only the
+traveller's cards and gold change.  So the best journey is found exactly, by a
+depth-first search over the journey's own little state (where the traveller stands,
+the direction, a change of direction just played, whether a town of their own kingdom
+has been visited, the escort, the towns visited while the bonus is still open, the
+transport, escort and change-of-direction cards left, and the gold as far as thieves and
+the spell can tell it apart), memoised on that state.  Every step spends a card, so the
+search ends.
+
+"Best" is one number: ``GOLD_UNIT`` per gold of net gain (towns, doubled towns, the
+bonus, less thieves and spells) plus, for every card still in hand at the end, its
+``values`` entry.  The default values are 1 per card: the most gold first, then the
+fewest cards spent.  A bot that wants cards for later rounds passes larger values, so
+a poor town is left when the cards it costs are worth more.
+
+The planner reads the table and the traveller's hand and gold, and nothing else: asked
+about a rival, it must be given a state whose hidden parts were resampled.  Outside the
+journeys (while building) it plans the journey the player would make from their castle
+if the table stayed as it is, which is how the bots value a town card or a thief.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations_with_replacement
+from typing import Final
+
+from ..core.errors import ElfenlandError
+from ..core.transport import COST_TABLE, Transport
+from ..games.kingelves.actions import Action, Kind
+from ..games.kingelves.cards import TRANSPORT_BASE, Card, town_value
+from ..games.kingelves.rules import ALL_TOWNS_BONUS, SPELL_CARDS, SPELL_GOLD, THIEF_TOLL
+from ..games.kingelves.state import (
+    CLOCKWISE,
+    GOLD,
+    NO_ONE,
+    OBSTACLE,
+    TERRAIN,
+    THIEF,
+    KingOfTheElvesState,
+    Phase,
+    town_bit,
+)
+
+#: Objective units for one gold; card values are in the same units.
+GOLD_UNIT: Final = 100
+#: The cards a journey can spend: the seven transports, then escort and change of direction.
+JOURNEY_CARDS: Final = (*(Card(TRANSPORT_BASE + t) for t in Transport), Card.ESCORT,
+                        Card.CHANGE_OF_DIRECTION)
+ESCORT_SLOT: Final = 7
+REVERSE_SLOT: Final = 8
+NUM_TRANSPORTS: Final = 7
+#: Gold above this changes nothing the next visit may do (a thief and a spell: 2 + 3).
+GOLD_CAP: Final = THIEF_TOLL + SPELL_GOLD
+#: Default value of a card kept: the tie-break "fewest cards spent".
+TIE_BREAK_VALUES: Final = (1,) * len(JOURNEY_CARDS)
+#: Journey positions the exact search may remember before it gives way to a fallback
+#: (about half a second; no game the bench plays comes near it).
+BUDGET: Final = 25_000
+
+Hand = tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One journey action with what it pays and earns (net, for the traveller)."""
+
+    action: Action
+    #: Ring index of the town visited, or -1 for an escort, reverse or stop.
+    town: int
+    gain: int
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    steps: tuple[Step, ...]
+    #: Net gold the plan earns.
+    gold: int
+    #: The objective: GOLD_UNIT per gold plus the values of the cards kept.
+    value: int
+    #: The journey cards left at the end (JOURNEY_CARDS order).
+    hand: Hand
+    #: The table's towns in ring order, as (kingdom, town) refs.
+    ring: tuple[tuple[int, int], ...]
+    #: False when the search ran out of budget and a fallback answered.
+    exact: bool = True
+
+    @property
+    def actions(self) -> list[Action]:
+        return [s.action for s in self.steps]
+
+    @property
+    def first(self) -> Action:
+        return self.steps[0].action
+
+    def visits(self) -> list[tuple[int, int]]:
+        """The towns visited, in order, as refs (a town twice if visited twice)."""
+        return [self.ring[s.town] for s in self.steps if s.town >= 0]
+
+    def thieves_paid(self, table: KingOfTheElvesState, traveller: int) -> dict[int, int]:
+        """Gold the plan's thieves take, by the thief's owner (escorts counted)."""
+        out: dict[int, int] = {}
+        escort = NO_ONE
+        for s in self.steps:
+            if s.action.kind is Kind.ESCORT:
+                escort = -2  # the next visit's kingdom, set below
+                continue
+            if s.town < 0:
+                continue
+            k, i = self.ring[s.town]
+            if escort == -2:
+                escort = k
+            elif escort != k:
+                escort = NO_ONE
+            owner = table.kingdoms[k][i][THIEF]
+            if owner not in (NO_ONE, traveller) and escort != k:
+                out[owner] = out.get(owner, 0) + THIEF_TOLL
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """The fixed facts of the journeys, per ring index."""
+
+    kingdom: tuple[int, ...]
+    value: tuple[int, ...]
+    #: Transport slot -> cards needed without an obstacle (0: impossible).
+    costs: tuple[tuple[int, ...], ...]
+    obstacle: tuple[bool, ...]
+    thief: tuple[bool, ...]
+    doubles: tuple[bool, ...]
+    start: int
+    all_bits: int
+    traveller: int
+    magic_spell: bool
+    weak_gold: bool
+    #: Kingdoms with a thief or obstacle that hinders the traveller (where an escort helps).
+    hazards: frozenset[int]
+
+
+@cache
+def _spells(hand7: Hand) -> tuple[Hand, ...]:
+    """Every way to pay a spell's 4 transport cards from these counts."""
+    kinds = [k for k in range(NUM_TRANSPORTS) if hand7[k]]
+    out = []
+    for combo in combinations_with_replacement(kinds, SPELL_CARDS):
+        counts = [0] * NUM_TRANSPORTS
+        for c in combo:
+            counts[c] += 1
+        if all(counts[k] <= hand7[k] for k in range(NUM_TRANSPORTS)):
+            out.append(tuple(counts))
+    return tuple(out)
+
+
+def _popcount(bits: int) -> int:
+    return bin(bits).count("1")
+
+
+def _capped(gold: int, hand: Hand) -> int:
+    """Gold as far as the rest of the journey can tell: only a spell loses gold (at most
+    3 net, for 4 cards), so beyond this much every later toll and spell is affordable."""
+    return min(gold, GOLD_CAP + SPELL_GOLD * (sum(hand[:NUM_TRANSPORTS]) // SPELL_CARDS))
+
+
+_ESCORT = Action.simple(Kind.ESCORT)
+_REVERSE = Action.simple(Kind.REVERSE)
+_STOP = Action.simple(Kind.STOP)
+_VISITS = {(k, n): Action.visit(Card(TRANSPORT_BASE + k), n)
+           for k in range(NUM_TRANSPORTS) for n in (1, 2, 3)}
+
+
+def _table(state: KingOfTheElvesState, p: int) -> tuple[_Table, list[tuple[int, int]]]:
+    ring = [(k, i) for k in range(state.n) for i in range(len(state.kingdoms[k]))]
+    rules = state.rules
+    kingdom, value, costs, obstacle, thief, doubles = [], [], [], [], [], []
+    for k, i in ring:
+        town = state.kingdoms[k][i]
+        terrain = town[TERRAIN]
+        kingdom.append(k)
+        value.append(town_value(terrain))
+        costs.append(tuple(COST_TABLE[t][terrain] or 0 for t in Transport))
+        obstacle.append(town[OBSTACLE] not in (NO_ONE, p))
+        thief.append(town[THIEF] not in (NO_ONE, p))
+        doubles.append(town[GOLD] != NO_ONE and (rules.gold_for_all or town[GOLD] == p))
+    hazards = frozenset(kingdom[j] for j in range(len(ring)) if obstacle[j] or thief[j])
+    start = -1
+    if ring:
+        start = min(range(len(ring)),
+                    key=lambda j: ((ring[j][0] - p) % state.n, ring[j][1]))
+    return _Table(tuple(kingdom), tuple(value), tuple(costs), tuple(obstacle), tuple(thief),
+                  tuple(doubles), start, (1 << len(ring)) - 1, p, rules.magic_spell,
+                  rules.weak_gold, hazards), ring
+
+
+def _rates(t: _Table, values: Sequence[int]) -> list[float]:
+    """Per journey card: the most one card of its kind can add to the objective."""
+    rates = [0.0] * len(JOURNEY_CARDS)
+    best_town = max((v * (2 if d else 1) for v, d in zip(t.value, t.doubles, strict=True)),
+                    default=0)
+    for k in range(NUM_TRANSPORTS):
+        per_card = [GOLD_UNIT * v * (2 if d else 1) / c[k]
+                    for v, d, c in zip(t.value, t.doubles, t.costs, strict=True) if c[k]]
+        if t.magic_spell:
+            per_card.append(GOLD_UNIT * (best_town - SPELL_GOLD) / SPELL_CARDS)
+        rates[k] = max(0.0, max(per_card, default=0.0) - values[k])
+    return rates
+
+
+# A journey position: (at, direction, turned, own_visited, escort, visited, bonus_paid,
+# hand, gold capped).  ``at`` is a ring index or -1 (the castle); ``visited`` is a
+# ring-index bit set, dropped (0) once the bonus is paid.
+_Pos = tuple[int, int, bool, bool, int, int, bool, Hand, int]
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class _Search:
+    def __init__(self, table: _Table, values: Sequence[int], budget: int | None = None,
+                 extras: bool = True) -> None:
+        self.t = table
+        self.values = tuple(values)
+        self.budget = budget
+        #: Whether escorts and changes of direction are tried.
+        self.extras = extras
+        #: pos -> (value, best first move, exact); not exact: an upper bound.
+        self.memo: dict[_Pos, tuple[int, tuple[object, ...] | None, bool]] = {}
+        self.rates = _rates(table, self.values)
+
+    def moves(self, pos: _Pos) -> list[tuple[Action, int, int, _Pos]]:
+        """(action, town index or -1, net gold, next position) for every legal action but
+        stop, exactly as the engine allows them."""
+        t = self.t
+        at, direction, turned, own, escort, visited, bonus, hand, gold = pos
+        out: list[tuple[Action, int, int, _Pos]] = []
+        size = len(t.value)
+        if size == 0:
+            target = -1
+        elif at < 0:
+            target = t.start
+        elif turned:
+            target = at
+        else:
+            target = (at + direction) % size
+        if target >= 0:
+            kingdom = t.kingdom[target]
+            protected = escort == kingdom
+            toll = THIEF_TOLL if t.thief[target] and not protected else 0
+            obstacle = 1 if t.obstacle[target] and not protected else 0
+            double = t.doubles[target] and not (t.weak_gold and protected)
+            earned = t.value[target] * (2 if double else 1)
+            new_escort = escort if escort == kingdom else NO_ONE
+            if gold >= toll:
+                visits = []
+                for k in range(NUM_TRANSPORTS):
+                    base = t.costs[target][k]
+                    if base and hand[k] >= base + obstacle:
+                        visits.append((k, base + obstacle))
+                payments: list[tuple[Action, Hand, int]] = []
+                # Cheapest payment first: good journeys found early prune the rest.
+                visits.sort(key=lambda kn: kn[1] * self.values[kn[0]] + kn[1])
+                for k, n in visits:
+                    paid = list(hand)
+                    paid[k] -= n
+                    payments.append((_VISITS[k, n], tuple(paid), 0))
+                if not visits and t.magic_spell and gold >= toll + SPELL_GOLD:
+                    for m in _spells(hand[:NUM_TRANSPORTS]):
+                        paid = [hand[k] - m[k] for k in range(NUM_TRANSPORTS)] + list(hand[7:])
+                        payments.append((Action.spell(m), tuple(paid), SPELL_GOLD))
+                for action, left, spell in payments:
+                    gain = earned - toll - spell
+                    bits = visited | (1 << target)
+                    paid_bonus = bonus
+                    if not bonus and bits == t.all_bits:
+                        gain += ALL_TOWNS_BONUS
+                        paid_bonus = True
+                    elif not bonus and _popcount(t.all_bits & ~bits) > sum(left[:NUM_TRANSPORTS]):
+                        paid_bonus = True  # out of reach: every visit takes a card
+                    if paid_bonus:
+                        bits = 0
+                    nxt = (target, direction, False, own or kingdom == t.traveller,
+                           new_escort, bits, paid_bonus, left, _capped(gold + gain, left))
+                    out.append((action, target, gain, nxt))
+            entering = at < 0 or t.kingdom[at] != kingdom
+            # An escort where no thief or obstacle hinders the traveller can only lose.
+            if self.extras and hand[ESCORT_SLOT] and entering and escort != kingdom \
+                    and kingdom in t.hazards:
+                h = list(hand)
+                h[ESCORT_SLOT] -= 1
+                out.append((_ESCORT, -1, 0, (at, direction, turned, own, kingdom, visited,
+                                             bonus, tuple(h), gold)))
+        if self.extras and hand[REVERSE_SLOT] and own and not turned:
+            h = list(hand)
+            h[REVERSE_SLOT] -= 1
+            out.append((_REVERSE, -1, 0, (at, -direction, True, own, escort, visited, bonus,
+                                          tuple(h), gold)))
+        return out
+
+    def bound(self, pos: _Pos, keep: int) -> int:
+        """At most what ``pos`` can still reach: every card kept, plus for each transport
+        card the best gold a single card of its kind could ever bring (the cheapest visit
+        of the richest town it reaches, no thief, no obstacle), plus the bonus."""
+        hand = pos[7]
+        extra = sum(n * r for n, r in zip(hand, self.rates, strict=False) if n)
+        return keep + math.ceil(extra) + (0 if pos[6] else ALL_TOWNS_BONUS * GOLD_UNIT)
+
+    def best(self, pos: _Pos, alpha: float = -math.inf) -> int:
+        """The best objective from ``pos`` on (stopping counts the cards kept).  Only
+        values above ``alpha`` matter to the caller: a result at or below it is just an
+        upper bound (as in alpha-beta), memoised as such."""
+        hit = self.memo.get(pos)
+        if hit is not None and (hit[2] or hit[0] <= alpha):
+            return hit[0]
+        hand = pos[7]
+        best = sum(v * n for v, n in zip(self.values, hand, strict=True))
+        if best <= alpha:
+            ceiling = self.bound(pos, best)
+            if ceiling <= alpha:
+                self.memo[pos] = (ceiling, None, False)
+                return ceiling
+        floor = max(alpha, best)
+        choice: tuple[object, ...] | None = None
+        for action, town, gain, nxt in self.moves(pos):
+            value = gain * GOLD_UNIT + self.best(nxt, floor - gain * GOLD_UNIT)
+            if value > best:
+                best = value
+                if value > floor:
+                    floor = value
+                    choice = (action, town, gain, nxt)
+        exact = best > alpha
+        self.memo[pos] = (best, choice if exact else None, exact)
+        if self.budget is not None and len(self.memo) > self.budget:
+            raise _OutOfBudget
+        return best
+
+    def walk(self, pos: _Pos) -> tuple[list[Step], _Pos]:
+        """The plan the memo holds from ``pos``."""
+        steps: list[Step] = []
+        while True:
+            entry = self.memo[pos]
+            if entry[1] is None:
+                return steps, pos
+            action, town, gain, nxt = entry[1]
+            assert isinstance(action, Action) and isinstance(town, int)
+            assert isinstance(gain, int)
+            steps.append(Step(action, town, gain))
+            pos = nxt  # type: ignore[assignment]
+
+    def greedy(self, pos: _Pos) -> tuple[list[Step], _Pos]:
+        """A journey one step at a time, each the visit that adds most to the objective
+        at once: the fallback when the exact search is over budget."""
+        steps: list[Step] = []
+        while True:
+            keep = self.keep(pos[7])
+            best: tuple[int, Step, _Pos] | None = None
+            for action, town, gain, nxt in self.moves(pos):
+                value = gain * GOLD_UNIT + self.keep(nxt[7]) - keep
+                if value > 0 and (best is None or value > best[0]):
+                    best = (value, Step(action, town, gain), nxt)
+            if best is None:
+                return steps, pos
+            steps.append(best[1])
+            pos = best[2]
+
+    def keep(self, hand: Hand) -> int:
+        return sum(v * n for v, n in zip(self.values, hand, strict=True))
+
+
+def journey_hand(state: KingOfTheElvesState, p: int) -> Hand:
+    return tuple(state.hands[p][c] for c in JOURNEY_CARDS)
+
+
+def plan_journey(state: KingOfTheElvesState, player: int | None = None,
+                 values: Sequence[int] | None = None,
+                 hand: Sequence[int] | None = None, budget: int | None = BUDGET,
+                 extras: bool = True) -> Plan:
+    """The best journey for ``player`` (default: the player to move).  During the
+    journeys, for the traveller, it continues the journey under way; otherwise it is the
+    journey from the castle over the table as it stands.  ``hand`` replaces the
+    player's journey cards (JOURNEY_CARDS order) for what-if questions.
+
+    ``extras=False`` leaves out escorts and changes of direction: a quicker estimate
+    for the building phase.  Beyond ``budget`` journey positions (very large hands with
+    changes of direction) the exact search gives way to one without escorts and changes
+    of direction, then to a step-by-step walk; ``Plan.exact`` says which answered."""
+    if not isinstance(state, KingOfTheElvesState):
+        raise ElfenlandError("the journey planner plans King of the Elves journeys")
+    p = state.current_player() if player is None else player
+    if not isinstance(p, int) or not 0 <= p < state.n:
+        raise ElfenlandError(f"no player {player!r} to plan a journey for")
+    vals = TIE_BREAK_VALUES if values is None else tuple(values)
+    if len(vals) != len(JOURNEY_CARDS) or min(vals) < 0:
+        raise ElfenlandError(f"card values are {len(JOURNEY_CARDS)} numbers, none negative")
+    table, ring = _table(state, p)
+    cards = journey_hand(state, p) if hand is None else tuple(hand)
+    if len(cards) != len(JOURNEY_CARDS) or min(cards, default=0) < 0:
+        raise ElfenlandError(f"a journey hand is {len(JOURNEY_CARDS)} counts")
+    gold = state.gold[p]
+    if state.phase is Phase.JOURNEY and state.current == p:
+        at = ring.index(state.at) if state.at[0] != NO_ONE else -1
+        bits = 0
+        if not state.bonus_paid:
+            for j, (k, i) in enumerate(ring):
+                if state.visited & town_bit((k, i)):
+                    bits |= 1 << j
+        pos: _Pos = (at, state.direction, state.turned, state.own_visited, state.escort,
+                     bits, state.bonus_paid, cards, _capped(gold, cards))
+    else:
+        pos = (-1, CLOCKWISE, False, False, NO_ONE, 0, False, cards, _capped(gold, cards))
+    for full in (True, False) if extras else (False,):
+        search = _Search(table, vals, budget, full)
+        try:
+            search.best(pos)
+        except _OutOfBudget:
+            continue
+        steps, end = search.walk(pos)
+        exact = full or not extras
+        break
+    else:
+        search = _Search(table, vals, None, extras)
+        steps, end = search.greedy(pos)
+        exact = False
+    if not exact:
+        # The restricted search may be beaten by the step-by-step walk.
+        other, other_end = _Search(table, vals, None, extras).greedy(pos)
+        if _objective(other, other_end, search) > _objective(steps, end, search):
+            steps, end = other, other_end
+    steps.append(Step(_STOP, -1, 0))
+    total = sum(s.gain for s in steps)
+    return Plan(tuple(steps), total, total * GOLD_UNIT + search.keep(end[7]), end[7],
+                tuple(ring), exact)
+
+
+def _objective(steps: list[Step], end: _Pos, search: _Search) -> int:
+    return sum(s.gain for s in steps) * GOLD_UNIT + search.keep(end[7])
