@@ -3,6 +3,7 @@
     python bench/bots.py                  # 200 games per match, as the issue asks
     python bench/bots.py --games 20       # a quick look
     python bench/bots.py --workers 2 --only planner
+    python bench/bots.py --workers 2 --only matches --game elfenland --match search-greedy
 
 Matches (four players, seats rotated, seeds 1..games): greedy against three random bots,
 search against three greedy bots; then the planner's median and worst time over 1,000
@@ -91,13 +92,21 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--search-seconds", type=float, default=None)
     parser.add_argument("--only", choices=("matches", "planner"), default=None)
+    parser.add_argument("--game", choices=("elfenland", "king-of-the-elves"), default=None,
+                        help="play the matches of one game only")
+    parser.add_argument("--match", choices=[f"{me}-{them}" for me, them, _ in MATCHES],
+                        default=None, help="play one match only (e.g. search-greedy)")
     args = parser.parse_args()
     if args.only != "matches":
         planner_times(args.positions)
     if args.only == "planner":
         return 0
     for game in ("elfenland", "king-of-the-elves"):
+        if args.game not in (None, game):
+            continue
         for me, them, target in MATCHES:
+            if args.match not in (None, f"{me}-{them}"):
+                continue
             if not (has_bot(me, game) and has_bot(them, game)):
                 print(f"\n{game}: {me} vs 3 {them}: no {me}/{them} bot for this game yet")
                 continue

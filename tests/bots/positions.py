@@ -14,13 +14,14 @@ KINDS = [t.slug for t in Transport]
 
 
 def random_move_position(rng: random.Random, max_cards: int = 8,
-                         counter_chance: float = 0.5) -> ElfenlandState:
+                         counter_chance: float = 0.5, min_cards: int = 1,
+                         rules: dict[str, object] | None = None) -> ElfenlandState:
     board = load_board()
     n = rng.randint(2, 6)
     me = rng.randrange(n)
     deck = [k for k in range(7) for _ in range((10, 10, 10, 10, 10, 10, 12)[k])]
     hand = {KINDS[k]: 0 for k in range(7)}
-    for k in rng.sample(deck, rng.randint(1, max_cards)):
+    for k in rng.sample(deck, rng.randint(min_cards, max_cards)):
         hand[KINDS[k]] += 1
     hands: list[dict[str, int]] = [{} for _ in range(n)]
     hands[me] = hand
@@ -44,7 +45,7 @@ def random_move_position(rng: random.Random, max_cards: int = 8,
             if "obstacle" not in roads[name]:
                 roads[name]["obstacle"] = p
     towns = [t.id for t in board.towns]
-    doc: dict[str, object] = dict(rng.choice(RULE_CHOICES))
+    doc: dict[str, object] = dict(rng.choice(RULE_CHOICES) if rules is None else rules)
     doc.update(
         players=n, phase="move", current_player=me, starting_player=me, hands=hands,
         roads=roads, boots=[rng.choice(towns) for _ in range(n)],

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
+from positions import random_move_position
 
 import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.elfenland_greedy import ElfenlandGreedyBot, wish
-from elfenland.bots.elfenland_search import ElfenlandSearchBot, candidates, evaluate
+from elfenland.bots.elfenland_search import (
+    ElfenlandSearchBot,
+    candidates,
+    evaluate,
+    move,
+    standing,
+)
+from elfenland.bots.planner import plan_journey
 from elfenland.games.elfenland.state import ElfenlandState
 
 
@@ -83,3 +92,31 @@ def test_evaluation_prefers_the_leader() -> None:
     ahead = load({"players": 2, "phase": "move", "towns": [["beata", "virst"], []]})
     behind = load({"players": 2, "phase": "move", "towns": [[], ["beata", "virst"]]})
     assert evaluate(ahead, 0) > 0.5 > evaluate(behind, 0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_search_moves_collect_as_many_towns_as_the_planner(seed: int) -> None:
+    state = random_move_position(random.Random(70_000 + seed))
+    p = state.current
+    plain = plan_journey(state)
+    placed = plan_journey(state, end_bonus=standing(state, p))
+    assert (placed.new_towns, placed.distance) == (plain.new_towns, plain.distance)
+    assert move(state) in state.legal_actions()
+
+
+def test_standing_counts_towns_still_to_collect_nearby() -> None:
+    state = load({"players": 2, "phase": "move", "towns": [["beata"], []]})
+    board = state.board
+    value = standing(state, 0)
+    beata = next(t for t, town in enumerate(board.towns) if town.id == "beata")
+    # Beata is collected, so it is worth nothing to its neighbours; everything else is
+    # still to collect.
+    for t in range(len(board.towns)):
+        near = [u for u in range(len(board.towns)) if board.distances[t][u] == 1
+                and u not in (board.capital, beata)]
+        far = [u for u in range(len(board.towns)) if board.distances[t][u] == 2
+               and u not in (board.capital, beata)]
+        assert value[t] == 120 * len(near) + 40 * len(far)
+    everything = load({"players": 2, "phase": "move", "towns": [
+        [t.id for i, t in enumerate(board.towns) if i != board.capital], []]})
+    assert set(standing(everything, 0)) == {0}

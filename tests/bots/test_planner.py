@@ -57,6 +57,29 @@ def test_planner_equals_brute_force_crowded_board(seed: int) -> None:
     check_journey(random_move_position(rng, max_cards=7, counter_chance=0.9))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_planner_equals_brute_force_big_moon_hands(seed: int) -> None:
+    # Nine or ten cards and caravans on a crowded board: the deferred choice of the
+    # cards caravans and boatmen take must still find the best hand.
+    rng = random.Random(40_000 + seed)
+    check_journey(random_move_position(rng, max_cards=10, min_cards=9, counter_chance=0.8,
+                                       rules={"rules": "moon"}))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_planner_with_end_bonus_equals_brute_force(seed: int) -> None:
+    rng = random.Random(50_000 + seed)
+    state = random_move_position(rng, max_cards=7)
+    bonus = [rng.choice((0, 0, 50, 150, 400)) for _ in state.board.towns]
+    j = plan_journey(state, end_bonus=bonus)
+    end = j.towns[-1] if j.towns else state.boots[state.current]
+    assert (j.new_towns, -(j.distance or 0), j.usefulness + bonus[end]) == brute_best(
+        state, bonus)
+    after = play(state, j.texts)
+    assert after.visited[state.current].bit_count() - state.visited[
+        state.current].bit_count() == j.new_towns
+
+
 def test_rulebook_feodor_lapphalya_virst() -> None:
     state = load({
         "hands": [{"dragon": 3, "elfcycle": 1}, {}], "boots": ["feodor", "elvenhold"],
@@ -170,6 +193,8 @@ def test_bad_player_is_a_typed_error() -> None:
         plan_journey(state, player=5)
     with pytest.raises(ElfenlandError):
         plan_journey(state, preference=(1, 2))
+    with pytest.raises(ElfenlandError):
+        plan_journey(state, end_bonus=[1, 2])
 
 
 def test_describe_for_the_preview() -> None:

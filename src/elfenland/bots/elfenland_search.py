@@ -1,6 +1,6 @@
 """The search Elfenland bot: Information-Set Monte Carlo Tree Search for the placement
-phase, where players interact most; the greedy bot's choices elsewhere (its draws, keeps
-and discards, and the exact planner for moving).
+phase, where players interact most; the greedy bot's draws, keeps and discards; and for
+moving, the exact planner told where it is good to stand for the next round (``move``).
 
 Each iteration deals the hidden parts again (``resample_from_infostate``: other hands,
 secret counters, the face-down pile, other town cards), so the bot never reads what its
@@ -31,7 +31,7 @@ from ..core.rng import Rng
 from ..core.transport import COST_TABLE, Transport
 from ..games.elfenland.actions import Action, Kind
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
-from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds, wish
+from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds, preference_for, wish
 from .planner import Journey, plan_journey
 
 #: Phases the tree searches; the others are played by the greedy bot and the planner.
@@ -40,6 +40,9 @@ SEARCHED = (Phase.PLACE,)
 MARGIN_SCALE = 4.0
 EXPLORATION = 0.7
 MAX_CANDIDATES = 5
+#: What ending a journey beside a town still to collect is worth, by links away (1, 2),
+#: on the planner's scale where a card kept is worth about 100.
+STANDING_BONUS = (120, 40)
 #: How much better on average (reward in [0, 1]) a root action must do than the greedy
 #: choice to be played instead: search noise must not undo the greedy bot's sense.
 DEVIATION = 0.03
@@ -93,6 +96,28 @@ class _FastPolicy:
         if s.phase is Phase.KEEP:
             return self.keeper.keep(s, legal)
         return legal[rng.randrange(len(legal))]
+
+
+def standing(s: ElfenlandState, p: int) -> list[int]:
+    """Per town, what ending the move there is worth for the next round: the towns
+    still to collect one or two links away.  (Towns the journey itself collects still
+    count: a cheap estimate the planner can use as a fixed table.)"""
+    board = s.board
+    d = board.distances
+    todo = [u for u in range(len(board.towns))
+            if u != board.capital and not s.visited[p] >> u & 1]
+    near, far = STANDING_BONUS
+    return [sum(near if d[t][u] == 1 else far if d[t][u] == 2 else 0 for u in todo)
+            for t in range(len(board.towns))]
+
+
+def move(s: ElfenlandState) -> Action:
+    """The planner's journey, and of the journeys collecting as many towns (and ending
+    as near the town card), one ending where the next round looks best; in the last
+    round only the cards kept break ties, as the greedy bot does."""
+    p = s.current
+    bonus = standing(s, p) if s.round < s.rules.rounds else None
+    return plan_journey(s, p, preference=preference_for(s, p), end_bonus=bonus).actions[0]
 
 
 def evaluate(s: ElfenlandState, me: int) -> float:
@@ -176,7 +201,11 @@ class ElfenlandSearchBot:
         legal = state.legal_actions()
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
-        if len(legal) == 1 or state.phase not in SEARCHED:
+        if len(legal) == 1:
+            return legal[0]
+        if state.phase is Phase.MOVE and not state.discarding:
+            return move(state)
+        if state.phase not in SEARCHED:
             return self.greedy.choose(state)
         roots = candidates(state, self.greedy)
         if len(roots) == 1:

@@ -14,18 +14,29 @@ default preference (``PREFERENCE``) ranks rafts first (they need no counter, a r
 always there), then the transports that are cheap on the most terrains (dragon, unicorn,
 elfcycle, giant pig, troll wagon, magic cloud).  Bots may pass their own preference.
 
-The search is exhaustive, so the answer is exact: a depth-first search over
-(town, hand, towns collected), memoised, trying every step the engine would allow from
-each town — the normal payment from ``state.step_cost``, every multiset of cards a
-caravan (``state.caravan_size``) or the boatmen could take.  Every step costs at least
-one card, so the search ends; hands are seven counts, so it stays small.
+The search is exhaustive, so the answer is exact: a depth-first search, memoised,
+trying every step the engine would allow from each town — the normal payment from
+``state.step_cost``, and any cards for a caravan (``state.caravan_size``) or the
+boatmen.  Every step costs at least one card, so the search ends.
+
+Which cards a caravan or the boatmen take is decided only once the journey is known.
+For a fixed sequence of steps, let N be what its normal payments take (per kind) and A
+how many cards its any-cards steps take.  It can be paid from hand H exactly when
+N <= H kind by kind and |N| + A <= |H| (cards are never gained during a move; giving, at
+each any-cards step, cards of R, the A least preferred cards of H - N, leaves every
+later payment payable).  And H - N less R is the best hand it can leave: any other
+hand left is H - N less some A cards, and position by position in order of preference
+its cards are no more preferred, so keeping the ``hand_limit`` best is worth no more.
+So a search state is (town, H - N so far, A so far, towns collected): one child per
+caravan instead of one per multiset of cards, with exactly the same best journeys.
 """
 
 from __future__ import annotations
 
+import heapq
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
@@ -189,177 +200,211 @@ def edges_of(state: ElfenlandState, wild_kinds: Sequence[int] = (),
 
 
 class _Search:
-    """One planning problem: fixed edges and scoring, a memo over (town, hand, visited)."""
+    """One planning problem: fixed edges and scoring, a memo over the search states.
+
+    A state is (town, hand, owed, visited).  Caravans and the boatmen take *any* cards,
+    and which ones is decided only once the journey is complete (see ``plan_journey``):
+    ``hand`` is the starting hand less the normal payments so far, ``owed`` the number
+    of cards the any-cards steps so far will take from it.  The cards kept at the end
+    are then ``hand`` less its ``owed`` least preferred cards."""
 
     def __init__(self, edges: list[list[Edge]], capital: int, target: int | None,
                  distances: Sequence[Sequence[int]], limit: int,
-                 preference: Sequence[int], max_cards: int) -> None:
+                 preference: Sequence[int], max_cards: int,
+                 end_bonus: Sequence[int] | None = None) -> None:
         self.edges = edges
         self.capital = capital
         self.target = target
         self.distances = distances
         self.limit = limit
         self.preference = preference
-        self.u_span = max_cards * (CARD_VALUE + max(preference)) + 1
+        #: Card kinds, least preferred first: the ones owed cards are taken from.
+        self.cheapest_first = sorted(range(NUM_KINDS), key=lambda k: (preference[k], k))
+        bonus = [0] * len(distances) if end_bonus is None else list(end_bonus)
+        self.u_span = max_cards * (CARD_VALUE + max(preference)) + max(bonus) + 1
         self.d_span = 1000
         self.town_unit = self.u_span * self.d_span
-        self.memo: dict[tuple[int, CardCounts, int],
-                        tuple[int, Edge | None, CardCounts, bool]] = {}
-        self._useful: dict[CardCounts, int] = {}
-        self._payments: dict[tuple[CardCounts, int], list[tuple[CardCounts, CardCounts]]] = {}
+        self.memo: dict[tuple[int, CardCounts, int, int],
+                        tuple[int, Edge | None, bool, bool]] = {}
+        self._useful: dict[tuple[CardCounts, int], int] = {}
         self.all_towns = ((1 << len(distances)) - 1) & ~(1 << capital)
         #: within[t][c]: the towns that t's boot could reach with c cards at most.
         #: nearest[t]: (cheapest cost, town) from t, cheapest first.
-        self.within, self.nearest = _within(edges, max_cards)
-        #: ceil[t][c]: the most the distance part can be worth from t with c cards left
-        #: (each card takes the boot at most one link nearer the town card).
-        self.ceil = [[(self.d_span - 1 - (0 if target is None
-                                          else max(0, distances[t][target] - c))) * self.u_span
-                      for c in range(max_cards + 1)] for t in range(len(distances))]
+        #: entry: (cost, the towns no step enters for less), cheapest first.
+        self.within, self.nearest, self.entry = _reach(edges, max_cards)
+        #: place[t]: what ending in t is worth, above the cards kept.
+        self.place = [(self.d_span - 1 - (0 if target is None else distances[t][target]))
+                      * self.u_span + bonus[t] for t in range(len(distances))]
+        #: ceil[t][c]: the most the place can be worth from t with c cards left (each
+        #: card takes the boot at most one link on).
+        if end_bonus is None:
+            self.ceil = [[(self.d_span - 1 - (0 if target is None
+                                              else max(0, distances[t][target] - c)))
+                          * self.u_span for c in range(max_cards + 1)]
+                         for t in range(len(distances))]
+        else:
+            towns = range(len(distances))
+            self.ceil = [[max(self.place[u] for u in towns if distances[t][u] <= c)
+                          for c in range(max_cards + 1)] for t in towns]
 
-    def end_value(self, town: int, hand: CardCounts) -> int:
-        u = self.useful(hand)
-        d = 0 if self.target is None else self.distances[town][self.target]
-        return (self.d_span - 1 - d) * self.u_span + u
+    def kept(self, hand: CardCounts, owed: int) -> CardCounts:
+        """The hand once its ``owed`` least preferred cards are given."""
+        h = list(hand)
+        for k in self.cheapest_first:
+            if not owed:
+                break
+            take = min(owed, h[k])
+            h[k] -= take
+            owed -= take
+        return tuple(h)
 
-    def useful(self, hand: CardCounts) -> int:
-        u = self._useful.get(hand)
+    def useful(self, hand: CardCounts, owed: int) -> int:
+        """Usefulness of the best hand left after giving ``owed`` cards: also a bound on
+        what any journey from here keeps, as its cards are among those."""
+        key = (hand, owed)
+        u = self._useful.get(key)
         if u is None:
-            u = usefulness(hand, self.limit, self.preference)
-            self._useful[hand] = u
+            u = usefulness(self.kept(hand, owed), self.limit, self.preference)
+            self._useful[key] = u
         return u
 
     def more_towns(self, to: int, left: int, open_towns: int) -> int:
-        """At most how many new towns a journey from ``to`` with ``left`` cards can add:
-        the first costs at least the cheapest way to any uncollected town, each further
-        one at least a card more, and only towns within reach count."""
+        """At most how many new towns a journey from ``to`` with ``left`` cards can add.
+        Only towns within reach count; the first costs at least the way to the nearest,
+        each further one at least a card more; and each is entered by a step costing at
+        least the cheapest step into it, so those cheapest entries must fit the cards."""
+        cand = self.within[to][left] & open_towns
+        if not cand:
+            return 0
+        first = 0
         for c, u in self.nearest[to]:
-            if c > left:
-                return 0
-            if open_towns >> u & 1:
-                return min(left - c + 1, (self.within[to][left] & open_towns).bit_count())
-        return 0
+            if cand >> u & 1:
+                first = c
+                break
+        m = 0
+        budget = left
+        for c, mask in self.entry:
+            k = (cand & mask).bit_count()
+            if k:
+                take = min(k, budget // c)
+                m += take
+                budget -= take * c
+                if take < k:
+                    break
+        return min(m, left - first + 1)
 
-    def payments(self, hand: CardCounts, size: int) -> list[tuple[CardCounts, CardCounts]]:
-        """Any-cards payments, those leaving the most useful hand first."""
-        key = (hand, size)
-        hit = self._payments.get(key)
-        if hit is None:
-            hit = sorted(_payments(hand, size), key=lambda pc: -self.useful(pc[1]))
-            self._payments[key] = hit
-        return hit
+    def key(self, town: int, hand: CardCounts, owed: int,
+            visited: int) -> tuple[int, CardCounts, int, int]:
+        """The memo key: collected towns out of reach cannot change what is left to
+        gain, so they are left out (more states share an answer)."""
+        return (town, hand, owed, visited & self.within[town][sum(hand) - owed])
 
-    def best(self, town: int, hand: CardCounts, visited: int, alpha: int = -1) -> int:
+    def best(self, town: int, hand: CardCounts, owed: int, visited: int,
+             alpha: int = -1) -> int:
         """The best value from here if it is above ``alpha``; otherwise ``alpha``, meaning
         "no better than alpha" (a fail-low, as in alpha-beta search).
 
-        Children that cannot beat the threshold (even collecting a new town with every
-        card left, ending on the town card and keeping every card) are not searched.
-        Exact values and fail-lows are memoised apart, so the root, searched with no
-        threshold, gets the exact best and its journey."""
-        key = (town, hand, visited)
+        Children are searched best bound first, and not at all once their bound (a new
+        town for every reachable one the cards left can pay for, ending on the town
+        card, keeping the best cards) cannot beat the threshold.  Exact values and
+        fail-lows are memoised apart, so the root, searched with no threshold, gets the
+        exact best and its journey."""
+        left = sum(hand) - owed
+        key = (town, hand, owed, visited & self.within[town][left])
         hit = self.memo.get(key)
         if hit is not None:
             value, exact = hit[0], hit[3]
             if exact or value <= alpha:
                 return value
-        top = self.end_value(town, hand)
+        top = self.place[town] + self.useful(hand, owed)
+        floor = top if top > alpha else alpha
         choice: Edge | None = None
-        paid_best: CardCounts = ()
-        total = sum(hand)
+        choice_any = False
         capital = self.capital
         unit = self.town_unit
         ceil = self.ceil
         open_towns = self.all_towns & ~visited
-        edges = self.edges[town]
-        # New towns first: a good journey found early prunes the rest.
-        ordered = ([e for e in edges if open_towns >> e.to & 1]
-                   + [e for e in edges if not open_towns >> e.to & 1])
-        for e in ordered:
-            if hand[e.kind] < e.n:
-                continue
+        children: list[tuple[int, int, int, Edge, bool, CardCounts, int]] = []
+        for i, e in enumerate(self.edges[town]):
             to = e.to
             bit = 0 if to == capital else 1 << to
-            gain = unit if bit and not visited & bit else 0
-            h = list(hand)
-            h[e.kind] -= e.n
-            child = tuple(h)
-            left = total - e.n
-            more = self.more_towns(to, left, open_towns & ~bit)
-            threshold = top if top > alpha else alpha
-            if gain + more * unit + ceil[to][left] + self.useful(child) <= threshold:
-                continue
-            v = self.best(to, child, visited | bit, threshold - gain) + gain
-            if v > threshold:
-                top, choice = v, e
-                paid_best = _normal_paid(e)
-        for e in ordered:
+            gain = unit if open_towns & bit else 0
+            rest = open_towns & ~bit
+            k, n = e.kind, e.n
+            if hand[k] >= n and left >= n:
+                h = list(hand)
+                h[k] -= n
+                child = tuple(h)
+                bound = (gain + self.more_towns(to, left - n, rest) * unit
+                         + ceil[to][left - n] + self.useful(child, owed))
+                if bound > floor:
+                    children.append((bound, i, gain, e, False, child, owed))
             size = e.any_cards
-            if not size or total < size:
+            if size and left >= size:
+                bound = (gain + self.more_towns(to, left - size, rest) * unit
+                         + ceil[to][left - size] + self.useful(hand, owed + size))
+                if bound > floor:
+                    children.append((bound, i, gain, e, True, hand, owed + size))
+        # New towns first (of equal journeys, the one collecting soonest is kept), then
+        # the most promising.
+        children.sort(key=lambda c: (-c[2], -c[0], c[1], c[4]))
+        for bound, _, gain, e, any_cards, child, child_owed in children:
+            threshold = top if top > alpha else alpha
+            if bound <= threshold:
                 continue
-            to = e.to
-            bit = 0 if to == capital else 1 << to
-            gain = unit if bit and not visited & bit else 0
-            left = total - size
-            more = self.more_towns(to, left, open_towns & ~bit)
-            reach = gain + more * unit + ceil[to][left]
-            if reach + self.useful(hand) <= (top if top > alpha else alpha):
-                continue
-            nvis = visited | bit
-            for pay, child in self.payments(hand, size):
-                threshold = top if top > alpha else alpha
-                if reach + self.useful(child) <= threshold:
-                    continue
-                v = self.best(to, child, nvis, threshold - gain) + gain
-                if v > threshold:
-                    top, choice, paid_best = v, e, pay
+            bit = 0 if e.to == capital else 1 << e.to
+            v = self.best(e.to, child, child_owed, visited | bit, threshold - gain) + gain
+            if v > threshold:
+                top, choice, choice_any = v, e, any_cards
         if top > alpha:
-            self.memo[key] = (top, choice, paid_best, True)
+            self.memo[key] = (top, choice, choice_any, True)
             return top
-        self.memo[key] = (alpha, None, (), False)
+        self.memo[key] = (alpha, None, False, False)
         return alpha
 
 
-def _within(edges: list[list[Edge]], max_cards: int
-            ) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
-    """For each town: the towns a journey could reach with c cards at most, for every c,
-    and the other towns by how many steps they are (fewest first).  Every step costs at
-    least one card and roads without a counter do not count: a bound on any journey."""
+def _reach(edges: list[list[Edge]], max_cards: int) -> tuple[
+        list[list[int]], list[list[tuple[int, int]]], list[tuple[int, int]]]:
+    """Bounds on any journey, from the cheapest price of every step (normal or any
+    cards): for each town, the towns reachable with c cards at most for every c, and the
+    other towns by their cheapest cost; and the towns grouped by the cheapest step
+    entering them.  Roads without a counter have no step, so they do not count."""
     n = len(edges)
+    price = [[min(e.n, e.any_cards or e.n) for e in es] for es in edges]
     within: list[list[int]] = []
     nearest: list[list[tuple[int, int]]] = []
     for start in range(n):
-        steps = [-1] * n
-        steps[start] = 0
-        frontier = [start]
-        masks = [1 << start]
-        order: list[tuple[int, int]] = []
-        d = 0
-        while frontier and d < max_cards:
-            d += 1
-            nxt = []
-            for t in frontier:
-                for e in edges[t]:
-                    if steps[e.to] < 0:
-                        steps[e.to] = d
-                        nxt.append(e.to)
-                        order.append((d, e.to))
-            mask = masks[-1]
-            for u in nxt:
-                mask |= 1 << u
-            masks.append(mask)
-            frontier = nxt
-        masks += [masks[-1]] * (max_cards + 1 - len(masks))
+        cost = [max_cards + 1] * n
+        cost[start] = 0
+        heap = [(0, start)]
+        while heap:
+            c, t = heapq.heappop(heap)
+            if c > cost[t]:
+                continue
+            for e, p in zip(edges[t], price[t], strict=True):
+                if c + p < cost[e.to]:
+                    cost[e.to] = c + p
+                    heapq.heappush(heap, (c + p, e.to))
+        masks = [0] * (max_cards + 1)
+        order = sorted((cost[t], t) for t in range(n) if t != start and cost[t] <= max_cards)
+        for c, t in order:
+            masks[c] |= 1 << t
+        acc = 1 << start
+        for c in range(max_cards + 1):
+            acc |= masks[c]
+            masks[c] = acc
         within.append(masks)
         nearest.append(order)
-    return within, nearest
-
-
-@lru_cache(maxsize=65536)
-def _payments(hand: CardCounts, size: int) -> tuple[tuple[CardCounts, CardCounts], ...]:
-    """(cards given, hand left) for every any-cards payment of ``size``."""
-    return tuple((pay, tuple(a - b for a, b in zip(hand, pay, strict=True)))
-                 for pay in sub_multisets(hand, size))
+    cheapest_in = [0] * n
+    for t, es in enumerate(edges):
+        for e, p in zip(es, price[t], strict=True):
+            if not cheapest_in[e.to] or p < cheapest_in[e.to]:
+                cheapest_in[e.to] = p
+    groups: dict[int, int] = {}
+    for t, c in enumerate(cheapest_in):
+        if c:
+            groups[c] = groups.get(c, 0) | 1 << t
+    return within, nearest, sorted(groups.items())
 
 
 def _normal_paid(e: Edge) -> CardCounts:
@@ -371,7 +416,8 @@ def _normal_paid(e: Edge) -> CardCounts:
 def plan_journey(state: ElfenlandState, player: int | None = None,
                  preference: Sequence[int] = PREFERENCE,
                  use_destination: bool | None = None,
-                 wild_kinds: Sequence[int] = (), any_cards: bool = True) -> Journey:
+                 wild_kinds: Sequence[int] = (), any_cards: bool = True,
+                 end_bonus: Sequence[int] | None = None) -> Journey:
     """The best journey (see the module doc) for ``player`` (default: the one to act)
     from where their boot stands, with their hand and the counters on the board.
 
@@ -379,7 +425,13 @@ def plan_journey(state: ElfenlandState, player: int | None = None,
     (when ``state`` is in the move phase and it is that player's turn).  With them, the
     journey may also cross empty roads as if the player had placed a counter of one of
     those kinds there: an estimate of what the player's counters are worth.
-    ``any_cards=False`` leaves out caravans and the boatmen (a faster estimate)."""
+    ``any_cards=False`` leaves out caravans and the boatmen (a faster estimate).
+    ``end_bonus``: a value (0 or more, per town) for ending the journey there, between
+    the town card and the cards kept: a bot's sense of where to stand for the next
+    round (on a scale where a card kept is worth about ``CARD_VALUE``)."""
+    if end_bonus is not None and (len(end_bonus) != len(state.board.towns)
+                                  or min(end_bonus) < 0):
+        raise ElfenlandError("an end bonus gives one number (0 or more) per town")
     p = state.current if player is None else player
     if not 0 <= p < state.num_players:
         raise ElfenlandError(f"no player {player}")
@@ -394,26 +446,43 @@ def plan_journey(state: ElfenlandState, player: int | None = None,
     if sum(hand) + 50 > sys.getrecursionlimit():
         sys.setrecursionlimit(sum(hand) + 100)
     town, visited = state.boots[p], state.visited[p]
-    floor = -1
-    if any(e.any_cards for es in edges for e in es):
-        # The best journey without caravans or boatmen is quick to find and can be
-        # played, so the full search need only look for journeys at least as good.
-        plain = [[replace(e, any_cards=0) for e in es] for es in edges]
-        first = _Search(plain, board.capital, target, board.distances, state.rules.hand_limit,
-                        preference, sum(hand))
-        floor = first.best(town, hand, visited) - 1
     search = _Search(edges, board.capital, target, board.distances,
-                     state.rules.hand_limit, preference, sum(hand))
-    search.best(town, hand, visited, floor)
-    steps: list[Step] = []
+                     state.rules.hand_limit, preference, sum(hand), end_bonus)
+    search.best(town, hand, 0, visited)
+    # Walk the best journey, then choose the cards its any-cards steps give: the least
+    # preferred of what its normal payments leave.  Giving them in the journey's order
+    # is legal, as every later normal payment is made from the other cards.
+    path: list[tuple[Edge, bool]] = []
+    owed = 0
     new = 0
+    here, left, seen = town, hand, visited
     while True:
-        _, e, paid, _ = search.memo[(town, hand, visited)]
+        _, e, any_step, _ = search.memo[search.key(here, left, owed, seen)]
         if e is None:
             break
+        path.append((e, any_step))
+        if any_step:
+            owed += e.any_cards
+        else:
+            left = tuple(c - e.n if k == e.kind else c for k, c in enumerate(left))
         bit = 0 if e.to == board.capital else 1 << e.to
-        if bit and not visited & bit:
+        if bit and not seen & bit:
             new += 1
+        here, seen = e.to, seen | bit
+    final = search.kept(left, owed)
+    given = [a - b for a, b in zip(left, final, strict=True)]
+    steps: list[Step] = []
+    for e, any_step in path:
+        paid = _normal_paid(e)
+        if any_step:
+            chosen = [0] * NUM_KINDS
+            size = e.any_cards
+            for k in search.cheapest_first:
+                take = min(size, given[k])
+                chosen[k] = take
+                given[k] -= take
+                size -= take
+            paid = tuple(chosen)
         if e.wild:
             action = _wild_action(e)
         elif paid == _normal_paid(e):
@@ -421,11 +490,9 @@ def plan_journey(state: ElfenlandState, player: int | None = None,
         else:
             action = Action.move(e.route, e.direction, e.pay, paid)
         steps.append(Step(action, e.to, paid))
-        hand = tuple(a - b for a, b in zip(hand, paid, strict=True))
-        town, visited = e.to, visited | bit
-    distance = None if target is None else board.distances[town][target]
-    return Journey(p, tuple(steps), new, distance, hand,
-                   usefulness(hand, state.rules.hand_limit, preference))
+    distance = None if target is None else board.distances[here][target]
+    return Journey(p, tuple(steps), new, distance, final,
+                   usefulness(final, state.rules.hand_limit, preference))
 
 
 def _wild_action(e: Edge) -> Action:
