@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from .errors import SerializationError
+from .errors import ElfenlandError, PositionError, SerializationError
 from .game import GameState, JSONDict
 
 S = TypeVar("S", bound=GameState)
@@ -47,3 +47,21 @@ def load_game(text: str, game: str, title: str, new_state: Callable[[JSONDict], 
     except (ValueError, KeyError, TypeError) as exc:
         raise SerializationError(f"corrupt saved game: {exc}") from None
     return state
+
+
+def build_position(doc: object, fmt: str, build: Callable[[JSONDict], S]) -> S:
+    """Check a position document's shape and format, then build it; whatever goes wrong
+    inside ``build`` comes out as one ``PositionError`` saying what."""
+    if not isinstance(doc, dict):
+        raise PositionError("a position is a JSON object")
+    found = doc.get("format", fmt)
+    if found != fmt:
+        raise PositionError(f"unknown position format {found!r}")
+    try:
+        return build(doc)
+    except PositionError:
+        raise
+    except ElfenlandError as exc:
+        raise PositionError(str(exc)) from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise PositionError(f"bad position: {exc!r}") from None

@@ -15,6 +15,7 @@ from typing import Any
 from ...core.errors import ElfenlandError, PositionError
 from ...core.game import TERMINAL, JSONDict
 from ...core.rng import Rng
+from ...core.saving import build_position
 from ...core.transport import COST_TABLE, Transport
 from .actions import route_text
 from .rules import Rules, make_rules
@@ -116,19 +117,7 @@ def _per_player(doc: JSONDict, key: str, n: int, default: Any) -> list[Any]:
 
 def from_position(doc: JSONDict) -> ElfenlandState:
     """Build a state from a position document (raises ``PositionError``)."""
-    if not isinstance(doc, dict):
-        raise PositionError("a position is a JSON object")
-    fmt = doc.get("format", FORMAT)
-    if fmt != FORMAT:
-        raise PositionError(f"unknown position format {fmt!r}")
-    try:
-        return _build(doc)
-    except PositionError:
-        raise
-    except ElfenlandError as exc:
-        raise PositionError(str(exc)) from None
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise PositionError(f"bad position: {exc!r}") from None
+    return build_position(doc, FORMAT, _build)
 
 
 def _build(doc: JSONDict) -> ElfenlandState:

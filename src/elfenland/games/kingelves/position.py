@@ -16,6 +16,7 @@ from typing import Any
 from ...core.errors import ElfenlandError, PositionError
 from ...core.game import TERMINAL, JSONDict
 from ...core.rng import Rng
+from ...core.saving import build_position
 from .cards import NUM_KINDS, TOWN_KINDS, Card, card_from_text, counts_to_dict, obstacle_for
 from .rules import BANNERS, BUY_PRICES, ROUNDS, Rules, kingdom_size, make_rules
 from .state import (
@@ -96,19 +97,7 @@ def to_position(s: KingOfTheElvesState) -> JSONDict:
 
 def from_position(doc: JSONDict) -> KingOfTheElvesState:
     """Build a state from a position document (raises ``PositionError``)."""
-    if not isinstance(doc, dict):
-        raise PositionError("a position is a JSON object")
-    fmt = doc.get("format", FORMAT)
-    if fmt != FORMAT:
-        raise PositionError(f"unknown position format {fmt!r}")
-    try:
-        return _build(doc)
-    except PositionError:
-        raise
-    except ElfenlandError as exc:
-        raise PositionError(str(exc)) from None
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        raise PositionError(f"bad position: {exc!r}") from None
+    return build_position(doc, FORMAT, _build)
 
 
 def _counts(value: Any, what: str) -> list[int]:
