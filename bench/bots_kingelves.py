@@ -3,6 +3,7 @@
     python bench/bots_kingelves.py                        # 200 games per match
     python bench/bots_kingelves.py --games 40 --workers 2 --search-seconds 0.3
     python bench/bots_kingelves.py --only planner --positions 1000
+    python bench/bots_kingelves.py --only planner --dump-slowest /tmp/slow.json
     python bench/bots_kingelves.py --budget 1500          # stop each match after 25 min
 
 Matches (four players, seats rotated, game i from seed i + 1): greedy against three
@@ -17,6 +18,7 @@ the count says how many that was.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
@@ -120,7 +122,9 @@ def journey_positions(count: int) -> list[KingOfTheElvesState]:
     return out
 
 
-def planner_times(count: int) -> None:
+def planner_times(count: int, dump: str | None = None) -> None:
+    """``dump``: a file for the ten slowest positions (position documents, slowest
+    first, each with its time), to study or replay them."""
     positions = journey_positions(count)
     times = []
     inexact = 0
@@ -130,6 +134,11 @@ def planner_times(count: int) -> None:
         times.append(time.perf_counter() - t0)
         inexact += not plan.exact
     cards = [sum(s.hands[s.current]) for s in positions]
+    if dump is not None:
+        slowest = sorted(range(len(times)), key=lambda i: -times[i])[:10]
+        with open(dump, "w", encoding="utf-8") as f:
+            json.dump([{"index": i, "ms": round(times[i] * 1000, 2),
+                        "position": positions[i].to_position()} for i in slowest], f)
     times.sort()
     print(f"\njourney planner over {len(times)} journey positions from bot games "
           f"(hands of {min(cards)}–{max(cards)} cards): "
@@ -150,9 +159,11 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=None,
                         help="wall seconds per match; unfinished games are left out")
     parser.add_argument("--only", choices=("matches", "planner"), default=None)
+    parser.add_argument("--dump-slowest", metavar="FILE", default=None,
+                        help="write the planner's ten slowest positions to FILE (JSON)")
     args = parser.parse_args()
     if args.only != "matches":
-        planner_times(args.positions)
+        planner_times(args.positions, args.dump_slowest)
     if args.only == "planner":
         return 0
     for me, them, target in MATCHES:

@@ -80,6 +80,25 @@ def test_rulebook_third_example() -> None:
     assert plan.gold >= 39
 
 
+@pytest.mark.parametrize("hand", [{"raft": 2, "giant-pig": 4},
+                                  {"raft": 2, "giant-pig": 4, "elfcycle": 4},
+                                  {"raft": 3, "giant-pig": 4}])
+@pytest.mark.parametrize("raft", [400, 1500])
+def test_planner_pays_by_spell_once_a_kind_runs_out(hand: dict[str, int], raft: int) -> None:
+    """A river then a lake with two rafts: the raft pays the river, and the lake, no
+    longer payable with rafts, takes a spell of cards worth nothing (its bounds must not
+    assume the rafts that paid the river still pay for the lake)."""
+    doc = {"format": "king-of-the-elves-position/1", "players": 2,
+           "options": {"magic_spell": True}, "phase": "journey", "dragon": 0,
+           "current_player": 0, "kingdoms": [[{"town": "river"}], [{"town": "lake"}]],
+           "hands": [hand, {}], "gold": [12, 0]}
+    state = elfenland.load_position(doc)
+    assert isinstance(state, KingOfTheElvesState)
+    values = (0,) * 6 + (raft, 0, 0)
+    plan = plan_journey(state, values=values)
+    assert plan.value == brute_best(state, values)
+
+
 def test_planner_refuses_bad_input() -> None:
     state = elfenland.new_game(GAME, players=3, seed=1)
     assert isinstance(state, KingOfTheElvesState)

@@ -7,7 +7,11 @@ the direction, a change of direction just played, whether a town of their own ki
 has been visited, the escort, the towns visited while the bonus is still open, the
 transport, escort and change-of-direction cards left, and the gold as far as thieves and
 the spell can tell it apart), memoised on that state.  Every step spends a card, so the
-search ends.
+search ends.  It is a branch and bound: a position is left unexplored when an upper
+bound on what it can still bring shows it cannot beat the best journey found.  The
+bounds relax the journey: each card at its best rate, and a walk round the ring (the
+way a journey must go, with its changes of direction and escorts) where every town is
+paid for with its fewest cards and the kinds of the cards are forgotten.
 
 "Best" is one number: ``GOLD_UNIT`` per gold of net gain (towns, doubled towns, the
 bonus, less thieves and spells) plus, for every card still in hand at the end, its
@@ -31,7 +35,7 @@ from itertools import combinations_with_replacement
 from typing import Final
 
 from ..core.errors import ElfenlandError
-from ..core.transport import COST_TABLE, Transport
+from ..core.transport import COST_TABLE, Terrain, Transport
 from ..games.kingelves.actions import Action, Kind
 from ..games.kingelves.cards import TRANSPORT_BASE, Card, town_value
 from ..games.kingelves.rules import ALL_TOWNS_BONUS, SPELL_CARDS, SPELL_GOLD, THIEF_TOLL
@@ -59,8 +63,12 @@ NUM_TRANSPORTS: Final = 7
 GOLD_CAP: Final = THIEF_TOLL + SPELL_GOLD
 #: Default value of a card kept: the tie-break "fewest cards spent".
 TIE_BREAK_VALUES: Final = (1,) * len(JOURNEY_CARDS)
+#: Journey positions the search remembers before its bounds walk the ring (see
+#: ``_Search.bound``): a smaller search is over before that would pay.
+WALKS_AFTER: Final = 32
 #: Journey positions the exact search may remember before it gives way to a fallback
-#: (about half a second; no game the bench plays comes near it).
+#: (a second or so, met only with hands of 20 cards and more; the bench's games need
+#: at most a few hundred).
 BUDGET: Final = 25_000
 
 Hand = tuple[int, ...]
@@ -144,8 +152,8 @@ class _Table:
 
 
 @cache
-def _spells(hand7: Hand) -> tuple[Hand, ...]:
-    """Every way to pay a spell's 4 transport cards from these counts."""
+def _spells(hand7: Hand) -> tuple[tuple[Hand, Action], ...]:
+    """Every way to pay a spell's 4 transport cards from these counts, with its action."""
     kinds = [k for k in range(NUM_TRANSPORTS) if hand7[k]]
     out = []
     for combo in combinations_with_replacement(kinds, SPELL_CARDS):
@@ -153,12 +161,8 @@ def _spells(hand7: Hand) -> tuple[Hand, ...]:
         for c in combo:
             counts[c] += 1
         if all(counts[k] <= hand7[k] for k in range(NUM_TRANSPORTS)):
-            out.append(tuple(counts))
+            out.append((tuple(counts), Action.spell(tuple(counts))))
     return tuple(out)
-
-
-def _popcount(bits: int) -> int:
-    return bin(bits).count("1")
 
 
 def _capped(gold: int, hand: Hand) -> int:
@@ -174,6 +178,11 @@ _VISITS = {(k, n): Action.visit(Card(TRANSPORT_BASE + k), n)
            for k in range(NUM_TRANSPORTS) for n in (1, 2, 3)}
 
 
+#: Per terrain, the cards each transport needs there (0: it cannot go).
+_COSTS: Final[dict[int, tuple[int, ...]]] = {
+    terrain: tuple(COST_TABLE[t][terrain] or 0 for t in Transport) for terrain in Terrain}
+
+
 def _table(state: KingOfTheElvesState, p: int) -> tuple[_Table, list[tuple[int, int]]]:
     ring = [(k, i) for k in range(state.n) for i in range(len(state.kingdoms[k]))]
     rules = state.rules
@@ -183,7 +192,7 @@ def _table(state: KingOfTheElvesState, p: int) -> tuple[_Table, list[tuple[int, 
         terrain = town[TERRAIN]
         kingdom.append(k)
         value.append(town_value(terrain))
-        costs.append(tuple(COST_TABLE[t][terrain] or 0 for t in Transport))
+        costs.append(_COSTS[terrain])
         obstacle.append(town[OBSTACLE] not in (NO_ONE, p))
         thief.append(town[THIEF] not in (NO_ONE, p))
         doubles.append(town[GOLD] != NO_ONE and (rules.gold_for_all or town[GOLD] == p))
@@ -211,6 +220,26 @@ def _rates(t: _Table, values: Sequence[int]) -> list[float]:
     return rates
 
 
+# A ring walk's start: (cards, at, direction, turned, reverses, escorts, escort).
+_Walk = tuple[int, int, int, bool, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Ring:
+    """What a visit to each town could still cost and add, as far as one outline of the
+    hand tells (see ``_Search.ring``): per town the fewest transport cards (0: no way at
+    all) and the most objective for them, escorted (``safe_*``) or not."""
+
+    costs: tuple[int, ...]
+    gains: tuple[int, ...]
+    safe_costs: tuple[int, ...]
+    safe_gains: tuple[int, ...]
+    #: Per transport: whether a card of it could pay for anything.
+    usable: tuple[bool, ...]
+    #: ring_walk's memo.
+    walks: dict[_Walk, int]
+
+
 # A journey position: (at, direction, turned, own_visited, escort, visited, bonus_paid,
 # hand, gold capped).  ``at`` is a ring index or -1 (the castle); ``visited`` is a
 # ring-index bit set, dropped (0) once the bonus is paid.
@@ -231,14 +260,58 @@ class _Search:
         self.extras = extras
         #: pos -> (value, best first move, exact); not exact: an upper bound.
         self.memo: dict[_Pos, tuple[int, tuple[object, ...] | None, bool]] = {}
-        self.rates = _rates(table, self.values)
+        #: Hand outline -> the ring as it sees it (see ``ring``).
+        self.rings: dict[tuple[Hand, bool], _Ring] = {}
+        #: Transport counts -> every way to pay a spell: (cards, action, their worth).
+        self.spells: dict[Hand, list[tuple[Hand, Action, int]]] = {}
+        #: Per town costs and gains (as in ``_Ring``) -> ring_walk's memo.
+        self.walks: dict[tuple[tuple[int, ...], ...], dict[_Walk, int]] = {}
+        #: Hand -> the ring as it sees it and how many of its cards could pay for a visit.
+        self.outlines: dict[Hand, tuple[_Ring, int]] = {}
+        #: The hand ``solve`` starts from; the ring as it sees it (good for every later
+        #: hand: they hold fewer cards), and the rest of what ``bound`` needs, made when
+        #: first needed (small journeys never need it).
+        self.first: Hand = ()
+        self.loose: _Ring | None = None
+        self.rates: list[float] = []
+        #: Per town: (transport, cards) for each transport that goes there, fewest first.
+        self.options: list[tuple[tuple[int, int], ...]] = []
+        #: Per transport: the fewest of its cards that pay for a visit (99: none do), and
+        #: how many of them pay for every visit they can.
+        self.needs: list[int] = []
+        self.caps: list[int] = []
 
-    def moves(self, pos: _Pos) -> list[tuple[Action, int, int, _Pos]]:
-        """(action, town index or -1, net gold, next position) for every legal action but
-        stop, exactly as the engine allows them."""
+    def solve(self, pos: _Pos) -> int:
+        """The best objective from ``pos``, where the journey stands now."""
+        self.first = pos[7]
+        return self.best(pos)
+
+    def prepare(self) -> list[float]:
+        """The rates (see ``_rates``), made when a bound first needs them."""
+        self.rates = _rates(self.t, self.values)
+        return self.rates
+
+    def prepare_walks(self) -> _Ring:
+        """What the ring walks need, made when a bound first needs it: in the end the
+        ring as the first hand sees it."""
+        t = self.t
+        self.options = [tuple(sorted(((k, x) for k, x in enumerate(c) if x),
+                                     key=lambda kx: kx[1])) for c in t.costs]
+        self.needs = [min((c[k] for c in t.costs if c[k]), default=99)
+                      for k in range(NUM_TRANSPORTS)]
+        # (At least one: any card may pay for a spell.)
+        self.caps = [max((c[k] + o for c, o in zip(t.costs, t.obstacle, strict=True) if c[k]),
+                         default=1) for k in range(NUM_TRANSPORTS)]
+        self.loose = self.ring(self.first)[0]
+        return self.loose
+
+    def moves(self, pos: _Pos) -> list[tuple[Action, int, int, _Pos, int]]:
+        """(action, town index or -1, net gold, next position, worth of the cards
+        spent) for every legal action but stop, exactly as the engine allows them."""
         t = self.t
         at, direction, turned, own, escort, visited, bonus, hand, gold = pos
-        out: list[tuple[Action, int, int, _Pos]] = []
+        values = self.values
+        out: list[tuple[Action, int, int, _Pos, int]] = []
         size = len(t.value)
         if size == 0:
             target = -1
@@ -257,36 +330,47 @@ class _Search:
             earned = t.value[target] * (2 if double else 1)
             new_escort = escort if escort == kingdom else NO_ONE
             if gold >= toll:
-                visits = []
-                for k in range(NUM_TRANSPORTS):
-                    base = t.costs[target][k]
-                    if base and hand[k] >= base + obstacle:
-                        visits.append((k, base + obstacle))
-                payments: list[tuple[Action, Hand, int]] = []
+                cards = sum(hand[:NUM_TRANSPORTS])
+                payments: list[tuple[int, Action, Hand, int, int, int]] = []
+                for k, base in enumerate(t.costs[target]):
+                    n = base + obstacle
+                    if base and hand[k] >= n:
+                        paid = list(hand)
+                        paid[k] -= n
+                        payments.append((n * values[k] + n, _VISITS[k, n], tuple(paid), 0,
+                                         n * values[k], n))
                 # Cheapest payment first: good journeys found early prune the rest.
-                visits.sort(key=lambda kn: kn[1] * self.values[kn[0]] + kn[1])
-                for k, n in visits:
-                    paid = list(hand)
-                    paid[k] -= n
-                    payments.append((_VISITS[k, n], tuple(paid), 0))
-                if not visits and t.magic_spell and gold >= toll + SPELL_GOLD:
-                    for m in _spells(hand[:NUM_TRANSPORTS]):
-                        paid = [hand[k] - m[k] for k in range(NUM_TRANSPORTS)] + list(hand[7:])
-                        payments.append((Action.spell(m), tuple(paid), SPELL_GOLD))
-                for action, left, spell in payments:
+                payments.sort(key=lambda p: p[0])
+                if not payments and t.magic_spell and gold >= toll + SPELL_GOLD:
+                    hand7 = hand[:NUM_TRANSPORTS]
+                    spells = self.spells.get(hand7)
+                    if spells is None:
+                        spells = self.spells[hand7] = [
+                            (m, action, sum(x * v for x, v in zip(m, values, strict=False)))
+                            for m, action in _spells(hand7)]
+                    for m, action, worth in spells:
+                        left = tuple([n - x for n, x in zip(hand7, m, strict=True)]) + hand[7:]
+                        payments.append((0, action, left, SPELL_GOLD, worth, SPELL_CARDS))
+                bits = visited | (1 << target)
+                own_now = own or kingdom == t.traveller
+                for _, action, left, spell, spent, used in payments:
                     gain = earned - toll - spell
-                    bits = visited | (1 << target)
                     paid_bonus = bonus
-                    if not bonus and bits == t.all_bits:
-                        gain += ALL_TOWNS_BONUS
-                        paid_bonus = True
-                    elif not bonus and _popcount(t.all_bits & ~bits) > sum(left[:NUM_TRANSPORTS]):
-                        paid_bonus = True  # out of reach: every visit takes a card
-                    if paid_bonus:
-                        bits = 0
-                    nxt = (target, direction, False, own or kingdom == t.traveller,
-                           new_escort, bits, paid_bonus, left, _capped(gold + gain, left))
-                    out.append((action, target, gain, nxt))
+                    after = bits
+                    if not bonus:
+                        if bits == t.all_bits:
+                            gain += ALL_TOWNS_BONUS
+                            paid_bonus = True
+                        elif (t.all_bits & ~bits).bit_count() > cards - used:
+                            paid_bonus = True  # out of reach: every visit takes a card
+                        if paid_bonus:
+                            after = 0
+                    else:
+                        after = 0
+                    nxt = (target, direction, False, own_now, new_escort, after, paid_bonus,
+                           left, min(gold + gain, GOLD_CAP + SPELL_GOLD * ((cards - used)
+                                                                           // SPELL_CARDS)))
+                    out.append((action, target, gain, nxt, spent))
             entering = at < 0 or t.kingdom[at] != kingdom
             # An escort where no thief or obstacle hinders the traveller can only lose.
             if self.extras and hand[ESCORT_SLOT] and entering and escort != kingdom \
@@ -294,40 +378,213 @@ class _Search:
                 h = list(hand)
                 h[ESCORT_SLOT] -= 1
                 out.append((_ESCORT, -1, 0, (at, direction, turned, own, kingdom, visited,
-                                             bonus, tuple(h), gold)))
+                                             bonus, tuple(h), gold), values[ESCORT_SLOT]))
         if self.extras and hand[REVERSE_SLOT] and own and not turned:
             h = list(hand)
             h[REVERSE_SLOT] -= 1
             out.append((_REVERSE, -1, 0, (at, -direction, True, own, escort, visited, bonus,
-                                          tuple(h), gold)))
+                                          tuple(h), gold), values[REVERSE_SLOT]))
         return out
 
-    def bound(self, pos: _Pos, keep: int) -> int:
-        """At most what ``pos`` can still reach: every card kept, plus for each transport
-        card the best gold a single card of its kind could ever bring (the cheapest visit
-        of the richest town it reaches, no thief, no obstacle), plus the bonus."""
-        hand = pos[7]
-        extra = sum(n * r for n, r in zip(hand, self.rates, strict=False) if n)
-        return keep + math.ceil(extra) + (0 if pos[6] else ALL_TOWNS_BONUS * GOLD_UNIT)
+    def bound(self, pos: _Pos, keep: int, alpha: float) -> int:
+        """At most what ``pos`` can still reach: every card kept plus the lesser of two
+        relaxations (``rates``, then ``ring_walk`` if still needed), plus the bonus unless
+        it is out of reach.  It stops refining once at or below ``alpha``."""
+        at, direction, turned, _, escort, visited, bonus, hand, _ = pos
+        rates = self.rates or self.prepare()
+        extra = math.ceil(sum(n * r for n, r in zip(hand, rates, strict=False) if n))
+        prize = 0 if bonus else ALL_TOWNS_BONUS * GOLD_UNIT
+        out = keep + extra
+        if out + prize <= alpha or len(self.memo) < WALKS_AFTER or not self.first:
+            return out + prize
+        loose = self.loose or self.prepare_walks()
+        reverses, escorts = (hand[REVERSE_SLOT], hand[ESCORT_SLOT]) if self.extras else (0, 0)
+        unvisited = self.t.all_bits & ~visited
+        # First the ring as the journey's first hand saw it (shared, so cheap), then as
+        # this hand sees it.
+        ring = loose
+        cards = sum(n for n, use in zip(hand, ring.usable, strict=False) if use)
+        for last in (False, True):
+            walk = self.ring_walk(ring, cards, at, direction, turned, reverses, escorts, escort)
+            out = min(out, keep + walk)
+            if prize and out <= alpha < out + prize and not self.bonus_in_reach(
+                    ring, cards, at, direction, turned, reverses, escorts, escort, unvisited):
+                prize = 0
+            if last or out + prize <= alpha:
+                break
+            sharper, cards = self.ring(hand)
+            if sharper is ring:
+                break
+            ring = sharper
+        return out + prize
 
-    def best(self, pos: _Pos, alpha: float = -math.inf) -> int:
-        """The best objective from ``pos`` on (stopping counts the cards kept).  Only
-        values above ``alpha`` matter to the caller: a result at or below it is just an
-        upper bound (as in alpha-beta), memoised as such."""
+    def ring(self, hand: Hand) -> tuple[_Ring, int]:
+        """The ring as ``hand`` sees it (per town the fewest cards a visit could take
+        from now on and the most it could add for them, as far as the kinds and numbers
+        of cards tell: cards are only ever spent), and how many of its cards could pay
+        for any visit at all."""
+        hit = self.outlines.get(hand)
+        if hit is not None:
+            return hit
+        t = self.t
+        counts = tuple(min(n, cap) for n, cap in zip(hand, self.caps, strict=False))
+        spell = t.magic_spell and sum(hand[:NUM_TRANSPORTS]) >= SPELL_CARDS
+        ring = self.rings.get((counts, spell))
+        if ring is None:
+            usable = tuple(spell or n >= need for n, need in zip(counts, self.needs,
+                                                                  strict=True))
+            cheapest = min((self.values[k] for k in range(NUM_TRANSPORTS)
+                            if usable[k] and counts[k]), default=0)
+            costs, gains = self.visits(counts, spell, cheapest, True)
+            safe_costs, safe_gains = self.visits(counts, spell, cheapest, False)
+            # Outlines that see the ring alike share their walks.
+            walks = self.walks.setdefault((costs, gains, safe_costs, safe_gains), {})
+            ring = _Ring(costs, gains, safe_costs, safe_gains, usable, walks)
+            self.rings[counts, spell] = ring
+        out = ring, sum(n for n, use in zip(hand, ring.usable, strict=False) if use)
+        self.outlines[hand] = out
+        return out
+
+    def visits(self, counts: Hand, spell: bool, cheapest: int,
+               hindered: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Per town the fewest cards and the most objective of a visit (hindered: the
+        thief and the obstacle count; else escorted), less the least the cards it takes
+        are worth (a spell's: ``cheapest`` each)."""
+        t = self.t
+        values = self.values
+        costs: list[int] = []
+        gains: list[int] = []
+        for j, options in enumerate(self.options):
+            extra = 1 if hindered and t.obstacle[j] else 0
+            if hindered:
+                earned = t.value[j] * (2 if t.doubles[j] else 1)
+                earned -= THIEF_TOLL if t.thief[j] else 0
+            else:
+                earned = t.value[j] * (2 if t.doubles[j] and not t.weak_gold else 1)
+            n = worth = 0
+            for k, x in options:  # fewest cards first
+                if counts[k] >= x + extra:
+                    if not n:
+                        n, worth = x + extra, (x + extra) * values[k]
+                    else:
+                        worth = min(worth, (x + extra) * values[k])
+            if n:
+                costs.append(n)
+                # A later, smaller hand may have to pay by spell instead.
+                gains.append(max(GOLD_UNIT * earned - worth, GOLD_UNIT * (earned - SPELL_GOLD)
+                                 - cheapest * SPELL_CARDS) if spell else GOLD_UNIT * earned - worth)
+            elif spell:
+                costs.append(SPELL_CARDS)
+                gains.append(GOLD_UNIT * (earned - SPELL_GOLD) - cheapest * SPELL_CARDS)
+            else:
+                costs.append(0)
+                gains.append(0)
+        return tuple(costs), tuple(gains)
+
+    def ring_walk(self, ring: _Ring, cards: int, at: int, direction: int, turned: bool,
+                  reverses: int, escorts: int, escort: int) -> int:
+        """The most a walk round the ring could add with ``cards`` transport cards,
+        ``reverses`` changes of direction and ``escorts`` escorts (``escort`` the kingdom
+        escorted now), as the journey goes: every town on the way is visited in turn, at
+        ``ring``'s cost and gain (so one that cannot be paid blocks the way)."""
+        key = (cards, at, direction, turned, reverses, escorts, escort)
+        hit = ring.walks.get(key)
+        if hit is not None:
+            return hit
+        t = self.t
+        kingdom = t.kingdom
+        size = len(kingdom)
+        best = gained = 0
+        here = at
+        while size:
+            if reverses and not turned:
+                value = self.ring_walk(ring, cards, here, -direction, True, reverses - 1,
+                                       escorts, escort)
+                best = max(best, gained - self.values[REVERSE_SLOT] + value)
+            target = t.start if here < 0 else here if turned else (here + direction) % size
+            k = kingdom[target]
+            if escorts and escort != k and k in t.hazards and (here < 0 or kingdom[here] != k):
+                value = self.ring_walk(ring, cards, here, direction, turned, reverses,
+                                       escorts - 1, k)
+                best = max(best, gained - self.values[ESCORT_SLOT] + value)
+            if escort == k:
+                n, gain = ring.safe_costs[target], ring.safe_gains[target]
+            else:
+                n, gain = ring.costs[target], ring.gains[target]
+                escort = NO_ONE
+            if not n or n > cards:
+                break
+            cards -= n
+            gained += gain
+            best = max(best, gained)
+            here, turned = target, False
+        ring.walks[key] = best
+        return best
+
+    def bonus_in_reach(self, ring: _Ring, cards: int, at: int, direction: int,
+                       turned: bool, reverses: int, escorts: int, escort: int,
+                       unvisited: int) -> bool:
+        """Whether the towns not yet visited could all still be, with ``cards`` cards:
+        every town on the way is visited, each for at least its fewest cards (escorted
+        only where an escort can still be had).  Without a change of direction the way
+        is known; with one, it covers at least an arc of the ring from here that holds
+        them all."""
+        t = self.t
+        size = len(t.kingdom)
+        if not unvisited or not size:
+            return True
+        costs = [safe if escorts or escort == k else n
+                 for safe, n, k in zip(ring.safe_costs, ring.costs, t.kingdom, strict=True)]
+        if not reverses:
+            target = t.start if at < 0 else at if turned else (at + direction) % size
+            while True:
+                n = costs[target]
+                if not n or n > cards:
+                    return False
+                cards -= n
+                unvisited &= ~(1 << target)
+                if not unvisited:
+                    return True
+                target = (target + direction) % size
+        origin = t.start if at < 0 else at
+        need = costs[origin] if at < 0 or turned else 0  # visited first, whatever else
+        if (at < 0 or turned) and not need:
+            return False
+        unvisited &= ~(1 << origin)
+        # Cards to walk d towns on from the origin either way (a town no card pays for
+        # bars the way).
+        ahead = [0] * size
+        behind = [0] * size
+        for d in range(1, size):
+            ahead[d] = ahead[d - 1] + (costs[(origin + d) % size] or cards + 1)
+            behind[d] = behind[d - 1] + (costs[(origin - d) % size] or cards + 1)
+        reach = [((j - origin) % size, (origin - j) % size) for j in range(size)
+                 if unvisited >> j & 1]
+        least = ahead[size - 1] if reach else 0
+        for left in [0, *(back for _, back in reach)]:
+            right = max((on for on, back in reach if back > left), default=0)
+            if left + right < size:
+                least = min(least, ahead[right] + behind[left])
+        return need + least <= cards
+
+    def best(self, pos: _Pos, alpha: float = -math.inf, keep: int | None = None) -> int:
+        """The best objective from ``pos`` on (stopping counts the cards kept, worth
+        ``keep`` if given).  Only values above ``alpha`` matter to the caller: a result at
+        or below it is just an upper bound (as in alpha-beta), memoised as such."""
         hit = self.memo.get(pos)
         if hit is not None and (hit[2] or hit[0] <= alpha):
             return hit[0]
-        hand = pos[7]
-        best = sum(v * n for v, n in zip(self.values, hand, strict=True))
+        best = self.keep(pos[7]) if keep is None else keep
         if best <= alpha:
-            ceiling = self.bound(pos, best)
+            ceiling = self.bound(pos, best, alpha)
             if ceiling <= alpha:
                 self.memo[pos] = (ceiling, None, False)
                 return ceiling
         floor = max(alpha, best)
+        keep = best
         choice: tuple[object, ...] | None = None
-        for action, town, gain, nxt in self.moves(pos):
-            value = gain * GOLD_UNIT + self.best(nxt, floor - gain * GOLD_UNIT)
+        for action, town, gain, nxt, spent in self.moves(pos):
+            value = gain * GOLD_UNIT + self.best(nxt, floor - gain * GOLD_UNIT, keep - spent)
             if value > best:
                 best = value
                 if value > floor:
@@ -359,7 +616,7 @@ class _Search:
         while True:
             keep = self.keep(pos[7])
             best: tuple[int, Step, _Pos] | None = None
-            for action, town, gain, nxt in self.moves(pos):
+            for action, town, gain, nxt, _ in self.moves(pos):
                 value = gain * GOLD_UNIT + self.keep(nxt[7]) - keep
                 if value > 0 and (best is None or value > best[0]):
                     best = (value, Step(action, town, gain), nxt)
@@ -416,7 +673,7 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
     for full in (True, False) if extras else (False,):
         search = _Search(table, vals, budget, full)
         try:
-            search.best(pos)
+            search.solve(pos)
         except _OutOfBudget:
             continue
         steps, end = search.walk(pos)
