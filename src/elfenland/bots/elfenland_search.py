@@ -32,6 +32,7 @@ from ..core.transport import COST_TABLE, Transport
 from ..games.elfenland.actions import Action, Kind
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds, preference_for, wish
+from .outlook import look_ahead_move
 from .planner import Journey, plan_journey
 
 #: Phases the tree searches; the others are played by the greedy bot and the planner.
@@ -113,11 +114,12 @@ def standing(s: ElfenlandState, p: int) -> list[int]:
 
 def move(s: ElfenlandState) -> Action:
     """The planner's journey, and of the journeys collecting as many towns (and ending
-    as near the town card), one ending where the next round looks best; in the last
-    round only the cards kept break ties, as the greedy bot does."""
+    as near the town card), the one leaving the shortest walk over the towns still to
+    collect (``outlook``; the ``standing`` bonus breaks its ties); in the last round
+    only the cards kept break ties, as the greedy bot does."""
     p = s.current
     bonus = standing(s, p) if s.round < s.rules.rounds else None
-    return plan_journey(s, p, preference=preference_for(s, p), end_bonus=bonus).actions[0]
+    return look_ahead_move(s, preference_for(s, p), bonus)
 
 
 def evaluate(s: ElfenlandState, me: int) -> float:

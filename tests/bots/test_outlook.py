@@ -1,0 +1,56 @@
+"""The look-ahead move: as many towns as the planner, then a short walk over the rest."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from positions import random_move_position
+
+from elfenland.bots.outlook import (
+    LINKS_PER_ROUND,
+    journey_outlook,
+    look_ahead_journey,
+    outlook,
+)
+from elfenland.bots.planner import plan_journey
+
+# A path 0 - 1 - 2 - ... - 9: distances are index differences.
+LINE = [[abs(a - b) for b in range(10)] for a in range(10)]
+
+
+def test_outlook_walks_to_the_nearest_town_first() -> None:
+    # From 5: 6 (1 link), 8 (2 more), then back to 1 (7 more): 10 links in all.
+    assert outlook(LINE, 5, [1, 6, 8], rounds_left=1) == (2, -10)
+    assert outlook(LINE, 5, [1, 6, 8], rounds_left=2) == (3, -10)
+    assert outlook(LINE, 0, [], rounds_left=3) == (0, 0)
+
+
+def test_outlook_prefers_ending_beside_the_towns_left() -> None:
+    near = outlook(LINE, 7, [8, 9], rounds_left=1)
+    far = outlook(LINE, 0, [8, 9], rounds_left=1)
+    assert near > far
+    # 8 links to the first town: beyond one round's walk.
+    assert far == (0, -9) and LINKS_PER_ROUND < 8
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_look_ahead_collects_as_many_towns_as_the_planner(seed: int) -> None:
+    state = random_move_position(random.Random(91_000 + seed))
+    p = state.current
+    plain = plan_journey(state)
+    chosen = look_ahead_journey(state, p)
+    assert chosen.key[:2] == plain.key[:2]
+    assert chosen.actions[0] in state.legal_actions()
+    # It is never worse by its own measure than the planner's first answer.
+    if state.round < state.rules.rounds:
+        assert (journey_outlook(state, p, chosen), chosen.usefulness) >= (
+            journey_outlook(state, p, plain), plain.usefulness)
+    else:
+        assert chosen == plain
+    # Every step is legal in turn, and the journey ends where it says.
+    sim = state.clone()
+    for action in chosen.actions[:-1]:
+        assert action in sim.legal_actions()
+        sim.apply_action(action)
+    assert sim.boots[p] == (chosen.steps[-1].to if chosen.steps else state.boots[p])
