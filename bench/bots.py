@@ -8,7 +8,9 @@
 Matches (four players, seats rotated, seeds 1..games): greedy against three random bots,
 search against three greedy bots; then the planner's median and worst time over 1,000
 move-phase positions taken from real bot games (greedy and random players, both rule
-sets).  Times are CPU seconds of the deciding process.
+sets), and the King of the Elves journey planner's over 1,000 journey positions (from
+``bench/bots_kingelves.py``, which also has its own match runner with wall-time budgets).
+Times are CPU seconds of the deciding process.
 """
 
 from __future__ import annotations
@@ -98,7 +100,13 @@ def main() -> int:
                         default=None, help="play one match only (e.g. search-greedy)")
     args = parser.parse_args()
     if args.only != "matches":
-        planner_times(args.positions)
+        if args.game in (None, "elfenland"):
+            planner_times(args.positions)
+        if args.game in (None, "king-of-the-elves"):
+            import bots_kingelves  # the sibling script: same directory, on sys.path
+
+            print("\nking-of-the-elves journey planner:")
+            bots_kingelves.planner_times(args.positions)
     if args.only == "planner":
         return 0
     for game in ("elfenland", "king-of-the-elves"):
