@@ -5,6 +5,7 @@
     python bench/bots_kingelves.py --only planner --positions 1000
     python bench/bots_kingelves.py --only planner --dump-slowest /tmp/slow.json
     python bench/bots_kingelves.py --budget 1500          # stop each match after 25 min
+    python bench/bots_kingelves.py --only matches --match search-greedy
 
 Matches (four players, seats rotated, game i from seed i + 1): greedy against three
 random bots, search against three greedy bots.  For each: win rate (a shared win counts
@@ -159,6 +160,8 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=None,
                         help="wall seconds per match; unfinished games are left out")
     parser.add_argument("--only", choices=("matches", "planner"), default=None)
+    parser.add_argument("--match", choices=[f"{me}-{them}" for me, them, _ in MATCHES],
+                        default=None, help="play one match only (e.g. search-greedy)")
     parser.add_argument("--dump-slowest", metavar="FILE", default=None,
                         help="write the planner's ten slowest positions to FILE (JSON)")
     args = parser.parse_args()
@@ -167,6 +170,8 @@ def main() -> int:
     if args.only == "planner":
         return 0
     for me, them, target in MATCHES:
+        if args.match not in (None, f"{me}-{them}"):
+            continue
         match(me, them, args.games, args.workers, args.search_seconds, args.budget, target)
     return 0
 
