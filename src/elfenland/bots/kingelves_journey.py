@@ -165,10 +165,11 @@ def _spells(hand7: Hand) -> tuple[tuple[Hand, Action], ...]:
     return tuple(out)
 
 
-def _capped(gold: int, hand: Hand) -> int:
-    """Gold as far as the rest of the journey can tell: only a spell loses gold (at most
-    3 net, for 4 cards), so beyond this much every later toll and spell is affordable."""
-    return min(gold, GOLD_CAP + SPELL_GOLD * (sum(hand[:NUM_TRANSPORTS]) // SPELL_CARDS))
+def _capped(gold: int, transports: int) -> int:
+    """Gold as far as the rest of the journey can tell, with ``transports`` transport
+    cards left: only a spell loses gold (at most 3 net, for 4 cards), so beyond this
+    much every later toll and spell is affordable."""
+    return min(gold, GOLD_CAP + SPELL_GOLD * (transports // SPELL_CARDS))
 
 
 _ESCORT = Action.simple(Kind.ESCORT)
@@ -368,8 +369,7 @@ class _Search:
                     else:
                         after = 0
                     nxt = (target, direction, False, own_now, new_escort, after, paid_bonus,
-                           left, min(gold + gain, GOLD_CAP + SPELL_GOLD * ((cards - used)
-                                                                           // SPELL_CARDS)))
+                           left, _capped(gold + gain, cards - used))
                     out.append((action, target, gain, nxt, spent))
             entering = at < 0 or t.kingdom[at] != kingdom
             # An escort where no thief or obstacle hinders the traveller can only lose.
@@ -658,7 +658,7 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
     cards = journey_hand(state, p) if hand is None else tuple(hand)
     if len(cards) != len(JOURNEY_CARDS) or min(cards, default=0) < 0:
         raise ElfenlandError(f"a journey hand is {len(JOURNEY_CARDS)} counts")
-    gold = state.gold[p]
+    gold = _capped(state.gold[p], sum(cards[:NUM_TRANSPORTS]))
     if state.phase is Phase.JOURNEY and state.current == p:
         at = ring.index(state.at) if state.at[0] != NO_ONE else -1
         bits = 0
@@ -667,9 +667,9 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
                 if state.visited & town_bit((k, i)):
                     bits |= 1 << j
         pos: _Pos = (at, state.direction, state.turned, state.own_visited, state.escort,
-                     bits, state.bonus_paid, cards, _capped(gold, cards))
+                     bits, state.bonus_paid, cards, gold)
     else:
-        pos = (-1, CLOCKWISE, False, False, NO_ONE, 0, False, cards, _capped(gold, cards))
+        pos = (-1, CLOCKWISE, False, False, NO_ONE, 0, False, cards, gold)
     for full in (True, False) if extras else (False,):
         search = _Search(table, vals, budget, full)
         try:
