@@ -52,13 +52,13 @@ def test_amigo_fills_hands_up_to_eight_and_moon_deals_eight_more() -> None:
 def test_the_starting_player_rotates_left_each_round() -> None:
     state = position(players=3, phase="move", current_player=0, step=2, starting_player=1)
     state.apply_action("end")
-    assert state.round == 2 and state.starting == 1
-    assert state.current_player() == 1
+    assert state.round == 2 and state.starting == 2
+    assert state.current_player() == 2
     state = play_until(state, Phase.MOVE)
     while state.round == 2:
         state.apply_action(first(state, "end") if state.phase is Phase.MOVE
                            and not state.discarding else texts(state)[0])
-    assert state.round == 3 and state.starting == 2
+    assert state.round == 3 and state.starting == 0
 
 
 # ---------------------------------------------------------------- counters

@@ -26,7 +26,17 @@ from ...core.game import Action as CoreAction
 from ...core.rng import Rng
 from ...core.saving import dump_game, load_game
 from ...core.transport import COST_TABLE, Terrain, Transport
-from .actions import Action, CardCounts, Kind, Pay, canonical, parse, tables
+from .actions import (
+    Action,
+    CardCounts,
+    Kind,
+    Pay,
+    canonical,
+    parse,
+    route_text,
+    tables,
+    transport_from_text,
+)
 from .board import Board, load_board
 from .rules import Rules, make_rules
 
@@ -229,16 +239,42 @@ class ElfenlandState(GameState):
         if words and words[0] == "go" and len(words) in (2, 3):
             here = self.board.towns[self.boots[self.current]].id
             rest = " ".join(words[2:])
-            return parse(f"move {here}-{words[1]} {rest}".strip(), self.board)
-        return parse(text, self.board)
+            action = parse(f"move {here}-{words[1]} {rest}".strip(), self.board)
+        else:
+            action = parse(text, self.board)
+        if len(words) == 3 and words[0] in ("go", "move") and action.pay is _NORMAL \
+                and action.kind is _K_MOVE and words[2] != "raft":
+            self._check_named_transport(action, transport_from_text(words[2]))
+        return action
+
+    def _check_named_transport(self, action: Action, named: Transport) -> None:
+        """``move a-b unicorn`` names the counter it travels with: refuse it on a road
+        whose counter is another one, rather than pay for that other counter."""
+        assert action.route is not None
+        counter = self.route_counter[action.route]
+        if counter != named:
+            road = route_text(self.board, action.route)
+            lies = "no counter" if counter == NO_PIECE else f"a {_SLUG[counter]} counter"
+            raise IllegalActionError(f"{action} {named.slug}: {road} has {lies}, "
+                                     f"not a {named.slug}")
 
     def legal_actions(self) -> list[Action]:
-        if self._legal is None:
-            self._legal = self._generate_legal()
-        return self._legal
+        """A fresh list each call: the caller may change it without touching the state
+        (``apply_action`` checks against the state's own copy)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate_legal()
+        return legal[:]
+
+    def _own_legal(self) -> list[Action]:
+        """The state's own list of legal actions, never handed out (clones share it)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate_legal()
+        return legal
 
     def legal_action_ids(self) -> list[int]:
-        return [a.id for a in self.legal_actions()]
+        return [a._id for a in self._own_legal()]
 
     def apply_action(self, action: CoreAction | str | int) -> None:
         if not isinstance(action, Action):
@@ -248,7 +284,7 @@ class ElfenlandState(GameState):
         if action._id < 0:  # built by hand rather than through the Action helpers
             action = canonical(action)
         # Actions are canonical singletons: membership is an identity test.
-        if not any(map(is_, self.legal_actions(), repeat(action))):
+        if not any(map(is_, self._own_legal(), repeat(action))):
             raise IllegalActionError(self.why_illegal(action))
         player = self.current
         self._legal = None
@@ -274,7 +310,6 @@ class ElfenlandState(GameState):
 
     # ------------------------------------------------------------------ flow
     def _start_round(self) -> None:
-        self.starting = (self.round - 1) % self.n
         self._deal()
         self._begin(_P_DRAW_SECRET)
 
@@ -373,6 +408,9 @@ class ElfenlandState(GameState):
             self._finish(None)
         else:
             self.round += 1
+            # The starting player passes to the left (kept in the state, so that a
+            # loaded position's starting player carries on from where it is).
+            self.starting = (self.starting + 1) % self.n
             self._start_round()
 
     def _finish(self, winners: list[PlayerId] | None) -> None:

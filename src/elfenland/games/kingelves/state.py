@@ -228,20 +228,26 @@ class KingOfTheElvesState(GameState):
         return parse(text)
 
     def legal_actions(self) -> list[Action]:
+        """A fresh list each call: the caller may change it without touching the state
+        (``apply_action`` checks against the state's own set of ids)."""
+        return self._own_legal()[:]
+
+    def _own_legal(self) -> list[Action]:
+        """The state's own list of legal actions, never handed out."""
         if self._legal is None:
             self._legal = self._generate_legal()
             self._legal_ids = {a.id for a in self._legal}
         return self._legal
 
     def legal_action_ids(self) -> list[int]:
-        return [a.id for a in self.legal_actions()]
+        return [a.id for a in self._own_legal()]
 
     def apply_action(self, action: CoreAction | str | int) -> None:
         if not isinstance(action, Action):
             action = self.parse_action(action if isinstance(action, str | int) else str(action))
         if self.phase is Phase.OVER:
             raise GameOverError("the game is over")
-        self.legal_actions()
+        self._own_legal()
         assert self._legal_ids is not None
         if action.id not in self._legal_ids:
             raise IllegalActionError(self.why_illegal(action))
@@ -545,7 +551,6 @@ class KingOfTheElvesState(GameState):
 
     # ------------------------------------------------------------------ flow
     def _start_round(self) -> None:
-        self.dragon = (self.round - 1) % self.n
         self._deal(FIRST_DEAL if self.round == 1 else LATER_DEAL)
         self.phase = Phase.BUILDING
         self.current = self.dragon
@@ -593,6 +598,9 @@ class KingOfTheElvesState(GameState):
             self._finish()
         else:
             self.round += 1
+            # The dragon marker moves one seat left from wherever it lies (kept in the
+            # state, so that a loaded position's dragon carries on from there).
+            self.dragon = (self.dragon + 1) % self.n
             self._start_round()
 
     def _finish(self) -> None:

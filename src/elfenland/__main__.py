@@ -1,0 +1,10 @@
+"""``python -m elfenland``: the same command line as the ``elfenland`` script."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
