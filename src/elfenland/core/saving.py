@@ -58,10 +58,31 @@ def build_position(doc: object, fmt: str, build: Callable[[JSONDict], S]) -> S:
     if found != fmt:
         raise PositionError(f"unknown position format {found!r}")
     try:
-        return build(doc)
+        state = build(doc)
     except PositionError:
         raise
     except ElfenlandError as exc:
         raise PositionError(str(exc)) from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise PositionError(f"bad position: {exc!r}") from None
+    check_playable(state)
+    return state
+
+
+def check_playable(state: GameState) -> None:
+    """The last guard of every loaded position: someone can act, and every action it
+    offers can be played (each tried on a clone).  The engines' own checks say more
+    precisely what is wrong; this one catches whatever they do not foresee."""
+    if state.is_terminal():
+        return
+    legal = state.legal_actions()
+    if not legal:
+        raise PositionError(f"nobody can act in this position (player "
+                            f"{state.current_player()} is to act but has no legal action)")
+    for action in legal:
+        trial = state.clone()
+        try:
+            trial.apply_action(action)
+        except (ValueError, LookupError, ArithmeticError, AssertionError) as exc:
+            raise PositionError(f"this position offers {action}, which cannot be played "
+                                f"from it: {exc or type(exc).__name__}") from None

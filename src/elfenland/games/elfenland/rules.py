@@ -11,6 +11,8 @@ from ...core.errors import ElfenlandError
 Deal = Literal["fill", "fresh"]
 KeepWhen = Literal["round-end", "after-placement"]
 EarlyEnd = Literal["finish-round", "special-victory"]
+Caravan = Literal["always", "only-if-needed"]
+SpecialVictoryAt = Literal["rounds-1-3", "round-3"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,16 @@ class Rules:
     #: Ties between equal scores: closest to the town card first (Amigo's variant), then
     #: most travel cards in hand.  Moon breaks ties by cards only.
     closest_breaks_ties: bool = True
+    # --- readings of the texts, offered as options (defaults: the project's reading) --
+    #: "always": a caravan whenever the player chooses it (Moon's "in addition to the
+    #: normal method"); "only-if-needed": only on a road whose counter's cards the player
+    #: cannot pay (the Amigo rulebook's main text).
+    caravan: Caravan = "always"
+    #: With ``early_end="special-victory"``: "rounds-1-3" checks at the end of every round
+    #: before the last; "round-3" only at the end of the round before the last (the text).
+    special_victory_at: SpecialVictoryAt = "rounds-1-3"
+    #: Whether players choose a counter to keep when no round follows (it changes nothing).
+    final_keep: bool = True
 
     def with_options(self, **changes: Any) -> Rules:
         names = {f.name for f in fields(self)}
@@ -72,6 +84,15 @@ class Rules:
             raise ElfenlandError(f"bad keep_when {self.keep_when!r}")
         if self.early_end not in ("finish-round", "special-victory"):
             raise ElfenlandError(f"bad early_end {self.early_end!r}")
+        if self.caravan not in ("always", "only-if-needed"):
+            raise ElfenlandError(f"caravan must be 'always' or 'only-if-needed', "
+                                 f"not {self.caravan!r}")
+        if self.special_victory_at not in ("rounds-1-3", "round-3"):
+            raise ElfenlandError(f"special_victory_at must be 'rounds-1-3' or 'round-3', "
+                                 f"not {self.special_victory_at!r}")
+        for name in ("boatmen", "town_cards", "closest_breaks_ties", "final_keep"):
+            if not isinstance(getattr(self, name), bool):
+                raise ElfenlandError(f"{name} must be true or false")
         for name in ("cards_per_deal", "hand_limit", "face_up_counters", "counter_draws",
                      "mare_magnum_rafts", "mare_nebulae_rafts", "rounds", "caravan_cards"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:

@@ -384,10 +384,28 @@ class ElfenlandState(GameState):
             self._end_round()
 
     def _after_moves(self) -> None:
-        if self.rules.keep_when == "round-end":
+        if self.rules.keep_when == "round-end" and (
+                self.rules.final_keep or self._round_outcome() == "next"):
             self._begin(_P_KEEP)
         else:
             self._end_round()
+
+    def _complete_players(self) -> list[PlayerId]:
+        everything = (1 << len(self.board.towns)) - 1 & ~(1 << self.board.capital)
+        return [p for p in range(self.n) if self.visited[p] == everything]
+
+    def _round_outcome(self) -> str:
+        """How the round now ending ends: "special-victory", "finish" or "next"."""
+        rules = self.rules
+        complete = self._complete_players()
+        last = self.round >= rules.rounds
+        if rules.early_end == "special-victory":
+            checked = not last and (rules.special_victory_at == "rounds-1-3"
+                                    or self.round == rules.rounds - 1)
+            if complete and checked:
+                return "special-victory"
+            return "finish" if last else "next"
+        return "finish" if complete or last else "next"
 
     def _end_round(self) -> None:
         for r, kind in enumerate(self.route_counter):
@@ -397,14 +415,13 @@ class ElfenlandState(GameState):
             # Used obstacles leave the game.
             self.route_obstacle[r] = NO_PIECE
         self._refill_face_up()
-        everything = (1 << len(self.board.towns)) - 1 & ~(1 << self.board.capital)
-        complete = [p for p in range(self.n) if self.visited[p] == everything]
-        early = self.rules.early_end == "special-victory" and self.round < self.rules.rounds
-        if complete and early:
+        outcome = self._round_outcome()
+        if outcome == "special-victory":
+            complete = self._complete_players()
             self.special_victory = True
             best = max(sum(self.hands[p]) for p in complete)
             self._finish([p for p in complete if sum(self.hands[p]) == best])
-        elif complete or self.round >= self.rules.rounds:
+        elif outcome == "finish":
             self._finish(None)
         else:
             self.round += 1
@@ -526,6 +543,7 @@ class ElfenlandState(GameState):
         here = self.boots[p]
         routes = self.board.routes
         tab = tables()
+        only_if_needed = self.rules.caravan == "only-if-needed"
         for r, _ in self.board.adjacent[here]:
             route = routes[r]
             direction = 0 if route.a == here else 1
@@ -535,6 +553,8 @@ class ElfenlandState(GameState):
             kind, n = cost
             if hand[kind] >= n:
                 out.append(tab.move[r][direction])
+                if only_if_needed and route.is_road:
+                    continue
             if route.is_road:
                 size = self.caravan_size(r)
             elif route.lake == "mare-nebulae" and self.rules.boatmen:
@@ -599,6 +619,10 @@ class ElfenlandState(GameState):
                     return "a caravan needs a transportation counter on the road"
                 if action.card_count != self.caravan_size(action.route):
                     return f"this caravan takes {self.caravan_size(action.route)} cards"
+                kind, n = cost
+                if self.rules.caravan == "only-if-needed" and self.hands[p][kind] >= n:
+                    return (f"under these rules a caravan is only for a player who cannot "
+                            f"pay the {n} {Transport(kind).slug} cards")
                 return "the hand does not hold those cards"
             if not self.rules.boatmen or route.lake != "mare-nebulae":
                 return "there are no boatmen on this lake under these rules"
@@ -670,7 +694,8 @@ class ElfenlandState(GameState):
     def _after_placement_turn(self, passed: bool) -> None:
         self.passes = self.passes + 1 if passed else 0
         if self.passes >= self.n:
-            if self.rules.keep_when == "after-placement":
+            if self.rules.keep_when == "after-placement" and (
+                    self.rules.final_keep or self.round < self.rules.rounds):
                 self._begin(_P_KEEP)
             else:
                 self._begin(_P_MOVE)

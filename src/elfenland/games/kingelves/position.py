@@ -90,6 +90,9 @@ def to_position(s: KingOfTheElvesState) -> JSONDict:
             "earned": s.earned,
             "paid": s.paid,
         }
+        if s.escort_towns:
+            doc["journey"]["escort_towns"] = [_ref_text(r) for r in s.ring()
+                                              if s.escort_towns & town_bit(r)]
     if s.result is not None:
         doc["winners"] = s.result[:]
     return doc
@@ -176,9 +179,14 @@ def _build(doc: JSONDict) -> KingOfTheElvesState:
     if discarding != (s.pending_count > 0) or \
             (s.pending is Pending.DISCARD_OTHER and s.pending_count != 1):
         raise PositionError("pending_count counts the cards still to discard")
-    hand = _per_player(doc, "hands", n, None)[s.current] if s.pending_count else None
-    if s.pending_count > sum(_counts(hand, "hands")):
+    hand = _counts(_per_player(doc, "hands", n, None)[s.current]
+                   if s.pending is not Pending.NONE else None, "hands")
+    if s.pending_count > sum(hand):
         raise PositionError("the player has fewer cards than they must discard")
+    if s.pending is Pending.DISCARD_OTHER and not any(
+            hand[c] for c in range(len(TOWN_KINDS), NUM_KINDS)):
+        raise PositionError("the player must discard a card other than a town card but "
+                            "holds only town cards")
 
     s.hands = [_counts(h, f"hands[{p}]") for p, h in enumerate(_per_player(doc, "hands", n, None))]
     s.kingdoms = _kingdoms(doc, s)
@@ -188,6 +196,10 @@ def _build(doc: JSONDict) -> KingOfTheElvesState:
         _journey(doc.get("journey") or {}, s)
     elif "journey" in doc and doc["journey"] is not None:
         raise PositionError("a journey belongs to the journey phase")
+    if s.pending is Pending.TAKE and (any(s.hands[s.current][t] for t in TOWN_KINDS)
+                                      or s.kingdoms[s.current]):
+        raise PositionError("only a player with no town card in hand or kingdom declares "
+                            "no town card")
     if s.phase is Phase.OVER:
         if any(s.kingdoms):
             raise PositionError("a finished game has no towns on the table")
@@ -285,7 +297,7 @@ def _journey(j: Any, s: KingOfTheElvesState) -> None:
     if not isinstance(j, dict):
         raise PositionError("journey must be an object")
     unknown = set(j) - {"at", "direction", "turned", "own_visited", "escort", "visited",
-                        "bonus_paid", "earned", "paid"}
+                        "bonus_paid", "earned", "paid", "escort_towns"}
     if unknown:
         raise PositionError(f"journey: unknown keys {sorted(unknown)}")
     ring = s.ring()
@@ -310,13 +322,56 @@ def _journey(j: Any, s: KingOfTheElvesState) -> None:
     if s.at[0] != NO_ONE and not s.visited & town_bit(s.at):
         raise PositionError("journey.at must be a visited town")
     p = s.current
-    default_own = any(s.visited & town_bit((p, i)) for i in range(len(s.kingdoms[p])))
-    s.own_visited = bool(j.get("own_visited", default_own))
+    _check_walk(s, p, ring)
+    own = any(s.visited & town_bit((p, i)) for i in range(len(s.kingdoms[p])))
+    s.own_visited = bool(j.get("own_visited", own))
+    if s.own_visited != own:
+        raise PositionError("journey.own_visited must say whether a town of the traveller's "
+                            "own kingdom is among the visited towns")
     if (s.turned or s.direction != CLOCKWISE or s.own_visited) and s.at[0] == NO_ONE:
         raise PositionError("a traveller still in their castle has not turned round")
-    s.bonus_paid = bool(j.get("bonus_paid", bool(ring) and s.visited == s._all_bits()))
+    if (s.turned or s.direction != CLOCKWISE) and not s.own_visited:
+        raise PositionError("a change of direction needs a town of the traveller's own "
+                            "kingdom visited first")
+    everything = bool(ring) and s.visited == s._all_bits()
+    s.bonus_paid = bool(j.get("bonus_paid", everything))
+    if s.bonus_paid != everything:
+        raise PositionError("journey.bonus_paid: the 10-gold bonus is paid exactly when "
+                            "every town on the table has been visited")
+    if s.escort != NO_ONE:
+        nxt = s.next_town()
+        if nxt is None or (s.escort != nxt[0] and s.escort != s.at[0]):
+            raise PositionError("journey.escort protects the kingdom the traveller is in "
+                                "or is entering")
+    escorted = j.get("escort_towns", [])
+    if not isinstance(escorted, list):
+        raise PositionError("journey.escort_towns must be a list of towns")
+    for text in escorted:
+        town = ref(text, "journey.escort_towns")
+        if town[0] != s.escort or not s.visited & town_bit(town):
+            raise PositionError("journey.escort_towns: visited towns of the escorted kingdom")
+        s.escort_towns |= town_bit(town)
+    if s.escort_towns and not s.rules.escort_two_towns:
+        raise PositionError("journey.escort_towns is kept only with escort_two_towns")
+    if s.escort_towns.bit_count() > 2:
+        raise PositionError("an escort protects at most two towns")
     s.earned = _int(j.get("earned", 0), "journey.earned", 0, s.rules.gold_supply)
     s.paid = _int(j.get("paid", 0), "journey.paid", 0, s.rules.gold_supply)
+
+
+def _check_walk(s: KingOfTheElvesState, p: int, ring: list[TownRef]) -> None:
+    """A journey goes town by town round the ring from the traveller's first town, so
+    the towns visited are one unbroken stretch of the ring holding that town."""
+    if s.at[0] == NO_ONE:
+        if s.visited:
+            raise PositionError("a traveller still in their castle has visited no town")
+        return
+    start = min(ring, key=lambda ref: ((ref[0] - p) % s.n, ref[1]))
+    inside = [bool(s.visited & town_bit(r)) for r in ring]
+    ends = sum(1 for i, v in enumerate(inside) if v and not inside[(i + 1) % len(ring)])
+    if not s.visited & town_bit(start) or ends > 1:
+        raise PositionError("journey.visited: a journey visits the towns one after another "
+                            "from the traveller's first town, never skipping one")
 
 
 def resample(s: KingOfTheElvesState, player: int, rng: Rng) -> KingOfTheElvesState:

@@ -45,6 +45,14 @@ class Rules:
     weak_gold: bool = False
     #: A gold card doubles the town for every visitor, not only for its owner.
     gold_for_all: bool = False
+    # --- readings of the text, offered as options (defaults: the project's reading) --
+    #: An escort protects at most two towns of its kingdom (the first text's "two towns
+    #: of one kingdom"); it matters only with 2 players, whose kingdoms hold three.
+    escort_two_towns: bool = False
+    #: "No town card" may be declared when the deck is empty but the discard pile holds
+    #: town cards: the discard pile becomes the deck (as when a deck runs out), then the
+    #: player takes a town card from it.
+    no_town_card_from_discard: bool = False
     # --- settings no source fixes -------------------------------------------------
     land_transport_cards: int = 9
     raft_cards: int = 10
@@ -64,7 +72,8 @@ class Rules:
         return replace(self, **changes)
 
     def check(self) -> None:
-        for name in ("magic_spell", "weak_gold", "gold_for_all", "rebuild_deck"):
+        for name in ("magic_spell", "weak_gold", "gold_for_all", "rebuild_deck",
+                     "escort_two_towns", "no_town_card_from_discard"):
             if not isinstance(getattr(self, name), bool):
                 raise ElfenlandError(f"{name} must be true or false")
         for name in ("land_transport_cards", "raft_cards", "action_cards", "starting_gold",

@@ -192,6 +192,8 @@ class KingOfTheElvesState(GameState):
         self.own_visited = False
         #: The kingdom the traveller's escort protects, or NO_ONE.
         self.escort = NO_ONE
+        #: Towns the escort has protected so far (``Rules.escort_two_towns``), as bits.
+        self.escort_towns = 0
         self.visited = 0
         self.bonus_paid = False
         self.earned = 0
@@ -313,14 +315,19 @@ class KingOfTheElvesState(GameState):
         i = ring.index(self.at)
         return ring[(i + self.direction) % len(ring)]
 
-    def _protected(self, kingdom: int) -> bool:
-        """Whether an escort covers a visit to ``kingdom`` (one left behind is discarded)."""
-        return self.escort == kingdom
+    def _protected(self, ref: TownRef) -> bool:
+        """Whether an escort covers a visit to ``ref`` (one left behind is discarded);
+        with ``escort_two_towns`` only two towns of the kingdom."""
+        if self.escort != ref[0]:
+            return False
+        if not self.rules.escort_two_towns:
+            return True
+        return bool(self.escort_towns & town_bit(ref)) or self.escort_towns.bit_count() < 2
 
     def visit_terms(self, p: int, ref: TownRef) -> tuple[int, bool, int, bool]:
         """(terrain, obstacle applies, thief owner to pay or NO_ONE, gold card doubles)."""
         town = self.kingdoms[ref[0]][ref[1]]
-        protected = self._protected(ref[0])
+        protected = self._protected(ref)
         obstacle = town[OBSTACLE] not in (NO_ONE, p) and not protected
         thief = town[THIEF] if town[THIEF] not in (NO_ONE, p) and not protected else NO_ONE
         gold_owner = town[GOLD]
@@ -382,8 +389,15 @@ class KingOfTheElvesState(GameState):
         return out
 
     def _may_declare_no_town(self, p: int) -> bool:
-        has_town = any(self.hands[p][t] for t in TOWN_KINDS)
-        return not has_town and not self.kingdoms[p] and any(self.deck[t] for t in TOWN_KINDS)
+        if any(self.hands[p][t] for t in TOWN_KINDS) or self.kingdoms[p]:
+            return False
+        return any(self.deck[t] for t in TOWN_KINDS) or self._no_town_from_discard()
+
+    def _no_town_from_discard(self) -> bool:
+        """``Rules.no_town_card_from_discard``: the deck is empty, the discard pile holds
+        a town card."""
+        return (self.rules.no_town_card_from_discard and sum(self.deck) == 0
+                and any(self.discard[t] for t in TOWN_KINDS))
 
     def _may_place(self, p: int, card: Card, k: int, i: int) -> bool:
         town = self.kingdoms[k][i]
@@ -623,6 +637,9 @@ class KingOfTheElvesState(GameState):
             self._end_turn(passed=False)
         elif k is Kind.NO_TOWN_CARD:
             public["hand"] = counts_to_list(hand)
+            if self._no_town_from_discard():
+                self.deck, self.discard = self.discard, [0] * NUM_KINDS
+                public["deck_rebuilt"] = True
             self.pending = Pending.TAKE
         elif k is Kind.TAKE:
             assert a.card is not None
@@ -696,6 +713,7 @@ class KingOfTheElvesState(GameState):
             if self.escort != NO_ONE:
                 self.discard[Card.ESCORT] += 1
             self.escort = target[0]
+            self.escort_towns = 0
             public["kingdom"] = target[0]
         elif k is Kind.REVERSE:
             hand[Card.CHANGE_OF_DIRECTION] -= 1
@@ -721,7 +739,10 @@ class KingOfTheElvesState(GameState):
         if self.escort != NO_ONE and self.escort != target[0]:
             self.discard[Card.ESCORT] += 1
             self.escort = NO_ONE
+            self.escort_towns = 0
             public["escort_discarded"] = True
+        if self.escort != NO_ONE and self._protected(target):
+            self.escort_towns |= town_bit(target)
         terrain, _, thief, doubles = self.visit_terms(p, target)
         hand = self.hands[p]
         if a.kind is Kind.VISIT:
@@ -783,7 +804,8 @@ class KingOfTheElvesState(GameState):
             self.rules, self.n, self.round, self.phase, self.dragon, self.current,
             self.passes, self.pending, self.pending_count, self.hands, self.gold,
             self.set_aside, self.bought, self.deck, self.discard, self.bank, self.kingdoms,
-            self.at, self.direction, self.turned, self.own_visited, self.escort, self.visited,
+            self.at, self.direction, self.turned, self.own_visited, self.escort,
+            self.escort_towns, self.visited,
             self.bonus_paid, self.earned, self.paid, self.result, self.rng.getstate(),
             [a.id for a in self._history],
         )

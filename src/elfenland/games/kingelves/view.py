@@ -50,6 +50,7 @@ def _journey(s: KingOfTheElvesState) -> JSONDict | None:
         "direction": "clockwise" if s.direction == CLOCKWISE else "counterclockwise",
         "turned": s.turned,
         "escort": _owner(s.escort),
+        "escort_towns": [f"{k}.{i}" for k, i in s.ring() if s.escort_towns & town_bit((k, i))],
         "visited": [f"{k}.{i}" for k, i in s.ring() if s.visited & town_bit((k, i))],
         "own_town_visited": s.own_visited,
         "earned": s.earned,
