@@ -4,51 +4,33 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import elfenland
 from elfenland.core.rng import Rng
-from elfenland.games.elfenland import ElfenlandState, Phase
-from elfenland.games.elfenland.state import CARDS_PER_KIND, COUNTERS_PER_KIND, NO_PIECE
-
-RULES = [("amigo", False), ("amigo", True), ("moon", False)]
+from elfenland.games.elfenland import ElfenlandState
+from elfenland.games.elfenland.invariants import CONFIGURATIONS, Watcher, check_state
 
 
 def check_accounting(s: ElfenlandState) -> None:
-    for k in range(7):
-        assert sum(h[k] for h in s.hands) + s.card_pile[k] == CARDS_PER_KIND[k]
-        assert all(h[k] >= 0 for h in s.hands) and s.card_pile[k] >= 0
-    for k in range(6):
-        held = sum(s.counters_up[p][k] + s.counters_secret[p][k] + s.kept_up[p][k]
-                   + s.kept_secret[p][k] for p in range(s.n))
-        on_board = sum(1 for c in s.route_counter if c == k)
-        assert held + on_board + s.face_up[k] + s.counter_pile[k] == COUNTERS_PER_KIND
-    for r, owner in enumerate(s.route_obstacle):
-        if owner != NO_PIECE:
-            assert s.route_counter[r] != NO_PIECE and s.board.routes[r].is_road
-            assert not s.obstacle_in_hand[owner]
-    assert sum(s.face_up) <= s.rules.face_up_counters
+    check_state(s)
 
 
 def public_part(view: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in view.items() if k not in ("log", "seq")}
 
 
-def play(players: int, seed: int, rules: str, destination: bool, chooser: int) -> None:
+def play(players: int, seed: int, options: dict[str, Any], chooser: int) -> None:
     rng = random.Random(chooser)
-    s = elfenland.new_game(players=players, seed=seed, rules=rules, destination=destination)
+    s = elfenland.new_game(players=players, seed=seed, **options)
     assert isinstance(s, ElfenlandState)
-    been: list[set[int]] = [{s.board.capital} for _ in range(players)]
+    watcher = Watcher(s)
     checkpoints = {rng.randrange(40, 400) for _ in range(3)}
     steps = 0
-    last_round = s.round
     while not s.is_terminal():
-        if s.phase is Phase.DRAW_SECRET and s.step == 0 and s.round != last_round:
-            last_round = s.round
-            for p in range(players):
-                assert s._counters_of(p) <= s.rules.counters_kept
         legal = s.legal_actions()
         assert legal, "a live game always offers an action"
         assert len({a.id for a in legal}) == len(legal), "each legal action listed once"
@@ -60,14 +42,7 @@ def play(players: int, seed: int, rules: str, destination: bool, chooser: int) -
         round_before = s.round
         s.apply_action(action)
         steps += 1
-        for p in range(players):
-            been[p].add(s.boots[p])
-            visited = {t for t in range(len(s.board.towns)) if s.visited[p] >> t & 1}
-            assert visited <= been[p]
-        if s.round == round_before and not s.is_terminal() and (
-                s.phase is not Phase.MOVE or s.current_player() != mover) and (
-                was_discarding or str(action) == "end"):
-            assert sum(s.hands[mover]) <= s.rules.hand_limit
+        watcher.after(s, mover, str(action), was_discarding, round_before)
         check_accounting(s)
         if steps in checkpoints:
             check_snapshot(s, rng)
@@ -109,11 +84,11 @@ def check_snapshot(s: ElfenlandState, rng: random.Random) -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(players=st.integers(2, 6), seed=st.integers(0, 2**31), rules=st.sampled_from(RULES),
-       chooser=st.integers(0, 2**31))
+@given(players=st.integers(2, 6), seed=st.integers(0, 2**31),
+       options=st.sampled_from(CONFIGURATIONS), chooser=st.integers(0, 2**31))
 def test_random_whole_games_keep_every_invariant(
-        players: int, seed: int, rules: tuple[str, bool], chooser: int) -> None:
-    play(players, seed, rules[0], rules[1], chooser)
+        players: int, seed: int, options: dict[str, Any], chooser: int) -> None:
+    play(players, seed, options, chooser)
 
 
 @settings(max_examples=10, deadline=None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import elfenland
+from elfenland.games.kingelves.invariants import check_state
 from elfenland.games.kingelves.state import KingOfTheElvesState
 
 ANNE, BOB, CARL, DORIS = 0, 1, 2, 3
@@ -41,20 +42,10 @@ def legal(state: KingOfTheElvesState) -> set[str]:
 
 
 def check_accounts(state: KingOfTheElvesState) -> None:
-    """All the game's cards and all its gold are somewhere, none twice."""
-    table = state.table_cards()
-    total = state.all_cards()
-    for c in range(len(total)):
-        where = (sum(h[c] for h in state.hands) + state.deck[c] + state.discard[c] + table[c])
-        assert where == total[c], c
-        assert state.deck[c] >= 0 and state.discard[c] >= 0
-        assert all(h[c] >= 0 for h in state.hands)
-    assert sum(total) == 120 or state.rules.land_transport_cards != 9
-    gold = sum(state.gold) + sum(state.set_aside) + state.bank
-    assert gold == state.rules.gold_supply
-    assert min(state.gold) >= 0 and state.bank >= 0
-    for p in range(state.n):
-        assert 0 <= state.banners_left(p) <= 4
+    """All the game's cards and all its gold are somewhere, none twice (and every other
+    invariant of the engine holds)."""
+    check_state(state)
+    assert sum(state.all_cards()) == 120 or state.rules.land_transport_cards != 9
 
 
 #: The rulebook's example table (Anne, Bob, Carl, Doris) with Anne in her castle, ready

@@ -14,12 +14,10 @@ from ke_support import check_accounts
 
 import elfenland
 from elfenland import Rng
+from elfenland.games.kingelves.invariants import CONFIGURATIONS
 from elfenland.games.kingelves.state import KingOfTheElvesState, Phase
 
-VARIANTS: list[dict[str, bool]] = [
-    {}, {"magic_spell": True}, {"weak_gold": True}, {"gold_for_all": True},
-    {"magic_spell": True, "weak_gold": True, "gold_for_all": True},
-]
+VARIANTS: list[dict[str, bool]] = [dict(c) for c in CONFIGURATIONS]  # type: ignore[misc]
 games = st.tuples(st.integers(2, 6), st.integers(0, 2**31), st.sampled_from(VARIANTS))
 
 

@@ -30,3 +30,8 @@ class SerializationError(ElfenlandError):
 
 class GameOverError(IllegalActionError):
     """An action sent to a game that has already ended."""
+
+
+class InvariantError(ElfenlandError):
+    """A state that breaks one of its game's invariants: from a position document, an
+    impossible position; after a legal action, a bug in the engine."""

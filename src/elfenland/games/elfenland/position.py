@@ -18,6 +18,7 @@ from ...core.rng import Rng
 from ...core.saving import build_position
 from ...core.transport import COST_TABLE, Transport
 from .actions import route_text
+from .invariants import check_state
 from .rules import Rules, make_rules
 from .state import (
     CARDS_PER_KIND,
@@ -230,56 +231,8 @@ def _build(doc: JSONDict) -> ElfenlandState:
         s._finish(None)
     if s.phase is not Phase.OVER and s.phase is not Phase.MOVE and s.discarding:
         raise PositionError("discarding happens only in the move phase")
-    _check_turn(s)
+    check_state(s)
     return s
-
-
-def _check_turn(s: ElfenlandState) -> None:
-    """The position must be one the rules can reach: the player to act has something to
-    do, and the phase's bookkeeping agrees with whose turn it is."""
-    n, rules, p = s.n, s.rules, s.current
-    if sum(s.face_up) > rules.face_up_counters:
-        raise PositionError(f"at most {rules.face_up_counters} counters lie face up")
-    if s.phase is not Phase.KEEP and any(map(any, s.kept_up + s.kept_secret)):
-        raise PositionError("counters are set aside as kept only during the keep phase")
-    if s.phase is Phase.OVER:
-        return
-    turns = {Phase.DRAW_SECRET: n, Phase.DRAW_COUNTERS: rules.counter_draws * n,
-             Phase.MOVE: n, Phase.KEEP: n}
-    if s.phase in turns:
-        if s.step >= turns[s.phase]:
-            raise PositionError(f"step {s.step}: the {s.phase.value} phase has "
-                                f"{turns[s.phase]} turns")
-        if p != (s.starting + s.step) % n:
-            raise PositionError(f"in the {s.phase.value} phase, turns go round from the "
-                                f"starting player {s.starting}: step {s.step} is player "
-                                f"{(s.starting + s.step) % n}'s, not player {p}'s")
-    if s.phase is Phase.DRAW_SECRET and sum(s.counter_pile) == 0:
-        raise PositionError("nobody can draw a secret counter: the face-down pile is empty")
-    if s.phase is Phase.DRAW_COUNTERS and not s._can_draw():
-        raise PositionError("nobody can draw a counter: none is face up or face down")
-    if s.discarding and sum(s.hands[p]) <= rules.hand_limit:
-        raise PositionError(f"player {p} holds {sum(s.hands[p])} travel cards and need not "
-                            f"discard down to {rules.hand_limit}")
-    if s.phase is Phase.KEEP:
-        _check_keep(s)
-
-
-def _check_keep(s: ElfenlandState) -> None:
-    rules, p = s.rules, s.current
-    if rules.counters_kept == 0:
-        raise PositionError("these rules keep no counter: there is no keep phase")
-    if not rules.final_keep and (s.round >= rules.rounds or (
-            rules.keep_when == "round-end" and s._round_outcome() != "next")):
-        raise PositionError("with final_keep false no counter is kept when no round follows")
-    for q in range(s.n):
-        if q != p and (any(s.kept_up[q]) or any(s.kept_secret[q])):
-            raise PositionError(f"player {q} is not choosing a counter to keep now")
-    kept = sum(s.kept_up[p]) + sum(s.kept_secret[p])
-    held = s._counters_of(p)
-    if kept >= rules.counters_kept or held == 0 or kept + held <= rules.counters_kept:
-        raise PositionError(f"player {p} has no choice of counter to keep (holds {held}, "
-                            f"has kept {kept} of {rules.counters_kept})")
 
 
 def _fill_piles(s: ElfenlandState, doc: JSONDict) -> None:

@@ -18,6 +18,7 @@ from ...core.game import TERMINAL, JSONDict
 from ...core.rng import Rng
 from ...core.saving import build_position
 from .cards import NUM_KINDS, TOWN_KINDS, Card, card_from_text, counts_to_dict, obstacle_for
+from .invariants import check_state
 from .rules import BANNERS, BUY_PRICES, ROUNDS, Rules, kingdom_size, make_rules
 from .state import (
     CLOCKWISE,
@@ -183,10 +184,6 @@ def _build(doc: JSONDict) -> KingOfTheElvesState:
                    if s.pending is not Pending.NONE else None, "hands")
     if s.pending_count > sum(hand):
         raise PositionError("the player has fewer cards than they must discard")
-    if s.pending is Pending.DISCARD_OTHER and not any(
-            hand[c] for c in range(len(TOWN_KINDS), NUM_KINDS)):
-        raise PositionError("the player must discard a card other than a town card but "
-                            "holds only town cards")
 
     s.hands = [_counts(h, f"hands[{p}]") for p, h in enumerate(_per_player(doc, "hands", n, None))]
     s.kingdoms = _kingdoms(doc, s)
@@ -196,14 +193,11 @@ def _build(doc: JSONDict) -> KingOfTheElvesState:
         _journey(doc.get("journey") or {}, s)
     elif "journey" in doc and doc["journey"] is not None:
         raise PositionError("a journey belongs to the journey phase")
-    if s.pending is Pending.TAKE and (any(s.hands[s.current][t] for t in TOWN_KINDS)
-                                      or s.kingdoms[s.current]):
-        raise PositionError("only a player with no town card in hand or kingdom declares "
-                            "no town card")
     if s.phase is Phase.OVER:
         if any(s.kingdoms):
             raise PositionError("a finished game has no towns on the table")
         s._finish()
+    check_state(s)
     return s
 
 
@@ -322,64 +316,25 @@ def _journey(j: Any, s: KingOfTheElvesState) -> None:
     if s.at[0] != NO_ONE and not s.visited & town_bit(s.at):
         raise PositionError("journey.at must be a visited town")
     p = s.current
-    _check_walk(s, p, ring)
     own = any(s.visited & town_bit((p, i)) for i in range(len(s.kingdoms[p])))
     s.own_visited = bool(j.get("own_visited", own))
-    if s.own_visited != own:
-        raise PositionError("journey.own_visited must say whether a town of the traveller's "
-                            "own kingdom is among the visited towns")
-    if (s.turned or s.direction != CLOCKWISE or s.own_visited) and s.at[0] == NO_ONE:
-        raise PositionError("a traveller still in their castle has not turned round")
-    if (s.turned or s.direction != CLOCKWISE) and not s.own_visited:
-        raise PositionError("a change of direction needs a town of the traveller's own "
-                            "kingdom visited first")
-    everything = bool(ring) and s.visited == s._all_bits()
-    s.bonus_paid = bool(j.get("bonus_paid", everything))
-    if s.bonus_paid != everything:
-        raise PositionError("journey.bonus_paid: the 10-gold bonus is paid exactly when "
-                            "every town on the table has been visited")
-    if s.escort != NO_ONE:
-        nxt = s.next_town()
-        if nxt is None or (s.escort != nxt[0] and s.escort != s.at[0]):
-            raise PositionError("journey.escort protects the kingdom the traveller is in "
-                                "or is entering")
+    s.bonus_paid = bool(j.get("bonus_paid", bool(ring) and s.visited == s._all_bits()))
     escorted = j.get("escort_towns", [])
     if not isinstance(escorted, list):
         raise PositionError("journey.escort_towns must be a list of towns")
     for text in escorted:
-        town = ref(text, "journey.escort_towns")
-        if town[0] != s.escort or not s.visited & town_bit(town):
-            raise PositionError("journey.escort_towns: visited towns of the escorted kingdom")
-        s.escort_towns |= town_bit(town)
-    if s.escort_towns and not s.rules.escort_two_towns:
-        raise PositionError("journey.escort_towns is kept only with escort_two_towns")
-    if s.escort_towns.bit_count() > 2:
-        raise PositionError("an escort protects at most two towns")
+        s.escort_towns |= town_bit(ref(text, "journey.escort_towns"))
     s.earned = _int(j.get("earned", 0), "journey.earned", 0, s.rules.gold_supply)
     s.paid = _int(j.get("paid", 0), "journey.paid", 0, s.rules.gold_supply)
-
-
-def _check_walk(s: KingOfTheElvesState, p: int, ring: list[TownRef]) -> None:
-    """A journey goes town by town round the ring from the traveller's first town, so
-    the towns visited are one unbroken stretch of the ring holding that town."""
-    if s.at[0] == NO_ONE:
-        if s.visited:
-            raise PositionError("a traveller still in their castle has visited no town")
-        return
-    start = min(ring, key=lambda ref: ((ref[0] - p) % s.n, ref[1]))
-    inside = [bool(s.visited & town_bit(r)) for r in ring]
-    ends = sum(1 for i, v in enumerate(inside) if v and not inside[(i + 1) % len(ring)])
-    if not s.visited & town_bit(start) or ends > 1:
-        raise PositionError("journey.visited: a journey visits the towns one after another "
-                            "from the traveller's first town, never skipping one")
 
 
 def resample(s: KingOfTheElvesState, player: int, rng: Rng) -> KingOfTheElvesState:
     """A state ``player`` cannot tell from ``s``: the other players' hands and the deck
     are dealt again at random from the cards ``player`` has not seen, each hand keeping
     its size.  Gold stays: every payment is public at the table, so an attentive player
-    knows every total even though the view does not show it.  (Cards another player
-    showed on declaring "no town card" are not used as a constraint.)
+    knows every total even though the view does not show it.  A hand shown on declaring
+    "no town card" stays as it is while that player finishes the declaration; once they
+    have, what they showed is no longer used as a constraint.
 
     The player's own choices may tell them about the deck's town cards: while taking a
     town card they look through the deck, and whether they may declare "no town card"
@@ -414,7 +369,10 @@ def _deal_unseen(s: KingOfTheElvesState, new: KingOfTheElvesState, player: int, 
     """Deal the other hands and the deck again from the cards hidden from ``player``;
     with ``keep_deck_towns`` the deck keeps exactly its town cards, so the town cards
     the others hold stay with the others (though not with the same ones)."""
-    others = [p for p in range(s.n) if p != player]
+    # A player in the middle of "no town card" has shown their hand (and the town card
+    # they took): everyone knows it.
+    shown = s.current if s.pending in (Pending.TAKE, Pending.DISCARD_OTHER) else NO_ONE
+    others = [p for p in range(s.n) if p not in (player, shown)]
     pool = s.deck[:]
     for p in others:
         for c in range(NUM_KINDS):

@@ -741,7 +741,7 @@ class KingOfTheElvesState(GameState):
             self.escort = NO_ONE
             self.escort_towns = 0
             public["escort_discarded"] = True
-        if self.escort != NO_ONE and self._protected(target):
+        if self.rules.escort_two_towns and self._protected(target):
             self.escort_towns |= town_bit(target)
         terrain, _, thief, doubles = self.visit_terms(p, target)
         hand = self.hands[p]
