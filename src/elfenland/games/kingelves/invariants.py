@@ -152,8 +152,9 @@ def _check_journey(s: KingOfTheElvesState, p: int) -> None:
         nxt = s.next_town()
         near = {nxt[0]} if nxt is not None else set()
         if s.at[0] != NO_ONE:
-            i = ring.index(s.at)
-            near |= {s.at[0], ring[i - 1][0], ring[(i + 1) % len(ring)][0]}
+            near.add(s.at[0])
+            if s.turned:  # the town that was next before the change of direction
+                near.add(ring[(ring.index(s.at) - s.direction) % len(ring)][0])
         if s.escort not in near:
             _fail("the escort protects the kingdom the traveller is in or is entering")
     if s.escort_towns:
