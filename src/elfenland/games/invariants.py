@@ -3,22 +3,28 @@ tests and ``bench/soak.py`` check."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..core.errors import InvariantError
 from ..core.game import GameState
+from .elfenland.invariants import check_state as check_elfenland
+from .elfenland.state import ElfenlandState
+from .kingelves.invariants import check_state as check_kingelves
+from .kingelves.state import KingOfTheElvesState
+
+_CHECKS: dict[type, Callable[[Any], None]] = {
+    ElfenlandState: check_elfenland,
+    KingOfTheElvesState: check_kingelves,
+}
 
 
 def check_game_state(state: GameState) -> None:
     """The game's own invariants, then what every game promises: the player to act has
     a legal action, each listed once, and a finished game has winners."""
-    from .elfenland.invariants import check_state as check_elfenland
-    from .elfenland.state import ElfenlandState
-    from .kingelves.invariants import check_state as check_kingelves
-    from .kingelves.state import KingOfTheElvesState
-
-    if isinstance(state, ElfenlandState):
-        check_elfenland(state)
-    elif isinstance(state, KingOfTheElvesState):
-        check_kingelves(state)
+    check = _CHECKS.get(type(state))
+    if check is not None:
+        check(state)
     if state.is_terminal():
         if state.legal_actions() or not state.winners():
             raise InvariantError("a finished game offers no action and has winners")

@@ -4,9 +4,11 @@ turns a failure into a ``PositionError``), the property tests and ``bench/soak.p
 
 from __future__ import annotations
 
+from functools import cache
+
 from ...core.errors import InvariantError
 from ...core.game import TERMINAL
-from .cards import NUM_KINDS, TOWN_KINDS, Card
+from .cards import NUM_KINDS, TOWN_KINDS, Card, full_deck
 from .rules import BANNERS, BUY_PRICES, kingdom_size
 from .state import (
     CLOCKWISE,
@@ -21,6 +23,9 @@ from .state import (
 )
 
 _FIRST_NON_TOWN = len(TOWN_KINDS)
+_TOWNS = frozenset(int(t) for t in TOWN_KINDS)
+#: Gold set aside after buying 0, 1, 2, 3 cards in a round.
+_PRICES = tuple(sum(BUY_PRICES[:b]) for b in range(len(BUY_PRICES) + 1))
 #: ``new_game`` options covering every variant and reading, for tests and
 #: ``bench/soak.py``.
 CONFIGURATIONS: tuple[dict[str, object], ...] = (
@@ -45,35 +50,46 @@ def check_state(s: KingOfTheElvesState) -> None:
 def check_material(s: KingOfTheElvesState) -> None:
     """All the game's cards and all its gold are somewhere, none twice; the table holds
     what it may."""
-    table = s.table_cards()
-    total = s.all_cards()
-    for c in range(NUM_KINDS):
-        where = s.deck[c] + s.discard[c] + table[c]
-        for h in s.hands:
-            if h[c] < 0:
-                _fail(f"a hand holds {h[c]} {Card(c).slug} cards")
-            where += h[c]
-        if where != total[c] or s.deck[c] < 0 or s.discard[c] < 0:
-            _fail(f"{Card(c).slug} cards: {where} in the game, but it has {total[c]}")
+    total = _total(s.rules.land_transport_cards, s.rules.raft_cards, s.rules.action_cards)
+    where = [sum(column) for column in zip(s.deck, s.discard, s.table_cards(), *s.hands,
+                                            strict=True)]
+    if where != total or min(s.deck) < 0 or min(s.discard) < 0 or \
+            min(map(min, s.hands)) < 0:
+        for c in range(NUM_KINDS):
+            if where[c] != total[c] or s.deck[c] < 0 or s.discard[c] < 0 or \
+                    any(h[c] < 0 for h in s.hands):
+                _fail(f"{Card(c).slug} cards: {where[c]} in the game (deck {s.deck[c]}, "
+                      f"discard {s.discard[c]}, hands {[h[c] for h in s.hands]}), but it "
+                      f"has {total[c]}")
     gold = sum(s.gold) + sum(s.set_aside) + s.bank
     if gold != s.rules.gold_supply or min(s.gold) < 0 or s.bank < 0:
         _fail(f"gold: {gold} in the game, but it has {s.rules.gold_supply}")
     building = s.phase is Phase.BUILDING
-    for p in range(s.n):
-        if not 0 <= s.banners_left(p) <= BANNERS:
-            _fail(f"player {p} has more than {BANNERS} banners on the table")
-        aside = sum(BUY_PRICES[:s.bought[p]]) if building else 0
-        if s.set_aside[p] != aside or not 0 <= s.bought[p] <= len(BUY_PRICES):
-            _fail(f"player {p} set aside {s.set_aside[p]} gold for {s.bought[p]} cards bought")
+    banners = [0] * s.n
     cap = kingdom_size(s.n)
+    weak_gold = s.rules.weak_gold
     for k, kingdom in enumerate(s.kingdoms):
         if len(kingdom) > cap:
             _fail(f"kingdom {k} holds more than {cap} towns")
         for town in kingdom:
-            if not Card(town[TERRAIN]).is_town:
+            if town[TERRAIN] not in _TOWNS:
                 _fail(f"kingdom {k} holds a {Card(town[TERRAIN]).slug}, not a town card")
-            if s.rules.weak_gold and town[GOLD] == k:
+            for owner in town[1:]:
+                if owner != NO_ONE:
+                    banners[owner] += 1
+            if weak_gold and town[GOLD] == k:
                 _fail("the weaker gold card is never in its owner's kingdom")
+    for p in range(s.n):
+        if banners[p] > BANNERS:
+            _fail(f"player {p} has more than {BANNERS} banners on the table")
+        aside = _PRICES[s.bought[p]] if building else 0
+        if s.set_aside[p] != aside:
+            _fail(f"player {p} set aside {s.set_aside[p]} gold for {s.bought[p]} cards bought")
+
+
+@cache
+def _total(land: int, rafts: int, actions: int) -> list[int]:
+    return full_deck(land, rafts, actions)
 
 
 def check_turn(s: KingOfTheElvesState) -> None:
