@@ -31,7 +31,14 @@ from .botseats import bot_decision, decision_seed, resolve_level
 from .config import ServerConfig
 from .errors import ServerError
 from .hints import check_hint, route_hint
-from .lobby import CreateGame, clean_name, rules_name, summary
+from .lobby import (
+    CreateGame,
+    clean_name,
+    engine_options,
+    new_game_options,
+    rules_name,
+    summary,
+)
 from .ratelimit import TokenBucket
 from .store import GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
@@ -45,7 +52,7 @@ PLAY_ONLY_KEYS = ("legal", "route_costs")
 
 def build_state(record: GameRecord, actions: Sequence[str] = ()) -> GameState:
     """The game as the store describes it: its start, then every stored action."""
-    kwargs: dict[str, Any] = dict(record.options)
+    kwargs: dict[str, Any] = engine_options(record.options)
     if record.rules is not None:
         kwargs["rules"] = record.rules
     state = new_game(game=record.game, players=record.players, seed=record.seed, **kwargs)
@@ -216,6 +223,11 @@ class Hub:
                                              f"{info.max_players} players, not {players}")
         kinds = [s.kind for s in req.seats] if req.seats else ["human"] + ["open"] * (players - 1)
         levels = [s.level for s in req.seats] if req.seats else [None] * players
+        try:
+            options = new_game_options(info.name, dict(req.options), req.seed)
+        except ElfenlandError as exc:
+            raise ServerError("bad-request", str(exc)) from None
+        # Drawn from ``secrets`` unless the creator chose one (then shown to everyone).
         seed = req.seed if req.seed is not None else secrets.randbits(62)
         creator = kinds.index("human") if "human" in kinds else None
         token = new_token() if creator is not None else None
@@ -229,7 +241,7 @@ class Hub:
                 seats.append(SeatRecord(i, "bot", None, resolve_level(level)))
             else:  # other "human" seats wait for their players to join
                 seats.append(SeatRecord(i, "open"))
-        record = GameRecord(new_game_id(), info.name, players, req.rules, dict(req.options),
+        record = GameRecord(new_game_id(), info.name, players, req.rules, options,
                             seed, "open", 0, now_iso(), host, tuple(seats))
         try:
             state = await self.cpu(build_state, record)

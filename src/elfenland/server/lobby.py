@@ -15,6 +15,13 @@ from .botseats import bot_title
 from .store import GameRecord
 
 NAME_MAX = 40
+#: Kept in a game's stored options by the server for itself, never passed to the engine:
+#: the creator chose the seed (which predicts every hand), so the game is unrated and
+#: its seed is shown to everyone.
+SEED_CHOSEN = "seed_chosen"
+#: Options the server sets for a new game unless its creator asks otherwise: the keep
+#: step after Elfenland's last round changes nothing, so players are not asked it.
+NEW_GAME_DEFAULTS: dict[str, dict[str, Any]] = {"elfenland": {"final_keep": False}}
 
 
 class SeatRequest(BaseModel):
@@ -76,6 +83,33 @@ def default_rules(game: str) -> str | None:
         return None
 
 
+def engine_options(options: dict[str, Any]) -> dict[str, Any]:
+    """A game's stored options without the server's own keys: what ``new_game`` takes."""
+    return {k: v for k, v in options.items() if k != SEED_CHOSEN}
+
+
+def new_game_options(game: str, requested: dict[str, Any], seed: int | None
+                     ) -> dict[str, Any]:
+    """The options stored for a new game: the server's defaults, what the creator asked
+    for, and whether they chose the seed."""
+    if SEED_CHOSEN in requested:
+        raise ElfenlandError(f"{SEED_CHOSEN!r} is set by the server, not an option")
+    options = {**NEW_GAME_DEFAULTS.get(game, {}), **requested}
+    if seed is not None:
+        options[SEED_CHOSEN] = True
+    return options
+
+
+def seed_facts(record: GameRecord) -> dict[str, Any]:
+    """A chosen seed is shown to everyone from the start (and the game is unrated); a
+    drawn one only once the game is over, when it can no longer predict anything."""
+    chosen = bool(record.options.get(SEED_CHOSEN))
+    facts: dict[str, Any] = {"seed_chosen": chosen, "unrated": chosen}
+    if chosen or record.status == "finished":
+        facts["seed"] = record.seed
+    return facts
+
+
 def summary(record: GameRecord, connected: set[int], seq: int) -> dict[str, Any]:
     info = GAMES.get(record.game)
     seats: list[dict[str, Any]] = []
@@ -94,11 +128,12 @@ def summary(record: GameRecord, connected: set[int], seq: int) -> dict[str, Any]
         "game": record.game,
         "title": info.title if info else record.game,
         "rules": record.rules if record.rules is not None else default_rules(record.game),
-        "options": record.options,
+        "options": engine_options(record.options),
         "players": record.players,
         "status": record.status,
         "seats": seats,
         "seq": seq,
         "created": record.created,
         "join_url": f"/#/game/{record.id}",
+        **seed_facts(record),
     }
