@@ -85,3 +85,16 @@ def test_the_options_default_off_and_survive_a_saved_game() -> None:
     state = elfenland.new_game(game="king-of-the-elves", players=2, seed=1,
                                escort_two_towns=True, no_town_card_from_discard=True)
     assert elfenland.deserialize(state.serialize()) == state
+
+
+def test_a_hand_built_action_with_another_actions_id_is_judged_by_what_it_is() -> None:
+    from elfenland.games.kingelves.actions import Action, Kind
+
+    state = escorted()
+    stop = next(a for a in state.legal_actions() if str(a) == "stop")
+    forged = Action(Kind.VISIT, Card.DRAGON, count=1, _id=stop.id)
+    with pytest.raises(elfenland.IllegalActionError):
+        state.apply_action(forged)
+    assert state.hands[0][Card.DRAGON] == 0 and not state.is_terminal()
+    state.apply_action(Action(Kind.VISIT, Card.UNICORN, count=2))  # by value, no id
+    assert state.hands[0][Card.UNICORN] == 4

@@ -172,6 +172,11 @@ def _space() -> tuple[tuple[Action, ...], dict[Action, Action]]:
     return actions, {a: a for a in actions}
 
 
+def all_actions() -> tuple[Action, ...]:
+    """Every action, each at the index of its id."""
+    return _space()[0]
+
+
 def num_actions() -> int:
     """Size of the fixed action space: every id is in ``range(num_actions())``."""
     return len(_space()[0])

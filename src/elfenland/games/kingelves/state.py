@@ -49,7 +49,7 @@ from ...core.game import Action as CoreAction
 from ...core.rng import Rng
 from ...core.saving import dump_game, load_game
 from ...core.transport import COST_TABLE, Terrain
-from .actions import SPELL_PAYMENTS, Action, Kind, from_id, parse
+from .actions import SPELL_PAYMENTS, Action, Kind, all_actions, canonical, from_id, parse
 from .cards import (
     NUM_KINDS,
     TOWN_KINDS,
@@ -121,6 +121,9 @@ _PLACE: Final = {(c, k, i): Action.place(c, k, i) for c in SLOT for k in range(M
 _REMOVE: Final = [Action.remove(i) for i in range(MAX_KINGDOM)]
 _VISIT: Final = {(t, n): Action.visit(t, n) for t in TRANSPORT_KINDS for n in (1, 2, 3)}
 _SPELL: Final = [Action.spell(m) for m in SPELL_PAYMENTS]
+
+
+_ACTIONS: Final = all_actions()
 
 
 def town_bit(ref: TownRef) -> int:
@@ -247,6 +250,9 @@ class KingOfTheElvesState(GameState):
     def apply_action(self, action: CoreAction | str | int) -> None:
         if not isinstance(action, Action):
             action = self.parse_action(action if isinstance(action, str | int) else str(action))
+        elif not (0 <= action.id < len(_ACTIONS) and _ACTIONS[action.id] is action):
+            # Built by hand: its id may not be its own, so look it up by value.
+            action = canonical(action)
         if self.phase is Phase.OVER:
             raise GameOverError("the game is over")
         self._own_legal()
