@@ -201,3 +201,32 @@ def test_describe_for_the_preview() -> None:
     state = load({"hands": [{"raft": 1}, {}], "boots": ["virst", "elvenhold"]})
     assert plan_journey(state).describe(state) == [
         {"action": "move virst-ixara raft", "to": "ixara", "paid": "raft"}]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_planned_journeys_are_legal_when_caravans_are_only_for_need(seed: int) -> None:
+    rng = random.Random(seed)
+    rules = {"rules": "amigo", "caravan": "only-if-needed"}
+    state = random_move_position(rng, counter_chance=0.7, max_cards=8, rules=rules)
+    journey = plan_journey(state)
+    for step in journey.steps:
+        assert step.action in state.legal_actions()
+        state.apply_action(step.action)
+
+
+@pytest.mark.parametrize("caravan", ["always", "only-if-needed"])
+def test_caravans_only_for_need_are_never_planned_where_the_counter_is_paid(caravan: str) -> None:
+    state = elfenland.load_position({
+        "players": 2, "phase": "move", "current_player": 0,
+        "rules": elfenland.games.elfenland.Rules(caravan=caravan).to_json(),  # type: ignore[arg-type]
+        "roads": {"feodor-lapphalya": {"counter": "elfcycle"}},
+        "boots": ["feodor", "elvenhold"], "towns": [["feodor"], []],
+        "hands": [{"elfcycle": 1, "magic-cloud": 6}, {}]})
+    assert isinstance(state, ElfenlandState)
+    # Seven cards, four kept: a caravan of clouds would keep the better elfcycle.
+    journey = plan_journey(state)
+    assert journey.new_towns == 1
+    for step in journey.steps:
+        assert step.action in state.legal_actions()
+        state.apply_action(step.action)
+    assert (state.hands[0][1] == 1) == (caravan == "always")

@@ -208,6 +208,11 @@ class _Search:
     of cards the any-cards steps so far will take from it.  The cards kept at the end
     are then ``hand`` less its ``owed`` least preferred cards."""
 
+    #: ``Rules.caravan == "only-if-needed"``: a caravan only where the hand cannot pay the
+    #: counter.  Tested on the hand before the owed cards are taken, so every caravan
+    #: planned is legal (a journey that needs the owed cards to make one legal is missed).
+    needed_only = False
+
     def __init__(self, edges: list[list[Edge]], capital: int, target: int | None,
                  distances: Sequence[Sequence[int]], limit: int,
                  preference: Sequence[int], max_cards: int,
@@ -340,7 +345,8 @@ class _Search:
                 if bound > floor:
                     children.append((bound, i, gain, e, False, child, owed))
             size = e.any_cards
-            if size and left >= size:
+            if size and left >= size and not (
+                    self.needed_only and e.pay is Pay.CARAVAN and hand[k] >= n):
                 bound = (gain + self.more_towns(to, left - size, rest) * unit
                          + ceil[to][left - size] + self.useful(hand, owed + size))
                 if bound > floor:
@@ -448,6 +454,7 @@ def plan_journey(state: ElfenlandState, player: int | None = None,
     town, visited = state.boots[p], state.visited[p]
     search = _Search(edges, board.capital, target, board.distances,
                      state.rules.hand_limit, preference, sum(hand), end_bonus)
+    search.needed_only = state.rules.caravan == "only-if-needed"
     search.best(town, hand, 0, visited)
     # Walk the best journey, then choose the cards its any-cards steps give: the least
     # preferred of what its normal payments leave.  Giving them in the journey's order
