@@ -34,6 +34,8 @@ export function rulesLabel(g) {
       if (g.options && g.options[k]) bits.push(t(`opt.${k}`));
     }
   }
+  // A seed the creator chose predicts every hand: everyone sees it (issue #12).
+  if (g.seed_chosen) bits.push(t("opt.seedChosen", { seed: g.seed }));
   return bits.join(" · ");
 }
 
