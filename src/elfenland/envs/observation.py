@@ -16,6 +16,7 @@ observer's information state encodes to the same vector).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,7 @@ from ..games.elfenland.state import (
 from ..games.elfenland.state import Phase as ElfPhase
 from ..games.kingelves.actions import num_actions as kingelves_num_actions
 from ..games.kingelves.cards import NUM_KINDS, full_deck
-from ..games.kingelves.rules import BUY_PRICES, kingdom_size
+from ..games.kingelves.rules import BUY_PRICES, ROUNDS, kingdom_size
 from ..games.kingelves.state import (
     CLOCKWISE,
     GOLD,
@@ -109,6 +110,9 @@ class Layout:
 
 _ELF_PHASES = list(ElfPhase)
 _ELF_PHASE_INDEX = {ph: i for i, ph in enumerate(_ELF_PHASES)}
+_P_OVER = ElfPhase.OVER
+#: The set bits of every 7-bit number (towns visited are a 21-bit mask).
+_BITS = tuple(tuple(b for b in range(7) if m >> b & 1) for m in range(128))
 
 
 def _elfenland_layout(n: int, rules: Any) -> Layout:
@@ -169,90 +173,80 @@ class ElfenlandEncoder:
         self.d = {name: lay.offset(name, 0) - base for name in (
             "boot", "towns", "markers", "cards", "counters", "kept_counters",
             "secret_counters", "obstacle", "hand", "secret", "town_card", "distance")}
+        self.d_tuple = tuple(self.d.values())
         r = rules
-        self.rules_values = [
+        rules_values = [
             float(r.deal == "fresh"), float(r.keep_when == "after-placement"),
             float(r.boatmen), float(r.town_cards), float(r.early_end == "special-victory"),
             float(r.mare_magnum_rafts), float(r.mare_nebulae_rafts), float(r.hand_limit),
             float(r.counters_kept), float(r.counter_draws)]
+        #: The zero vector with what never changes in a game filled in; each encoding
+        #: starts from a copy (``array`` copies and item writes are cheap, and numpy
+        #: then wraps the buffer without converting anything).
+        self.template = array("f", bytes(4 * lay.size))
+        self.template[self.o_rules:self.o_rules + 10] = array("f", rules_values)
+        self.template[self.o_round + 1] = r.rounds
 
     def encode(self, s: ElfenlandState, player: int) -> FloatArray:
         n = self.n
-        idx: list[int] = []
-        val: list[float] = []
-        over = s.is_terminal()
-        idx.append(self.o_phase + _ELF_PHASE_INDEX[s.phase])
-        val.append(1.0)
-        idx += (self.o_discarding, self.o_round, self.o_round + 1)
-        val += (float(s.discarding), float(s.round), float(s.rules.rounds))
+        v = self.template[:]  # a copy of the zero vector with the rules block filled
+        over = s.phase is _P_OVER
+        v[self.o_phase + _ELF_PHASE_INDEX[s.phase]] = 1.0
+        v[self.o_discarding] = s.discarding
+        v[self.o_round] = s.round
         if not over:
-            idx.append(self.o_current + (s.current - player) % n)
-            val.append(1.0)
-        idx.append(self.o_starting + (s.starting - player) % n)
-        val.append(1.0)
+            v[self.o_current + (s.current - player) % n] = 1.0
+        v[self.o_starting + (s.starting - player) % n] = 1.0
         o = self.o_face_up
         for k, c in enumerate(s.face_up):
-            if c:
-                idx.append(o + k)
-                val.append(float(c))
-        idx += (self.o_piles, self.o_piles + 1)
-        val += (float(sum(s.counter_pile)), float(sum(s.card_pile)))
-        idx += range(self.o_rules, self.o_rules + 10)
-        val += self.rules_values
+            v[o + k] = c
+        v[self.o_piles] = sum(s.counter_pile)
+        v[self.o_piles + 1] = sum(s.card_pile)
         counters, obstacles = s.route_counter, s.route_obstacle
         oc, oo = self.o_road_counter, self.o_road_obstacle
         for j, r in enumerate(self.roads):
             kind = counters[r]
-            if kind != NO_PIECE:
-                idx.append(oc + j * 6 + kind)
-                val.append(1.0)
+            if kind >= 0:
+                v[oc + j * 6 + kind] = 1.0
                 owner = obstacles[r]
-                if owner != NO_PIECE:
-                    idx.append(oo + j * n + (owner - player) % n)
-                    val.append(1.0)
-        d = self.d
-        towns = self.num_towns
+                if owner >= 0:
+                    v[oo + j * n + (owner - player) % n] = 1.0
+        (d_boot, d_towns, d_markers, d_cards, d_counters, d_kept, d_secret_n, d_obstacle,
+         d_hand, d_secret, d_card, d_distance) = self.d_tuple
+        hands, up, kept = s.hands, s.counters_up, s.kept_up
+        secret, kept_secret = s.counters_secret, s.kept_secret
         for rel in range(n):
             p = (player + rel) % n
             base = self.o_seat[rel]
-            idx.append(base + d["boot"] + s.boots[p])
-            val.append(1.0)
+            v[base + d_boot + s.boots[p]] = 1.0
             visited = s.visited[p]
-            ot = base + d["towns"]
-            for t in range(towns):
-                if visited >> t & 1:
-                    idx.append(ot + t)
-                    val.append(1.0)
-            idx += (base + d["markers"], base + d["cards"], base + d["secret_counters"],
-                    base + d["obstacle"])
-            val += (float(visited.bit_count()), float(sum(s.hands[p])),
-                    float(sum(s.counters_secret[p]) + sum(s.kept_secret[p])),
-                    float(s.obstacle_in_hand[p]))
-            for name, counts in (("counters", s.counters_up[p]),
-                                 ("kept_counters", s.kept_up[p])):
-                oc = base + d[name]
-                for k, c in enumerate(counts):
-                    if c:
-                        idx.append(oc + k)
-                        val.append(float(c))
+            ot = base + d_towns
+            for t in _BITS[visited & 0x7F]:
+                v[ot + t] = 1.0
+            for t in _BITS[visited >> 7 & 0x7F]:
+                v[ot + 7 + t] = 1.0
+            for t in _BITS[visited >> 14 & 0x7F]:
+                v[ot + 14 + t] = 1.0
+            v[base + d_markers] = visited.bit_count()
+            hand = hands[p]
+            v[base + d_cards] = sum(hand)
+            v[base + d_secret_n] = sum(secret[p]) + sum(kept_secret[p])
+            v[base + d_obstacle] = s.obstacle_in_hand[p]
+            o1, o2 = base + d_counters, base + d_kept
+            for k, (c1, c2) in enumerate(zip(up[p], kept[p], strict=True)):
+                v[o1 + k] = c1
+                v[o2 + k] = c2
             if p == player:
-                oh = base + d["hand"]
-                for k, c in enumerate(s.hands[p]):
-                    if c:
-                        idx.append(oh + k)
-                        val.append(float(c))
-                osec = base + d["secret"]
-                for k in range(6):
-                    c = s.counters_secret[p][k] + s.kept_secret[p][k]
-                    if c:
-                        idx.append(osec + k)
-                        val.append(float(c))
+                oh = base + d_hand
+                for k, c in enumerate(hand):
+                    v[oh + k] = c
+                osec = base + d_secret
+                for k, (c1, c2) in enumerate(zip(secret[p], kept_secret[p], strict=True)):
+                    v[osec + k] = c1 + c2
             if (p == player or over) and s.town_cards[p] != NO_PIECE:
-                idx += (base + d["town_card"] + s.town_cards[p], base + d["distance"])
-                val += (1.0, float(s.distance_to_card(p)))
-        out = np.zeros(self.layout.size, dtype=np.float32)
-        out[idx] = val
-        return out
+                v[base + d_card + s.town_cards[p]] = 1.0
+                v[base + d_distance] = s.distance_to_card(p)
+        return np.frombuffer(v, dtype=np.float32)
 
 
 # ----------------------------------------------------------------- King of the Elves
@@ -261,6 +255,8 @@ _KING_PHASES = list(KingPhase)
 _KING_PHASE_INDEX = {ph: i for i, ph in enumerate(_KING_PHASES)}
 _PENDING = list(Pending)
 _PENDING_INDEX = {p: i for i, p in enumerate(_PENDING)}
+_K_OVER = KingPhase.OVER
+_K_JOURNEY = KingPhase.JOURNEY
 
 
 def _kingelves_layout(n: int, rules: Any) -> Layout:
@@ -318,86 +314,85 @@ class KingOfTheElvesEncoder:
         base = self.o_seat[0]
         self.d = {name: lay.offset(name, 0) - base
                   for name in ("cards", "banners", "bought", "seat_set_aside", "gold", "hand")}
-        self.rules_values = [float(rules.magic_spell), float(rules.weak_gold),
-                             float(rules.gold_for_all)]
+        self.d_tuple = tuple(self.d.values())
+        self.template = array("f", bytes(4 * lay.size))
+        self.template[self.o["rules"]:self.o["rules"] + 3] = array(
+            "f", [float(rules.magic_spell), float(rules.weak_gold), float(rules.gold_for_all)])
+        self.template[self.o["rounds"]] = ROUNDS[n]
 
     def _ref(self, k: int, i: int, player: int) -> int:
         return ((k - player) % self.n) * self.slots + i
 
     def encode(self, s: KingOfTheElvesState, player: int) -> FloatArray:
-        n, o = self.n, self.o
-        idx: list[int] = []
-        val: list[float] = []
-        over = s.is_terminal()
-        idx += (o["phase"] + _KING_PHASE_INDEX[s.phase], o["pending"] + _PENDING_INDEX[s.pending],
-                o["pending_count"], o["passes"], o["round"], o["rounds"],
-                o["dragon"] + (s.dragon - player) % n, o["deck"], o["set_aside"])
-        val += (1.0, 1.0, float(s.pending_count), float(s.passes), float(s.round),
-                float(s.rounds), 1.0, float(sum(s.deck)), float(sum(s.set_aside)))
+        n, o, slots = self.n, self.o, self.slots
+        v = self.template[:]
+        over = s.phase is _K_OVER
+        v[o["phase"] + _KING_PHASE_INDEX[s.phase]] = 1.0
+        v[o["pending"] + _PENDING_INDEX[s.pending]] = 1.0
+        v[o["pending_count"]] = s.pending_count
+        v[o["passes"]] = s.passes
+        v[o["round"]] = s.round
+        v[o["dragon"] + (s.dragon - player) % n] = 1.0
+        v[o["deck"]] = sum(s.deck)
+        v[o["set_aside"]] = sum(s.set_aside)
         if not over:
-            idx.append(o["current_player"] + (s.current - player) % n)
-            val.append(1.0)
+            v[o["current_player"] + (s.current - player) % n] = 1.0
         od = o["discard"]
         for c, m in enumerate(s.discard):
-            if m:
-                idx.append(od + c)
-                val.append(float(m))
-        idx += range(o["rules"], o["rules"] + 3)
-        val += self.rules_values
+            v[od + c] = m
+        o_town, o_terrain = o["town"], o["town_terrain"]
+        o_gold, o_thief, o_obstacle = o["town_gold"], o["town_thief"], o["town_obstacle"]
         for k, kingdom in enumerate(s.kingdoms):
+            first = ((k - player) % n) * slots
             for i, town in enumerate(kingdom):
-                ref = self._ref(k, i, player)
-                idx += (o["town"] + ref, o["town_terrain"] + ref * 6 + town[TERRAIN])
-                val += (1.0, 1.0)
-                for name, slot in (("town_gold", GOLD), ("town_thief", THIEF),
-                                   ("town_obstacle", OBSTACLE)):
-                    owner = town[slot]
-                    if owner != NO_ONE:
-                        idx.append(o[name] + ref * n + (owner - player) % n)
-                        val.append(1.0)
-        if s.phase is KingPhase.JOURNEY:
-            idx.append(o["journey"])
-            val.append(1.0)
-            if s.at[0] == NO_ONE:
-                idx.append(o["at_castle"])
-            else:
-                idx.append(o["at"] + self._ref(s.at[0], s.at[1], player))
-            val.append(1.0)
-            nxt = s.next_town()
-            if nxt is not None:
-                idx.append(o["next"] + self._ref(nxt[0], nxt[1], player))
-                val.append(1.0)
-            if s.escort != NO_ONE:
-                idx.append(o["escort"] + (s.escort - player) % n)
-                val.append(1.0)
-            for k, kingdom in enumerate(s.kingdoms):
-                for i in range(len(kingdom)):
-                    if s.visited & town_bit((k, i)):
-                        idx.append(o["visited"] + self._ref(k, i, player))
-                        val.append(1.0)
-            idx += (o["clockwise"], o["turned"], o["own_town_visited"], o["earned"], o["paid"])
-            val += (float(s.direction == CLOCKWISE), float(s.turned), float(s.own_visited),
-                    float(s.earned), float(s.paid))
-        d = self.d
+                ref = first + i
+                v[o_town + ref] = 1.0
+                v[o_terrain + ref * 6 + town[TERRAIN]] = 1.0
+                if town[GOLD] >= 0:
+                    v[o_gold + ref * n + (town[GOLD] - player) % n] = 1.0
+                if town[THIEF] >= 0:
+                    v[o_thief + ref * n + (town[THIEF] - player) % n] = 1.0
+                if town[OBSTACLE] >= 0:
+                    v[o_obstacle + ref * n + (town[OBSTACLE] - player) % n] = 1.0
+        if s.phase is _K_JOURNEY:
+            self._journey(s, player, v)
+        d_cards, d_banners, d_bought, d_set_aside, d_gold, d_hand = self.d_tuple
         for rel in range(n):
             p = (player + rel) % n
             base = self.o_seat[rel]
-            idx += (base + d["cards"], base + d["banners"], base + d["bought"],
-                    base + d["seat_set_aside"])
-            val += (float(sum(s.hands[p])), float(s.banners_left(p)), float(s.bought[p]),
-                    float(s.set_aside[p]))
+            v[base + d_cards] = sum(s.hands[p])
+            v[base + d_banners] = s.banners_left(p)
+            v[base + d_bought] = s.bought[p]
+            v[base + d_set_aside] = s.set_aside[p]
             if p == player or over:
-                idx.append(base + d["gold"])
-                val.append(float(s.gold[p]))
+                v[base + d_gold] = s.gold[p]
             if p == player:
-                oh = base + d["hand"]
+                oh = base + d_hand
                 for c, m in enumerate(s.hands[p]):
-                    if m:
-                        idx.append(oh + c)
-                        val.append(float(m))
-        out = np.zeros(self.layout.size, dtype=np.float32)
-        out[idx] = val
-        return out
+                    v[oh + c] = m
+        return np.frombuffer(v, dtype=np.float32)
+
+    def _journey(self, s: KingOfTheElvesState, player: int, v: array[float]) -> None:
+        o = self.o
+        v[o["journey"]] = 1.0
+        if s.at[0] == NO_ONE:
+            v[o["at_castle"]] = 1.0
+        else:
+            v[o["at"] + self._ref(s.at[0], s.at[1], player)] = 1.0
+        nxt = s.next_town()
+        if nxt is not None:
+            v[o["next"] + self._ref(nxt[0], nxt[1], player)] = 1.0
+        if s.escort != NO_ONE:
+            v[o["escort"] + (s.escort - player) % self.n] = 1.0
+        for k, kingdom in enumerate(s.kingdoms):
+            for i in range(len(kingdom)):
+                if s.visited & town_bit((k, i)):
+                    v[o["visited"] + self._ref(k, i, player)] = 1.0
+        v[o["clockwise"]] = s.direction == CLOCKWISE
+        v[o["turned"]] = s.turned
+        v[o["own_town_visited"]] = s.own_visited
+        v[o["earned"]] = s.earned
+        v[o["paid"]] = s.paid
 
 
 # ----------------------------------------------------------------- shared entry points

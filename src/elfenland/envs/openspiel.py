@@ -133,9 +133,10 @@ class _SpielState(pyspiel.State):
         return self._e.state.is_terminal() or self._truncated()
 
     def _legal_actions(self, player: int) -> list[int]:
-        if player != self.current_player():
+        s = self._e.state
+        if s.is_terminal() or player != s.current_player() or self._truncated():
             return []
-        return sorted(self._e.state.legal_action_ids())
+        return sorted(s.legal_action_ids())
 
     def _apply_action(self, action: int) -> None:
         s = self._e.state
@@ -197,8 +198,9 @@ class _Observer:
         self.spectator = iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
         layout = game.encoder.layout
         self.tensor: FloatArray = np.zeros(layout.size, np.float32)
-        self.dict = {b.name if b.seat is None else f"{b.name}_{b.seat}":
-                     self.tensor[b.offset:b.offset + b.size] for b in layout.blocks}
+        # One piece: OpenSpiel copies every named piece on each call, and the layout
+        # (``layout.describe()``) names the blocks inside it.
+        self.dict = {"observation": self.tensor}
         self._private = [b for b in layout.blocks if b.private and b.seat == 0]
 
     def set_from(self, state: _SpielState, player: int) -> None:

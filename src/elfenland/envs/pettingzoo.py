@@ -3,9 +3,10 @@
 The engine is sequential (exactly one player acts at a time, chance is drawn inside it), so
 the AEC model fits directly: ``agent_selection`` is the engine's current player, each
 agent's observation is ``{"observation": vector, "action_mask": int8 mask}`` over the fixed
-action space, and rewards are the engine's ``returns()`` (1 shared among the winners),
-paid once when the game ends.  Rule sets and variants are constructor options, passed to
-the engine's ``new_game``::
+action space (the agent to act also finds its legal ids, sorted, in
+``infos[agent]["legal_actions"]``, for agents that want a list), and rewards are the
+engine's ``returns()`` (1 shared among the winners), paid once when the game ends.
+Rule sets and variants are constructor options, passed to the engine's ``new_game``::
 
     env = elfenland_env(players=4, rules="moon")
     env = king_of_the_elves_env(players=3, magic_spell=True)
@@ -96,14 +97,19 @@ class ElfenlandAECEnv(AECEnv[str, ObsDict, int]):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.state_.current_player()]
+        self._select(self.possible_agents[self.state_.current_player()])
+
+    def _select(self, agent: str) -> None:
+        """Hand the turn to ``agent``, with its legal action ids in its info."""
+        self.agent_selection = agent
+        self.infos[agent]["legal_actions"] = sorted(self.state_.legal_action_ids())
 
     def observe(self, agent: str) -> ObsDict:
         seat = self._seat[agent]
         mask = np.zeros(self._num_actions, dtype=np.int8)
         state = self.state_
         if not state.is_terminal() and state.current_player() == seat:
-            mask[state.legal_action_ids()] = 1
+            mask[self.infos[agent]["legal_actions"]] = 1
         return {"observation": self._encoder.encode(state, seat),  # type: ignore[arg-type]
                 "action_mask": mask}
 
@@ -131,8 +137,10 @@ class ElfenlandAECEnv(AECEnv[str, ObsDict, int]):
             self._accumulate_rewards()
             # Dead agents leave in seat order, the last actor first.
             self.agent_selection = agent
+            for a in self.agents:
+                self.infos[a].pop("legal_actions", None)
         else:
-            self.agent_selection = self.possible_agents[state.current_player()]
+            self._select(self.possible_agents[state.current_player()])
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
