@@ -79,6 +79,17 @@ def test_king_of_the_elves_stops_at_its_length_cap() -> None:
     returns = state.returns()
     assert sum(returns) == pytest.approx(1.0)
     assert all((r > 0) == (g == max(gold)) for r, g in zip(returns, gold, strict=True))
+    # A world resampled on the way counts the actions already played.
+    early = game.new_initial_state()
+    for _ in range(20):
+        early.apply_action(early.legal_actions()[0])
+    world = early.resample_from_infostate(early.current_player(),
+                                          pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    steps = 0
+    while not world.is_terminal():
+        world.apply_action(world.legal_actions()[0])
+        steps += 1
+    assert steps == 5
 
 
 @pytest.mark.parametrize("name", NAMES)

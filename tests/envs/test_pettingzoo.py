@@ -117,3 +117,13 @@ def test_only_the_agent_to_act_has_a_mask() -> None:
     for agent in env.possible_agents:
         mask = env.observe(agent)["action_mask"]
         assert mask.any() == (agent == env.agent_selection)
+
+
+def test_ansi_render_names_the_player_to_act_and_the_winners() -> None:
+    env = raw_env("king-of-the-elves", players=2, render_mode="ansi")
+    env.reset(seed=4)
+    assert env.render() == f"king-of-the-elves round 1 building: {env.agent_selection} to act"
+    play_out(env, seed=4)
+    assert "winners" in (env.render() or "")
+    with pytest.raises(ElfenlandError):
+        raw_env("elfenland", render_mode="human")
