@@ -27,12 +27,15 @@ import numpy as np
 import pyspiel
 
 from ..core.errors import ElfenlandError, IllegalActionError
-from ..core.game import GameState
+from ..core.game import TERMINAL, GameState
 from ..core.rng import Rng
 from ..games.elfenland.board import load_board
 from ..games.elfenland.rules import Rules as ElfenlandRules
 from ..games.registry import game_info
 from .observation import FloatArray, encoder_for, num_actions
+
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+assert _TERMINAL == TERMINAL, "the engines and OpenSpiel agree on the terminal player id"
 
 #: King of the Elves has no bound of its own: a player with an empty hand may "draw 3,
 #: discard 4" (drawing three, discarding those three) for ever, and each draw starts the
@@ -131,20 +134,22 @@ class _SpielState(pyspiel.State):
         e = self._e
         return e.cap > 0 and e.moves >= e.cap
 
+    # OpenSpiel calls these several times a step, hence the inlined checks.  The engines'
+    # TERMINAL is OpenSpiel's (-4).
     def current_player(self) -> int:
-        s = self._e.state
-        if s.is_terminal() or self._truncated():
-            return int(pyspiel.PlayerId.TERMINAL)
-        return s.current_player()
+        e = self._e
+        if e.cap > 0 and e.moves >= e.cap:
+            return _TERMINAL
+        return e.state.current_player()
 
     def is_terminal(self) -> bool:
-        return self._e.state.is_terminal() or self._truncated()
+        e = self._e
+        return e.state.is_terminal() or (e.cap > 0 and e.moves >= e.cap)
 
     def _legal_actions(self, player: int) -> list[int]:
-        s = self._e.state
-        if s.is_terminal() or player != s.current_player() or self._truncated():
+        if player < 0 or player != self.current_player():
             return []
-        return sorted(s.legal_action_ids())
+        return sorted(self._e.state.legal_action_ids())
 
     def _apply_action(self, action: int) -> None:
         s = self._e.state
