@@ -182,3 +182,28 @@ def test_an_illegal_action_raises_spiel_error_and_changes_nothing(name: str) -> 
     with pytest.raises(pyspiel.SpielError):
         state.apply_action_with_legality_check(illegal)
     assert str(state) == before and state.history() == history
+
+
+def test_a_public_observer_sees_no_hand() -> None:
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game("python_elfenland", {"players": 3, "destination": True})
+    public = make_observation(game, pyspiel.IIGObservationType(
+        perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE))
+    private = make_observation(game)
+    state = game.new_initial_state()
+    layout = game.encoder.layout
+    hand, card = layout.block("hand", 0), layout.block("town_card", 0)
+    for p in range(3):
+        public.set_from(state, p)
+        private.set_from(state, p)
+        assert not public.tensor[hand.offset:hand.offset + hand.size].any()
+        assert not public.tensor[card.offset:card.offset + card.size].any()
+        assert private.tensor[hand.offset:hand.offset + hand.size].any()
+        assert private.tensor[card.offset:card.offset + card.size].any()
+        text = public.string_from(state, p)
+        assert '"hand"' not in text and '"town_card"' not in text
+        assert '"hand"' in private.string_from(state, p)
+    with pytest.raises(ValueError):
+        make_observation(game, pyspiel.IIGObservationType(
+            perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))

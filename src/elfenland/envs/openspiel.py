@@ -216,12 +216,15 @@ class _Observer:
         # One piece: OpenSpiel copies every named piece on each call, and the layout
         # (``layout.describe()``) names the blocks inside it.
         self.dict = {"observation": self.tensor}
-        self._private = [b for b in layout.blocks if b.private and b.seat == 0]
+        # A spectator sees what the view for no seat shows: never a hand, and town cards
+        # or gold totals only once the game is over.
+        self._hidden = [b for b in layout.blocks if b.private and b.seat == 0]
+        self._hands = [b for b in self._hidden if b.name in ("hand", "secret")]
 
     def set_from(self, state: _SpielState, player: int) -> None:
         vec = self.game.encoder.encode(state.engine, player)  # type: ignore[arg-type]
         if self.spectator:
-            for b in self._private:
+            for b in self._hands if state.is_terminal() else self._hidden:
                 vec[b.offset:b.offset + b.size] = 0.0
         self.tensor[:] = vec
 
