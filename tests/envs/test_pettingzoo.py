@@ -127,3 +127,16 @@ def test_ansi_render_names_the_player_to_act_and_the_winners() -> None:
     assert "winners" in (env.render() or "")
     with pytest.raises(ElfenlandError):
         raw_env("elfenland", render_mode="human")
+
+
+def test_terminate_illegal_wrapper_gives_the_illegal_move_loses_convention() -> None:
+    from pettingzoo.utils import wrappers
+
+    env = wrappers.OrderEnforcingWrapper(wrappers.TerminateIllegalWrapper(
+        raw_env("elfenland", players=3), illegal_reward=-1))
+    env.reset(seed=1)
+    obs, *_ = env.last()
+    offender = env.agent_selection
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -1
