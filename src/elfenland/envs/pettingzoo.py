@@ -1,0 +1,177 @@
+"""Both games as PettingZoo AEC environments.
+
+The engine is sequential (exactly one player acts at a time, chance is drawn inside it), so
+the AEC model fits directly: ``agent_selection`` is the engine's current player, each
+agent's observation is ``{"observation": vector, "action_mask": int8 mask}`` over the fixed
+action space (the agent to act also finds its legal ids, sorted, in
+``infos[agent]["legal_actions"]``, for agents that want a list), and rewards are the
+engine's ``returns()`` (1 shared among the winners), paid once when the game ends.
+Rule sets and variants are constructor options, passed to the engine's ``new_game``::
+
+    env = elfenland_env(players=4, rules="moon")
+    env = king_of_the_elves_env(players=3, magic_spell=True)
+
+An action that is not legal now raises ``IllegalEnvAction`` (both the engine's
+``IllegalActionError`` and Gymnasium's ``InvalidAction``) and leaves the game as it was;
+wrap the environment in PettingZoo's ``TerminateIllegalWrapper`` for the "illegal move
+loses" convention instead.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import InvalidAction
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..core.errors import ElfenlandError, IllegalActionError
+from ..core.game import GameState
+from ..games.registry import game_info
+from .observation import FloatArray, MaskArray, encoder_for, num_actions
+
+ObsDict = dict[str, FloatArray | MaskArray]
+
+
+class IllegalEnvAction(IllegalActionError, InvalidAction):
+    """An action id that is outside the action space or not legal for the agent now."""
+
+
+class ElfenlandAECEnv(AECEnv[str, ObsDict, int]):
+    """Either game as an AEC environment; agents are ``player_0`` … ``player_{n-1}``."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"], "name": "elfenland_v0", "is_parallelizable": False}
+
+    def __init__(self, game: str = "elfenland", players: int = 4,
+                 render_mode: str | None = None, **options: Any) -> None:
+        super().__init__()
+        self.game = game_info(game).name
+        self.players = players
+        self.options = dict(options)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ElfenlandError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        # Builds one game now so that bad options fail here, not at the first reset.
+        probe = self._new_state(0)
+        self._encoder = encoder_for(probe)
+        self._num_actions = num_actions(self.game)
+        self.possible_agents = [f"player_{p}" for p in range(players)]
+        self._seat = {a: p for p, a in enumerate(self.possible_agents)}
+        high = self._encoder.layout.high()
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=0.0, high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(self._num_actions,),
+                                          dtype=np.int8),
+            }) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(self._num_actions)
+                              for a in self.possible_agents}
+        self._seeder = random.Random()
+        self.state_: GameState = probe
+        self.agents: list[str] = []
+
+    def _new_state(self, seed: int) -> GameState:
+        return game_info(self.game).new_game(players=self.players, seed=seed, **self.options)
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # ----------------------------------------------------------------- the loop
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game.  ``seed`` fixes this game and the games of later unseeded resets."""
+        if seed is not None:
+            self._seeder = random.Random(seed)
+        self.state_ = self._new_state(self._seeder.randrange(2**63))
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._select(self.possible_agents[self.state_.current_player()])
+
+    def _select(self, agent: str) -> None:
+        """Hand the turn to ``agent``, with its legal action ids in its info."""
+        self.agent_selection = agent
+        self.infos[agent]["legal_actions"] = sorted(self.state_.legal_action_ids())
+
+    def observe(self, agent: str) -> ObsDict:
+        seat = self._seat[agent]
+        mask = np.zeros(self._num_actions, dtype=np.int8)
+        state = self.state_
+        if not state.is_terminal() and state.current_player() == seat:
+            mask[self.infos[agent]["legal_actions"]] = 1
+        return {"observation": self._encoder.encode(state, seat),  # type: ignore[arg-type]
+                "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.state_
+        if (action is None or isinstance(action, bool)
+                or not isinstance(action, int | np.integer)
+                or not 0 <= int(action) < self._num_actions):
+            raise IllegalEnvAction(
+                f"an action is an integer id in range({self._num_actions}), not {action!r}")
+        try:
+            state.apply_action(int(action))
+        except ElfenlandError as exc:
+            raise IllegalEnvAction(f"{agent}: {exc}") from None
+        self._cumulative_rewards[agent] = 0.0
+        if state.is_terminal():
+            returns = state.returns()
+            for a in self.agents:
+                self.rewards[a] = returns[self._seat[a]]
+                self.terminations[a] = True
+            self._accumulate_rewards()
+            # Dead agents leave in seat order, the last actor first.
+            self.agent_selection = agent
+            for a in self.agents:
+                self.infos[a].pop("legal_actions", None)
+        else:
+            self._select(self.possible_agents[state.current_player()])
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        view = self.state_.view(None)
+        head = f"{self.game} round {view['round']} {view['phase']}"
+        if self.state_.is_terminal():
+            return f"{head}: scores {view['scores']}, winners {view['winners']}"
+        return f"{head}: player_{view['current_player']} to act"
+
+    def close(self) -> None:
+        pass
+
+
+def raw_env(game: str = "elfenland", **kwargs: Any) -> ElfenlandAECEnv:
+    return ElfenlandAECEnv(game=game, **kwargs)
+
+
+def env(game: str = "elfenland", **kwargs: Any) -> AECEnv[str, ObsDict, int]:
+    """The environment behind PettingZoo's order-enforcing wrapper, as its docs advise."""
+    return wrappers.OrderEnforcingWrapper(raw_env(game, **kwargs))
+
+
+def elfenland_env(players: int = 4, rules: str = "amigo", destination: bool = False,
+                  **options: Any) -> AECEnv[str, ObsDict, int]:
+    """Elfenland: ``rules`` "amigo" or "moon", the destination variant, or any single rule
+    option (``mare_nebulae_rafts=1``, ``boatmen=True``…)."""
+    return env("elfenland", players=players, rules=rules, destination=destination, **options)
+
+
+def king_of_the_elves_env(players: int = 4, **variants: Any) -> AECEnv[str, ObsDict, int]:
+    """King of the Elves: variants ``magic_spell``, ``weak_gold``, ``gold_for_all`` and
+    the card-count settings as keyword options."""
+    return env("king-of-the-elves", players=players, **variants)

@@ -1,0 +1,209 @@
+"""Both games registered with OpenSpiel: its own random-simulation test, its IS-MCTS
+playing whole games through the engines' resampling, information states that survive
+resampling, and OpenSpiel's error for an illegal action."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from .conftest import need
+
+np = need("numpy")
+pyspiel = need("pyspiel")
+
+from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
+
+import elfenland.envs.openspiel as spiel  # noqa: E402
+from elfenland.core.errors import IllegalActionError  # noqa: E402
+from elfenland.games.elfenland.rules import make_rules  # noqa: E402
+
+NAMES = ["python_elfenland", "python_king_of_the_elves"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("params", [{"players": 2}, {"players": 5}])
+def test_openspiel_random_sim_test(name: str, params: dict[str, int]) -> None:
+    game = pyspiel.load_game(name, params)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+
+
+def test_rule_sets_are_game_parameters() -> None:
+    game = pyspiel.load_game("python_elfenland", {
+        "players": 3, "rules": "moon", "destination": True,
+        "options": '{"mare_nebulae_rafts": 2}'})
+    rules = game.new_initial_state().engine.rules
+    assert rules.name == "moon" and rules.town_cards and rules.mare_nebulae_rafts == 2
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    kote = pyspiel.load_game("python_king_of_the_elves", {"players": 3, "magic_spell": True})
+    assert kote.new_initial_state().engine.rules.magic_spell
+    with pytest.raises(Exception, match="options"):
+        pyspiel.load_game("python_elfenland", {"options": "[1]"})
+
+
+def test_game_type_and_info() -> None:
+    game = pyspiel.load_game("python_elfenland", {"players": 4})
+    kind = game.get_type()
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+    assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert kind.utility == pyspiel.GameType.Utility.CONSTANT_SUM
+    assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert game.num_players() == 4 and game.utility_sum() == 1.0
+    assert game.max_game_length() == spiel.elfenland_max_game_length(4, make_rules())
+    assert game.observation_tensor_size() == game.information_state_tensor_size() > 0
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_elfenland_games_stay_below_the_length_bound(players: int) -> None:
+    for rules in ("amigo", "moon"):
+        game = pyspiel.load_game("python_elfenland", {"players": players, "rules": rules})
+        rng = np.random.default_rng(players)
+        for _ in range(3):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                state.apply_action(int(rng.choice(state.legal_actions())))
+            assert len(state.history()) <= game.max_game_length()
+
+
+def test_king_of_the_elves_stops_at_its_length_cap() -> None:
+    game = pyspiel.load_game("python_king_of_the_elves", {"players": 4, "max_game_length": 25})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert len(state.history()) == 25 and not state.engine.is_terminal()
+    assert state.current_player() == pyspiel.PlayerId.TERMINAL and state.legal_actions() == []
+    gold = state.engine.scores()
+    returns = state.returns()
+    assert sum(returns) == pytest.approx(1.0)
+    assert all((r > 0) == (g == max(gold)) for r, g in zip(returns, gold, strict=True))
+    # A world resampled on the way counts the actions already played.
+    early = game.new_initial_state()
+    for _ in range(20):
+        early.apply_action(early.legal_actions()[0])
+    world = early.resample_from_infostate(early.current_player(),
+                                          pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    steps = 0
+    while not world.is_terminal():
+        world.apply_action(world.legal_actions()[0])
+        steps += 1
+    assert steps == 5
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_clone_and_deepcopy_are_independent(name: str) -> None:
+    state = pyspiel.load_game(name, {"players": 3}).new_initial_state()
+    for _ in range(10):
+        state.apply_action(state.legal_actions()[0])
+    for copied in (state.clone(), copy.deepcopy(state)):
+        assert copied.history() == state.history() and str(copied) == str(state)
+        assert copied.engine is not state.engine
+        copied.apply_action(copied.legal_actions()[-1])
+        assert len(copied.history()) == len(state.history()) + 1
+        assert copied.engine.history != state.engine.history
+    restored = state.get_game().deserialize_state(state.serialize())
+    assert restored.history() == state.history() and restored.engine == state.engine
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_resampled_states_keep_the_players_information_state(name: str) -> None:
+    game = pyspiel.load_game(name, {"players": 3})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(1)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    checked = 0
+    while not state.is_terminal() and checked < 30:
+        if rng.random() < 0.2:
+            p = state.current_player()
+            sampled = state.resample_from_infostate(p, sampler)
+            assert sampled.information_state_string(p) == state.information_state_string(p)
+            assert sampled.observation_string(p) == state.observation_string(p)
+            assert np.array_equal(sampled.observation_tensor(p), state.observation_tensor(p))
+            assert sampled.legal_actions() == state.legal_actions()
+            # After the same move the sampled world keeps the recalled past; only what
+            # the move itself reveals (a counter drawn blind, say) may differ.
+            move = state.legal_actions()[0]
+            child, sampled_child = state.child(move), sampled.child(move)
+            log = json.loads(child.information_state_string(p))["log"]
+            sampled_log = json.loads(sampled_child.information_state_string(p))["log"]
+            assert len(sampled_log) == len(log) and sampled_log[:-1] == log[:-1]
+            assert sampled_log[-1]["action"] == log[-1]["action"]
+            checked += 1
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert checked > 0
+
+
+def test_information_state_hides_the_others_hands() -> None:
+    state = pyspiel.load_game("python_elfenland", {"players": 3}).new_initial_state()
+    text = state.information_state_string(0)
+    assert '"hand"' in text and text.count('"hand"') == 1
+    assert state.information_state_string(1) != text
+    assert state.observation_string(0) in (text, state.observation_string(0))
+    assert '"log"' in text and '"log"' not in state.observation_string(0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ismcts_plays_a_whole_game(name: str) -> None:
+    game = pyspiel.load_game(name, {"players": 2})
+    rng = np.random.RandomState(3)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=6, random_state=rng)
+    state = game.new_initial_state()
+    searched = 0
+    while not state.is_terminal():
+        if state.current_player() == 0:
+            if len(state.legal_actions()) > 1:
+                searched += 1
+            action = bot.step(state)
+        else:
+            action = int(rng.choice(state.legal_actions()))
+        assert action in state.legal_actions()
+        state.apply_action(action)
+    assert searched > 5
+    assert sum(state.returns()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_illegal_action_raises_spiel_error_and_changes_nothing(name: str) -> None:
+    state = pyspiel.load_game(name, {"players": 3}).new_initial_state()
+    for _ in range(5):
+        state.apply_action(state.legal_actions()[0])
+    legal = set(state.legal_actions())
+    illegal = next(a for a in range(state.num_distinct_actions()) if a not in legal)
+    before, history = str(state), state.history()
+    for bad in (illegal, state.num_distinct_actions(), -1):
+        with pytest.raises(pyspiel.SpielError) as info:
+            state.apply_action(bad)
+        # -1 (kInvalidAction) is refused by OpenSpiel itself, the others by the engine.
+        assert bad < 0 or isinstance(info.value, IllegalActionError)
+        assert str(state) == before and state.history() == history
+    with pytest.raises(pyspiel.SpielError):
+        state.apply_action_with_legality_check(illegal)
+    assert str(state) == before and state.history() == history
+
+
+def test_a_public_observer_sees_no_hand() -> None:
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game("python_elfenland", {"players": 3, "destination": True})
+    public = make_observation(game, pyspiel.IIGObservationType(
+        perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE))
+    private = make_observation(game)
+    state = game.new_initial_state()
+    layout = game.encoder.layout
+    hand, card = layout.block("hand", 0), layout.block("town_card", 0)
+    for p in range(3):
+        public.set_from(state, p)
+        private.set_from(state, p)
+        assert not public.tensor[hand.offset:hand.offset + hand.size].any()
+        assert not public.tensor[card.offset:card.offset + card.size].any()
+        assert private.tensor[hand.offset:hand.offset + hand.size].any()
+        assert private.tensor[card.offset:card.offset + card.size].any()
+        text = public.string_from(state, p)
+        assert '"hand"' not in text and '"town_card"' not in text
+        assert '"hand"' in private.string_from(state, p)
+    with pytest.raises(ValueError):
+        make_observation(game, pyspiel.IIGObservationType(
+            perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
