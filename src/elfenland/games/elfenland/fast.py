@@ -135,13 +135,23 @@ _FIELDS: Final = (
 )
 
 
-if TYPE_CHECKING or _speedups is None:
-    _Core = object
+class _NotBuilt:
+    """Stands in for the C base when ``_speedups`` was not built."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        raise ElfenlandError("the compiled Elfenland engine was not built "
+                             "(pip install with a C compiler; see docs/performance.md)")
+
+
+if TYPE_CHECKING:
+    from ._speedups import Core as _Core
+elif _speedups is None:
+    _Core = _NotBuilt
 else:
     _Core = _speedups.Core
 
 
-class FastElfenlandState(_Core, ElfenlandState):  # type: ignore[misc,valid-type]
+class FastElfenlandState(_Core, ElfenlandState):
     """``ElfenlandState`` on the compiled engine."""
 
     def __init__(self, players: int = 4, seed: int | None = None,
