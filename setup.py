@@ -11,11 +11,12 @@ from setuptools import Extension, setup
 
 ext_modules = []
 if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):
-    ext_modules.append(Extension(
-        "elfenland.games.elfenland._speedups",
-        sources=["src/elfenland/games/elfenland/_speedups.c"],
-        extra_compile_args=["-O2"],
-        optional=True,
-    ))
+    for game in ("elfenland", "kingelves"):
+        ext_modules.append(Extension(
+            f"elfenland.games.{game}._speedups",
+            sources=[f"src/elfenland/games/{game}/_speedups.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ))
 
 setup(ext_modules=ext_modules)

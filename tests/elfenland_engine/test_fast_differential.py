@@ -193,7 +193,6 @@ def test_clones_are_independent() -> None:
 def test_engine_backend_follows_the_build_and_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert elfenland.engine_backend() == "compiled"
     assert type(elfenland.new_game(players=2, seed=1)) is FastState
-    assert elfenland.engine_backend("king-of-the-elves") == "pure"
     monkeypatch.setenv("ELFENLAND_ENGINE", "pure")
     assert elfenland.engine_backend() == "pure"
     game = elfenland.new_game(players=2, seed=1)
@@ -212,12 +211,20 @@ class Block:
 sys.meta_path.insert(0, Block())
 import elfenland
 from elfenland.games.elfenland import fast
-assert not fast.AVAILABLE and elfenland.engine_backend() == "pure"
-g = elfenland.new_game(players=3, seed=4)
-while not g.is_terminal():
-    g.apply_action(g.legal_actions()[0])
-print(type(g).__name__, g.winners())
+from elfenland.games.kingelves import fast as fast_kote
+assert not fast.AVAILABLE and not fast_kote.AVAILABLE
+import random
+r = random.Random(4)
+for game in ("elfenland", "king-of-the-elves"):
+    assert elfenland.engine_backend(game) == "pure"
+    g = elfenland.new_game(game, players=3, seed=4)
+    while not g.is_terminal():
+        legal = g.legal_actions()
+        g.apply_action(legal[r.randrange(len(legal))])
+    print(type(g).__name__, g.winners())
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)
-    assert out.stdout.startswith("ElfenlandState [")
+    lines = out.stdout.split("\n")
+    assert lines[0].startswith("ElfenlandState [")
+    assert lines[1].startswith("KingOfTheElvesState [")
