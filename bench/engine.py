@@ -126,38 +126,61 @@ def costs(game: str, backends: list[str]) -> None:
         print(f"{name:<26}{cells}{ratio}")
 
 
-def search_rate(positions: int, iterations: int, backends: list[str]) -> None:
-    """The Elfenland search bot's iterations per CPU second on the same placement
-    positions (from four-player greedy games), on each engine."""
-    from elfenland.bots.elfenland_greedy import ElfenlandGreedyBot
-    from elfenland.bots.elfenland_search import ElfenlandSearchBot, candidates
-    from elfenland.games.elfenland import ElfenlandState, Phase, fast
+def search_positions(game: str, count: int) -> list[GameState]:
+    """Positions where the search bot searches, met in four-player greedy games (pure)."""
+    from elfenland.bots import make_bot
+    from elfenland.bots.elfenland_search import candidates
+    from elfenland.games.elfenland import ElfenlandState
+    from elfenland.games.elfenland import Phase as ElfPhase
+    from elfenland.games.kingelves import KingOfTheElvesState
+    from elfenland.games.kingelves import Phase as KePhase
+    from elfenland.games.kingelves.state import Pending
 
-    found: list[ElfenlandState] = []
+    found: list[GameState] = []
     seed = 0
-    while len(found) < positions:
-        state = ElfenlandState(players=4, seed=seed)
-        bots = [ElfenlandGreedyBot(seed * 4 + p) for p in range(4)]
+    while len(found) < count:
+        state: GameState = (ElfenlandState(players=4, seed=seed) if game == "elfenland"
+                            else KingOfTheElvesState(players=4, seed=seed))
+        bots = [make_bot("greedy", game, seed * 4 + p) for p in range(4)]
         seed += 1
-        while not state.is_terminal() and len(found) < positions:
-            if state.phase is Phase.PLACE and state.round == 1 + seed % 3 \
-                    and len(candidates(state, bots[state.current])) > 1 and seed % 2 == 0:
+        steps = 0
+        while not state.is_terminal() and len(found) < count:
+            steps += 1
+            if isinstance(state, ElfenlandState):
+                wanted = (state.phase is ElfPhase.PLACE and steps % 5 == 0
+                          and len(candidates(state, None)) > 1)
+            else:
+                assert isinstance(state, KingOfTheElvesState)
+                wanted = (state.phase is KePhase.BUILDING and state.pending is Pending.NONE
+                          and steps % 7 == 0 and len(state.legal_actions()) > 1)
+            if wanted:
                 found.append(state.clone())
-            state.apply_action(bots[state.current].choose(state))
-    print(f"\nsearch bot, {positions} placement positions, {iterations} iterations each")
+            state.apply_action(bots[state.current_player()].choose(state))
+    return found
+
+
+def search_rate(game: str, positions: int, iterations: int, backends: list[str]) -> None:
+    """The search bot's iterations per CPU second on the same positions, on each engine
+    (an iteration deals the hidden cards again and plays every candidate on from it)."""
+    from elfenland.bots import make_bot
+    from elfenland.games.elfenland.fast import from_pure as elfenland_fast
+    from elfenland.games.kingelves.fast import from_pure as kingelves_fast
+
+    found = search_positions(game, positions)
+    print(f"\n{game}: search bot, {positions} positions, {iterations} iterations each")
     rates = {}
     for b in backends:
-        if b == "compiled" and not fast.AVAILABLE:
+        if factory(game, b) is None:
             continue
-        states = [fast.FastElfenlandState.from_state(s) if b == "compiled" else s
+        os.environ["ELFENLAND_ENGINE"] = b
+        states = [elfenland_fast(s) if game == "elfenland" else kingelves_fast(s)  # type: ignore[arg-type]
                   for s in found]
-        done = 0
         start = time.process_time()
         for i, state in enumerate(states):
-            bot = ElfenlandSearchBot(i, iterations=iterations, seconds=1e9)
-            bot.search(state, candidates(state, bot.greedy))
-            done += iterations
-        rates[b] = done / (time.process_time() - start)
+            bot: Any = make_bot("search", game, i)
+            bot.iterations, bot.seconds = iterations, 1e9
+            bot.choose(state)
+        rates[b] = positions * iterations / (time.process_time() - start)
         print(f"{b:<10}{rates[b]:>10.1f} iterations/s")
     if len(rates) == 2:
         print(f"{'ratio':<10}{rates['compiled'] / rates['pure']:>10.2f}x")
@@ -206,7 +229,8 @@ def main() -> None:
         for game in args.game:
             costs(game, backends)
     if args.search:
-        search_rate(args.search, args.iterations, backends)
+        for game in args.game:
+            search_rate(game, args.search, args.iterations, backends)
     os.environ.pop("ELFENLAND_ENGINE", None)
 
 

@@ -214,8 +214,9 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
         new._length = len(pure.history)
         return new
 
-    def to_pure(self) -> KingOfTheElvesState:
-        """The same game on the pure engine (the reference)."""
+    def to_pure(self, history: bool = True) -> KingOfTheElvesState:
+        """The same game on the pure engine (the reference); without its history (the
+        actions and their log) if ``history`` is false."""
         pure = KingOfTheElvesState.__new__(KingOfTheElvesState)
         pure.rules = self.rules
         pure.seed = self.seed
@@ -229,8 +230,9 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
             elif isinstance(value, list):
                 value = [x[:] if isinstance(x, list) else x for x in value]
             setattr(pure, name, value)
-        pure._history = self.history
-        pure.log = self.log
+        if history:
+            pure._history = self.history
+            pure.log = self.log
         return pure
 
     def _links(self) -> list[tuple[Any, int, Action, Any]]:
@@ -270,7 +272,9 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
     def resample_from_infostate(self, player: PlayerId, rng: Rng) -> FastKingOfTheElvesState:
         from .position import resample
 
-        return FastKingOfTheElvesState.from_state(resample(self.to_pure(), player, rng))
+        # A resampled state starts a new history: the pure copy needs none.
+        return FastKingOfTheElvesState.from_state(resample(self.to_pure(history=False),
+                                                           player, rng))
 
     def __repr__(self) -> str:
         return "<Fast" + KingOfTheElvesState.__repr__(self)[1:]
