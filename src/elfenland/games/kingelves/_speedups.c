@@ -42,7 +42,9 @@ static PyObject *actions_tuple, *action_type, *rng_type, *phase_members[NPHASE],
 static PyTypeObject *random_type;
 static PyCFunction getrandbits_fn;
 static Py_ssize_t rng_r_offset = -1, action_id_offset = -1;
-static PyObject *s_getrandbits, *s_copy, *s_r, *s_id, *s_apply_slow;
+static PyObject *to_position_fn;
+static PyObject *s_getrandbits, *s_copy, *s_r, *s_id, *s_apply_slow, *s_shuffle, *s_randrange,
+    *two63;
 
 /* ------------------------------------------------------------------ the state */
 typedef struct {
@@ -71,7 +73,7 @@ typedef struct {
     int legal[LEGAL_MAX];
     int has_cache;
     PyObject *cache[NCACHE];
-    PyObject *rules, *seed, *origin, *rng, *chain;
+    PyObject *rules, *seed, *origin, *rng, *chain, *origin_snapshot;
 } Core;
 
 static void drop_caches(Core *c) {
@@ -103,26 +105,20 @@ static long randbelow(PyObject *r, long n) {
     }
 }
 
-/* Rng.draw_from_counts on the state's Rng (copied first if a clone shares it). */
-static int draw_counts(Core *c, int *counts, int kinds) {
-    if (c->st.rng_shared) {
-        PyObject *fresh = PyObject_CallMethodNoArgs(c->rng, s_copy);
-        if (!fresh) return -1;
-        Py_SETREF(c->rng, fresh);
-        c->st.rng_shared = 0;
-    }
+/* Rng.draw_from_counts on the Rng object ``rng``. */
+static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
     int total = sum(counts, kinds);
     if (total <= 0) {
         PyErr_SetString(PyExc_ValueError, "draw from an empty pile");
         return -1;
     }
     PyObject *r;
-    if (rng_r_offset >= 0 && Py_TYPE(c->rng) == (PyTypeObject *)rng_type) {
-        r = *(PyObject **)((char *)c->rng + rng_r_offset);
+    if (rng_r_offset >= 0 && Py_TYPE(rng) == (PyTypeObject *)rng_type) {
+        r = *(PyObject **)((char *)rng + rng_r_offset);
         if (!r) { PyErr_SetString(PyExc_AttributeError, "_r"); return -1; }
         Py_INCREF(r);
     } else {
-        r = PyObject_GetAttr(c->rng, s_r);
+        r = PyObject_GetAttr(rng, s_r);
         if (!r) return -1;
     }
     long k = randbelow(r, total);
@@ -134,6 +130,17 @@ static int draw_counts(Core *c, int *counts, int kinds) {
     }
     PyErr_SetString(PyExc_AssertionError, "unreachable");
     return -1;
+}
+
+/* The state's own Rng, copied first if a clone shares it. */
+static int draw_counts(Core *c, int *counts, int kinds) {
+    if (c->st.rng_shared) {
+        PyObject *fresh = PyObject_CallMethodNoArgs(c->rng, s_copy);
+        if (!fresh) return -1;
+        Py_SETREF(c->rng, fresh);
+        c->st.rng_shared = 0;
+    }
+    return draw_counts_with(c->rng, counts, kinds);
 }
 
 /* ------------------------------------------------------------------ queries */
@@ -655,7 +662,7 @@ static PyObject *Core_is_terminal(Core *c, PyObject *unused) {
     return PyBool_FromLong(c->st.phase == P_OVER);
 }
 
-static PyObject *Core_clone(Core *c, PyObject *unused) {
+static Core *copy_core(Core *c) {
     PyTypeObject *tp = Py_TYPE(c);
     Core *d = (Core *)tp->tp_alloc(tp, 0);
     if (!d) return NULL;
@@ -670,8 +677,126 @@ static PyObject *Core_clone(Core *c, PyObject *unused) {
     d->origin = Py_XNewRef(c->origin);
     d->rng = Py_XNewRef(c->rng);
     d->chain = Py_XNewRef(c->chain);
+    d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
     d->st.rng_shared = c->st.rng_shared = 1;
+    return d;
+}
+
+static PyObject *Core_clone(Core *c, PyObject *unused) { return (PyObject *)copy_core(c); }
+
+/* position._deal_unseen: the other hands and the deck dealt again from the cards hidden
+ * from ``player``; with ``keep`` the deck keeps exactly its town cards. */
+static int deal_unseen(S *s, S *t, int player, PyObject *rng, int keep) {
+    int pool[NK], hands[MAXP][NK], seats[NK * 16 + 8], nseats = 0;
+    memcpy(pool, s->deck, sizeof pool);
+    memset(hands, 0, sizeof hands);
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        for (int x = 0; x < NK; x++) pool[x] += s->hands[p][x];
+    }
+    int total_seats = 0;
+    for (int p = 0; p < s->n; p++) if (p != player) total_seats += sum(s->hands[p], NK);
+    int *seat = total_seats <= (int)(sizeof seats / sizeof *seats) ? seats
+                : PyMem_Malloc(sizeof(int) * (size_t)total_seats);
+    if (!seat) { PyErr_NoMemory(); return -1; }
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        for (int j = sum(s->hands[p], NK); j > 0; j--) seat[nseats++] = p;
+    }
+    int rc = -1;
+    if (keep) {
+        int towns[NK] = {0};
+        for (int x = 0; x < 6; x++) { towns[x] = pool[x] - s->deck[x]; pool[x] = s->deck[x]; }
+        PyObject *list = PyList_New(nseats);
+        if (!list) goto done;
+        for (int j = 0; j < nseats; j++) {
+            PyObject *v = PyLong_FromLong(seat[j]);
+            if (!v) { Py_DECREF(list); goto done; }
+            PyList_SET_ITEM(list, j, v);
+        }
+        PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, list);
+        if (!ok) { Py_DECREF(list); goto done; }
+        Py_DECREF(ok);
+        for (int j = 0; j < nseats; j++) seat[j] = (int)PyLong_AsLong(PyList_GET_ITEM(list, j));
+        Py_DECREF(list);
+        int held = sum(towns, NK), j = 0;
+        for (; j < held && j < nseats; j++) {
+            int k = draw_counts_with(rng, towns, NK);
+            if (k < 0) goto done;
+            hands[seat[j]][k]++;
+        }
+        int non_town[NK];
+        memcpy(non_town, pool, sizeof non_town);
+        for (int x = 0; x < 6; x++) non_town[x] = 0;
+        for (; j < nseats; j++) {
+            int k = draw_counts_with(rng, non_town, NK);
+            if (k < 0) goto done;
+            hands[seat[j]][k]++;
+            pool[k]--;
+        }
+    } else {
+        for (int j = 0; j < nseats; j++) {
+            int k = draw_counts_with(rng, pool, NK);
+            if (k < 0) goto done;
+            hands[seat[j]][k]++;
+        }
+    }
+    for (int p = 0; p < s->n; p++)
+        if (p != player) memcpy(t->hands[p], hands[p], sizeof hands[p]);
+    memcpy(t->deck, pool, sizeof pool);
+    rc = 0;
+done:
+    if (seat != seats) PyMem_Free(seat);
+    return rc;
+}
+
+/* position.resample, draw for draw; the origin is kept as a snapshot and written out
+ * only if someone reads it. */
+static PyObject *Core_resample(Core *c, PyObject *args) {
+    int player;
+    PyObject *rng;
+    if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
+    S *s = &c->st;
+    if (player < 0 || player >= s->n) {
+        PyErr_Format(PyExc_ValueError, "no player %d", player);
+        return NULL;
+    }
+    Core *d = copy_core(c);
+    if (!d) return NULL;
+    S *t = &d->st;
+    int acting = player == s->current && s->phase == P_BUILDING;
+    if (acting && s->pending == PD_TAKE) {
+        if (deal_unseen(s, t, player, rng, 1) < 0) goto fail;
+    } else {
+        int declare = may_declare_no_town(s, player), settled = 0;
+        for (int tries = 0; tries < 20; tries++) {
+            if (deal_unseen(s, t, player, rng, 0) < 0) goto fail;
+            if (!acting || s->pending != PD_NONE || may_declare_no_town(t, player) == declare) {
+                settled = 1;
+                break;
+            }
+        }
+        if (!settled && deal_unseen(s, t, player, rng, 1) < 0) goto fail;
+    }
+    PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
+    if (!seed) goto fail;
+    PyObject *fresh = PyObject_CallOneArg(rng_type, seed);
+    Py_DECREF(seed);
+    if (!fresh) goto fail;
+    Py_SETREF(d->rng, fresh);
+    t->rng_shared = 0;
+    Py_CLEAR(d->chain);
+    t->length = 0;
+    Py_CLEAR(d->origin);
+    Py_CLEAR(d->origin_snapshot);
+    d->legal_valid = 0;
+    Core *snap = copy_core(d);
+    if (!snap) goto fail;
+    d->origin_snapshot = (PyObject *)snap;
     return (PyObject *)d;
+fail:
+    Py_DECREF(d);
+    return NULL;
 }
 
 /* A new game: rules, seed and a fresh Rng are set first (KingOfTheElvesState.__init__). */
@@ -704,6 +829,7 @@ static PyObject *Core_start(Core *c, PyObject *args) {
     }
     Py_CLEAR(c->chain);
     Py_CLEAR(c->origin);
+    Py_CLEAR(c->origin_snapshot);
     if (start_round(c) < 0) return NULL;
     Py_RETURN_NONE;
 }
@@ -959,8 +1085,25 @@ static int set_rules(Core *c, PyObject *v, void *u) {
         return 0;                                                               \
     }
 OBJ_SLOT(seed, 0)
-OBJ_SLOT(origin, 1)
 OBJ_SLOT(chain, 1)
+
+static PyObject *get_origin(Core *c, void *u) {
+    if (c->origin_snapshot) {
+        PyObject *doc = PyObject_CallOneArg(to_position_fn, c->origin_snapshot);
+        if (!doc) return NULL;
+        Py_XSETREF(c->origin, doc);
+        Py_CLEAR(c->origin_snapshot);
+    }
+    return Py_NewRef(c->origin ? c->origin : Py_None);
+}
+
+static int set_origin(Core *c, PyObject *v, void *u) {
+    if (v == Py_None) v = NULL;
+    Py_XINCREF(v);
+    Py_XSETREF(c->origin, v);
+    Py_CLEAR(c->origin_snapshot);
+    return 0;
+}
 
 static PyObject *get_rng(Core *c, void *u) { return Py_NewRef(c->rng ? c->rng : Py_None); }
 
@@ -1013,6 +1156,7 @@ static PyMethodDef Core_methods[] = {
     {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
     {"_start", (PyCFunction)Core_start, METH_VARARGS, NULL},
+    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
     {NULL}
 };
 
@@ -1023,6 +1167,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->origin);
     Py_VISIT(c->rng);
     Py_VISIT(c->chain);
+    Py_VISIT(c->origin_snapshot);
     return 0;
 }
 
@@ -1033,6 +1178,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->origin);
     Py_CLEAR(c->rng);
     Py_CLEAR(c->chain);
+    Py_CLEAR(c->origin_snapshot);
     return 0;
 }
 
@@ -1188,9 +1334,9 @@ static PyObject *configure(PyObject *mod, PyObject *d) {
         if (!m) return NULL;
         Py_XSETREF(pending_members[i], m);
     }
-    PyObject **slots[] = {&action_type, &rng_type};
-    const char *names[] = {"action_type", "rng_type"};
-    for (int i = 0; i < 2; i++) {
+    PyObject **slots[] = {&action_type, &rng_type, &to_position_fn};
+    const char *names[] = {"action_type", "rng_type", "to_position"};
+    for (int i = 0; i < 3; i++) {
         if (!(v = get_obj(d, names[i]))) return NULL;
         Py_INCREF(v);
         Py_XSETREF(*slots[i], v);
@@ -1237,7 +1383,11 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     s_r = PyUnicode_InternFromString("_r");
     s_id = PyUnicode_InternFromString("_id");
     s_apply_slow = PyUnicode_InternFromString("_apply_slow");
-    if (!s_getrandbits || !s_copy || !s_r || !s_id || !s_apply_slow) {
+    s_shuffle = PyUnicode_InternFromString("shuffle");
+    s_randrange = PyUnicode_InternFromString("randrange");
+    two63 = PyLong_FromUnsignedLongLong(1ULL << 63);
+    if (!s_getrandbits || !s_copy || !s_r || !s_id || !s_apply_slow || !s_shuffle ||
+        !s_randrange || !two63) {
         Py_DECREF(m);
         return NULL;
     }

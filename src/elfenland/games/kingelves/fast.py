@@ -2,8 +2,7 @@
 ``KingOfTheElvesState`` with legal actions, apply and clone in C (``_speedups.c``).
 
 As for Elfenland (``games/elfenland/fast.py``), the pure engine in ``state.py`` stays the
-reference and the fallback, and ``ELFENLAND_ENGINE=pure`` chooses it.  Resampling runs
-the pure code on a pure copy of the state (correct by construction, not faster).
+reference and the fallback, and ``ELFENLAND_ENGINE=pure`` chooses it.
 """
 
 from __future__ import annotations
@@ -54,6 +53,8 @@ def enabled() -> bool:
 
 
 def _configure() -> None:
+    from .position import to_position
+
     assert _speedups is not None and MAX_KINGDOM == 3 and len(SPELL_PAYMENTS) <= 256
     decoded = []
     spell_index = {m: j for j, m in enumerate(SPELL_PAYMENTS)}
@@ -76,6 +77,7 @@ def _configure() -> None:
         "action_type": Action,
         "rng_type": Rng,
         "random_type": random.Random,
+        "to_position": to_position,
     })
 
 
@@ -270,11 +272,10 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
             raise IllegalActionError(self.why_illegal(action))
 
     def resample_from_infostate(self, player: PlayerId, rng: Rng) -> FastKingOfTheElvesState:
-        from .position import resample
-
-        # A resampled state starts a new history: the pure copy needs none.
-        return FastKingOfTheElvesState.from_state(resample(self.to_pure(history=False),
-                                                           player, rng))
+        if not isinstance(player, int) or isinstance(player, bool) \
+                or not 0 <= player < self.n:
+            raise ElfenlandError(f"no player {player!r}")
+        return self._resample(player, rng)  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return "<Fast" + KingOfTheElvesState.__repr__(self)[1:]
