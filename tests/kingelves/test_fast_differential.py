@@ -11,7 +11,9 @@ On CI (``CI`` set) a missing compiled engine is a failure, not a skip: CI builds
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import random
 from typing import Any
 
@@ -154,6 +156,18 @@ def test_saved_games_and_positions_load_on_either_engine() -> None:
     position = b.to_position()
     loaded = fast.from_pure(elfenland.games.kingelves.from_position(position))
     assert loaded.to_position() == position
+
+
+def test_pickles_and_deep_copies_are_the_same_game() -> None:
+    b = FastState(players=3, seed=8)
+    r = random.Random(8)
+    for _ in range(70):
+        legal = b.legal_actions()
+        b.apply_action(legal[r.randrange(len(legal))])
+    for copy_ in (pickle.loads(pickle.dumps(b)), copy.deepcopy(b)):
+        assert type(copy_) is FastState and copy_ == b and copy_.log == b.log
+        x = b.legal_actions()[0]
+        assert copy_.legal_actions()[0] is x
 
 
 def test_clones_are_independent() -> None:

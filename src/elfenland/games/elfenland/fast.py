@@ -242,6 +242,10 @@ class FastElfenlandState(_Core, ElfenlandState):
             raise ElfenlandError(f"no player {player}")
         return self._resample(player, rng)  # type: ignore[no-any-return]
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled as its saved game (the C fields are not in ``__dict__``)."""
+        return deserialize_fast, (self.serialize(),)
+
     def __repr__(self) -> str:
         return "<Fast" + ElfenlandState.__repr__(self)[1:]
 

@@ -277,6 +277,10 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
             raise ElfenlandError(f"no player {player!r}")
         return self._resample(player, rng)  # type: ignore[no-any-return]
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled as its saved game (the C fields are not in ``__dict__``)."""
+        return deserialize_fast, (self.serialize(),)
+
     def __repr__(self) -> str:
         return "<Fast" + KingOfTheElvesState.__repr__(self)[1:]
 
