@@ -31,6 +31,10 @@ if not fast.AVAILABLE:
         pytest.fail("the compiled engine was not built on CI", pytrace=False)
     pytest.skip("the compiled engine is not built on this machine", allow_module_level=True)
 
+if fast.STALE:
+    pytest.fail(f"the compiled engine lags the pure one: {', '.join(fast.STALE)}",
+                pytrace=False)
+
 FastState = fast.FastElfenlandState
 
 #: Every rule set and variant, and each single rule difference on its own.
@@ -242,3 +246,22 @@ for game in ("elfenland", "king-of-the-elves"):
     lines = out.stdout.split("\n")
     assert lines[0].startswith("ElfenlandState [")
     assert lines[1].startswith("KingOfTheElvesState [")
+
+
+def test_a_field_or_option_new_to_the_pure_engine_switches_the_compiled_one_off() -> None:
+    """When the pure engine grows a field or a rule option the C code does not mirror,
+    ``fast.STALE`` names it: the compiled engine is then not used, and this module fails."""
+    from dataclasses import dataclass
+
+    from elfenland.games.elfenland import Rules
+
+    probe = ElfenlandState(players=2, seed=0)
+    assert fast._gaps(probe, Rules, fast._KNOWN_STATE, fast._KNOWN_RULES) == []
+    probe.first_player = 1  # type: ignore[attr-defined]
+
+    @dataclass(frozen=True)
+    class MoreRules(Rules):
+        final_keep: bool = False
+
+    assert fast._gaps(probe, MoreRules, fast._KNOWN_STATE, fast._KNOWN_RULES) == [
+        "state field first_player", "rule option final_keep"]

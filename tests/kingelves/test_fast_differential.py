@@ -29,6 +29,10 @@ if not fast.AVAILABLE:
         pytest.fail("the compiled engine was not built on CI", pytrace=False)
     pytest.skip("the compiled engine is not built on this machine", allow_module_level=True)
 
+if fast.STALE:
+    pytest.fail(f"the compiled engine lags the pure one: {', '.join(fast.STALE)}",
+                pytrace=False)
+
 FastState = fast.FastKingOfTheElvesState
 
 #: The three variants alone and together, and the settings no source fixes.

@@ -13,6 +13,7 @@ engine even when the compiled one is there.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import secrets
@@ -47,9 +48,34 @@ AVAILABLE: Final = _speedups is not None
 _SLUGS: Final = tuple(t.slug for t in Transport)
 
 
+def _gaps(probe: object, rules: type, known_state: frozenset[str],
+          known_rules: frozenset[str]) -> list[str]:
+    """What the pure engine keeps or offers that this compiled engine was not written
+    for: a new state field or rule option.  Any gap switches the compiled engine off
+    (the pure one runs) and fails the differential test, which then says what to port."""
+    fields = sorted(set(vars(probe)) - known_state)
+    options = sorted({f.name for f in dataclasses.fields(rules)} - known_rules)
+    return [f"state field {name}" for name in fields] + [f"rule option {o}" for o in options]
+
+#: The pure engine's state fields and rule options this compiled engine mirrors.
+_KNOWN_STATE: Final = frozenset({
+    "_chain", "_legal", "_length", "_rng_shared", "board", "boots", "card_pile",
+    "counter_pile", "counters_secret", "counters_up", "current", "discarding", "face_up",
+    "hands", "kept_secret", "kept_up", "n", "obstacle_in_hand", "origin", "passes",
+    "phase", "result", "rng", "round", "route_counter", "route_obstacle", "rules", "seed",
+    "special_victory", "starting", "step", "town_cards", "visited",
+})
+_KNOWN_RULES: Final = frozenset({
+    "name", "deal", "cards_per_deal", "hand_limit", "counters_kept", "keep_when",
+    "face_up_counters", "counter_draws", "mare_magnum_rafts", "mare_nebulae_rafts",
+    "boatmen", "town_cards", "early_end", "rounds", "caravan_cards", "closest_breaks_ties",
+})
+
+
 def enabled() -> bool:
     """Whether ``new_game`` uses the compiled engine (built, and not switched off)."""
-    return AVAILABLE and os.environ.get("ELFENLAND_ENGINE", "").strip().lower() != "pure"
+    return (AVAILABLE and not STALE
+            and os.environ.get("ELFENLAND_ENGINE", "").strip().lower() != "pure")
 
 
 def _configure() -> None:
@@ -249,6 +275,9 @@ class FastElfenlandState(_Core, ElfenlandState):
     def __repr__(self) -> str:
         return "<Fast" + ElfenlandState.__repr__(self)[1:]
 
+
+#: Gaps between the pure engine and this compiled one (empty when they match).
+STALE: Final = _gaps(ElfenlandState(players=2, seed=0), Rules, _KNOWN_STATE, _KNOWN_RULES)
 
 if _speedups is not None:
     _configure()

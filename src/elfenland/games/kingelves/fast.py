@@ -7,6 +7,7 @@ reference and the fallback, and ``ELFENLAND_ENGINE=pure`` chooses it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import secrets
@@ -47,9 +48,33 @@ AVAILABLE: Final = _speedups is not None
 _SLUGS: Final = tuple(c.slug for c in Card)
 
 
+def _gaps(probe: object, rules: type, known_state: frozenset[str],
+          known_rules: frozenset[str]) -> list[str]:
+    """What the pure engine keeps or offers that this compiled engine was not written
+    for: a new state field or rule option.  Any gap switches the compiled engine off
+    (the pure one runs) and fails the differential test, which then says what to port."""
+    fields = sorted(set(vars(probe)) - known_state)
+    options = sorted({f.name for f in dataclasses.fields(rules)} - known_rules)
+    return [f"state field {name}" for name in fields] + [f"rule option {o}" for o in options]
+
+#: The pure engine's state fields and rule options this compiled engine mirrors.
+_KNOWN_STATE: Final = frozenset({
+    "_history", "_legal", "_legal_ids", "_ring", "at", "bank", "bonus_paid", "bought",
+    "current", "deck", "direction", "discard", "dragon", "earned", "escort", "gold",
+    "hands", "kingdoms", "log", "n", "origin", "own_visited", "paid", "passes", "pending",
+    "pending_count", "phase", "result", "rng", "round", "rules", "seed", "set_aside",
+    "turned", "visited",
+})
+_KNOWN_RULES: Final = frozenset({
+    "name", "magic_spell", "weak_gold", "gold_for_all", "land_transport_cards",
+    "raft_cards", "action_cards", "starting_gold", "gold_supply", "rebuild_deck",
+})
+
+
 def enabled() -> bool:
     """Whether ``new_game`` uses the compiled engine (built, and not switched off)."""
-    return AVAILABLE and os.environ.get("ELFENLAND_ENGINE", "").strip().lower() != "pure"
+    return (AVAILABLE and not STALE
+            and os.environ.get("ELFENLAND_ENGINE", "").strip().lower() != "pure")
 
 
 def _configure() -> None:
@@ -284,6 +309,9 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
     def __repr__(self) -> str:
         return "<Fast" + KingOfTheElvesState.__repr__(self)[1:]
 
+
+#: Gaps between the pure engine and this compiled one (empty when they match).
+STALE: Final = _gaps(KingOfTheElvesState(players=2, seed=0), Rules, _KNOWN_STATE, _KNOWN_RULES)
 
 if _speedups is not None:
     _configure()
