@@ -594,6 +594,9 @@ static int play(Core *c, Py_ssize_t id, PyObject *action) {
     Py_XDECREF(pl);
     Py_DECREF(fact);
     if (!link) return -1;
+    /* A link holds ints, an action and older links: never a cycle, so the collector
+     * need not look at it (it would on every step otherwise). */
+    PyObject_GC_UnTrack(link);
     Py_XSETREF(c->chain, link);
     c->st.length++;
     return 0;
