@@ -625,6 +625,18 @@ static PyObject *Core_legal_action_ids(Core *c, PyObject *unused) {
 }
 
 static PyObject *Core_apply_action(Core *c, PyObject *action) {
+    /* An action id (as OpenSpiel-style callers give): the same as its action object. */
+    if (PyLong_CheckExact(action) && c->st.phase != P_OVER) {
+        Py_ssize_t id = PyLong_AsSsize_t(action);
+        if (id == -1 && PyErr_Occurred()) PyErr_Clear();
+        else if (id >= 0 && id < NACT) {
+            if (!c->legal_valid) generate(c);
+            if (is_legal(c, id)) {
+                if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
+                Py_RETURN_NONE;
+            }
+        }
+    }
     if (Py_TYPE(action) == (PyTypeObject *)action_type && c->st.phase != P_OVER) {
         PyObject *idobj = action_id_offset >= 0
             ? Py_XNewRef(*(PyObject **)((char *)action + action_id_offset))
