@@ -57,6 +57,7 @@ def _gaps(probe: object, rules: type, known_state: frozenset[str],
     options = sorted({f.name for f in dataclasses.fields(rules)} - known_rules)
     return [f"state field {name}" for name in fields] + [f"rule option {o}" for o in options]
 
+
 #: The pure engine's state fields and rule options this compiled engine mirrors.
 _KNOWN_STATE: Final = frozenset({
     "_history", "_legal", "_legal_ids", "_ring", "at", "bank", "bonus_paid", "bought",
