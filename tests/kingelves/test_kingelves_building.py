@@ -122,10 +122,8 @@ def test_buy_costs_one_two_three_at_most_three_paid_after_building() -> None:
     s._legal = None
     refused(s, "buy", "already bought 3")
     bank = s.bank
-    for p in (0, 1, 2, 3):
-        s.current = p
-        s._legal = None
-        s.kingdoms[p] = s.kingdoms[p] or [[0, -1, -1, -1]]
+    # Fields are assigned whole: a compiled state's lists are copies.
+    s.kingdoms = [k or [[0, -1, -1, -1]] for k in s.kingdoms]
     s.current = 0
     play(s, "pass", "pass", "pass", "pass")
     assert s.phase is Phase.JOURNEY and s.set_aside == [0] * 4 and s.bank == bank + 6
@@ -195,9 +193,9 @@ def test_stuck_player_passes_anyway() -> None:
     s = building({}, gold=[0, 12, 12, 12], hands=[{}, everything, {}, {}])
     s.deck = [0] * len(s.deck)
     s.discard = [0] * len(s.deck)
-    s.hands[2] = s.all_cards()
-    for c in range(6):
-        s.hands[2][c] = 0
+    hands = s.hands
+    hands[2] = [0] * 6 + s.all_cards()[6:]
+    s.hands = hands
     s._legal = None
     assert legal(s) == {"pass"}
 

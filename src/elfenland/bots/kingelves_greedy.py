@@ -201,7 +201,10 @@ class KingOfTheElvesGreedyBot:
         for a in legal:
             assert a.card is not None
             table = s.clone()
-            table.kingdoms[p].append([int(a.card), NO_ONE, NO_ONE, NO_ONE])
+            # Assigned whole, not appended in place: the compiled engine's lists are copies.
+            kingdoms = [[t[:] for t in k] for k in s.kingdoms]
+            kingdoms[p].append([int(a.card), NO_ONE, NO_ONE, NO_ONE])
+            table.kingdoms = kingdoms
             value = plan_journey(table, p, hand=hand, budget=ESTIMATE_BUDGET,
                                  extras=False).gold
             key = (value, town_value(a.card), -a.id)

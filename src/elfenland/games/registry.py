@@ -77,6 +77,13 @@ def deserialize(text: str) -> GameState:
     return info.deserialize(text)
 
 
+def engine_backend(game: str = "elfenland") -> str:
+    """Which engine runs ``game``: ``"compiled"`` (the C fast path, when it was built and
+    ``ELFENLAND_ENGINE`` is not ``pure``) or ``"pure"`` (the reference, always there)."""
+    backend = getattr(game_info(game)._mod(), "engine_backend", None)
+    return str(backend()) if backend is not None else "pure"
+
+
 def load_position(doc: JSONDict | str) -> GameState:
     """Set up any game from its position document (a dict or its JSON text)."""
     if isinstance(doc, str):

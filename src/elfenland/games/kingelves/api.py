@@ -1,17 +1,38 @@
-"""The module-level entry points the game registry looks up."""
+"""The module-level entry points the game registry looks up.
+
+They build the compiled engine's states when it was built (``fast.py``), else the pure
+engine's; ``ELFENLAND_ENGINE=pure`` chooses the pure one."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .position import from_position
-from .state import KingOfTheElvesState, deserialize
+from ...core.game import JSONDict
+from . import fast
+from .position import from_position as pure_from_position
+from .state import KingOfTheElvesState
+from .state import deserialize as pure_deserialize
 
 
 def new_game(players: int = 4, seed: int | None = None, **variants: Any) -> KingOfTheElvesState:
     """A new game; ``variants`` are ``Rules`` fields (``magic_spell=True``, ``weak_gold``,
     ``gold_for_all``, the card-count settings) or ``variants=[names]``."""
-    return KingOfTheElvesState(players=players, seed=seed, **variants)
+    return fast.state_class()(players=players, seed=seed, **variants)
 
 
-__all__ = ["deserialize", "from_position", "new_game"]
+def deserialize(text: str) -> KingOfTheElvesState:
+    if fast.enabled():
+        return fast.deserialize_fast(text)
+    return pure_deserialize(text)
+
+
+def from_position(doc: JSONDict) -> KingOfTheElvesState:
+    return fast.from_pure(pure_from_position(doc))
+
+
+def engine_backend() -> str:
+    """``"compiled"`` when ``new_game`` builds the C engine's states, else ``"pure"``."""
+    return "compiled" if fast.enabled() else "pure"
+
+
+__all__ = ["deserialize", "engine_backend", "from_position", "new_game"]

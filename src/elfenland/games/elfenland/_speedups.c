@@ -1,0 +1,1570 @@
+/* The compiled Elfenland engine: the rules' hot path (legal actions, apply, clone,
+ * resample) over plain C arrays.
+ *
+ * It is a translation of state.py, which stays the reference: every rule is decided
+ * there first, and tests/elfenland_engine/test_fast_differential.py plays both engines
+ * side by side from the same seeds and demands identical legal-action lists, states,
+ * views and saved games.  Nothing here is data: the board, the action space and the
+ * cost table are handed over once by fast.py (``configure``), so the map, the action
+ * ids and the rule options have one source.
+ *
+ * Randomness goes through the state's own Python ``Rng`` (its ``random.Random``'s
+ * getrandbits, used exactly as ``randrange`` uses it), so both engines draw the same
+ * sequence and a saved random state means the same thing in both.
+ *
+ * The ``Core`` type is a base class of ``FastElfenlandState`` (fast.py), which also
+ * inherits ``ElfenlandState``: every attribute the pure engine keeps (``hands``,
+ * ``route_counter``, ``phase``...) is a descriptor here that reads the C arrays, so the
+ * pure code's views, positions, error messages and the bots work unchanged.  Lists a
+ * reader gets are cached until the next change and are copies: writing into them does
+ * not change the state (assigning a whole attribute does).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <string.h>
+#include <structmember.h>
+
+#define MAXP 6
+#define NCARD 7
+#define NCOUNTER 6
+#define MAXR 64
+#define MAXT 32
+#define MAXADJ 12
+#define LEGAL_MAX 8192
+#define NO_PIECE (-1)
+#define TERMINAL_PLAYER (-4)
+#define RAFT 6
+#define MSCODES 78125 /* 5**7: a multiset of up to 4 cards of 7 kinds as a base-5 code */
+
+enum { K_DRAW_SECRET, K_DRAW, K_DRAW_BLIND, K_PASS, K_END, K_DISCARD, K_KEEP, K_PLACE,
+       K_OBSTACLE, K_MOVE };
+enum { P_DRAW_SECRET, P_DRAW_COUNTERS, P_PLACE, P_KEEP, P_MOVE, P_OVER, NPHASE };
+enum { PAY_NORMAL, PAY_CARAVAN, PAY_BOATMEN };
+enum { LAKE_NONE, LAKE_MAGNUM, LAKE_NEBULAE };
+#define TERRAIN_RIVER 4
+#define TERRAIN_LAKE 5
+
+/* ------------------------------------------------------------------ tables */
+static int configured = 0;
+static int NR, NT, NROADS, CAPITAL, NTC;
+static int r_a[MAXR], r_b[MAXR], r_terrain[MAXR], r_down[MAXR], r_lake[MAXR], r_road[MAXR];
+static int adj_n[MAXT], adj_r[MAXT][MAXADJ];
+static int roads[MAXR];
+static int cost_tab[NCARD][6];
+static int dist[MAXT][MAXT];
+static int tc_list[MAXT];
+static Py_ssize_t NACT;
+static signed char *a_kind, *a_t, *a_route, *a_dir, *a_secret, *a_pay, *a_cards;
+static int id_draw_secret, id_draw_blind, id_pass, id_end;
+static int id_draw[NCOUNTER], id_discard[NCARD], id_keep_up[NCOUNTER], id_keep_secret[NCOUNTER];
+static int id_place[MAXR][NCOUNTER], id_obstacle[MAXR], id_move[MAXR][2];
+/* For each road and each set of owned counter kinds (6-bit mask): the placements there. */
+static unsigned char place_n[MAXR][64];
+static int place_ids[MAXR][64][NCOUNTER];
+static const int pow5[NCARD] = {1, 5, 25, 125, 625, 3125, 15625};
+static short *ms_off; /* base-5 code -> offset after the normal move, or -1 */
+static int ms_max_size_lake = 3;
+static PyObject *actions_tuple; /* every Action by id */
+static PyObject *action_type, *rng_type, *phase_members[NPHASE], *to_position_fn;
+/* Shortcuts taken only for the exact types they were read from (else the generic call):
+ * random.Random's C getrandbits, and the slots holding Rng._r and Action._id. */
+static PyTypeObject *random_type;
+static PyCFunction getrandbits_fn;
+static Py_ssize_t rng_r_offset = -1, action_id_offset = -1;
+static int cards_per_kind[NCARD], counters_per_kind[NCOUNTER];
+static PyObject *s_getrandbits, *s_copy, *s_r, *s_shuffle, *s_randrange, *s_id,
+    *s_apply_slow, *two63;
+
+/* ------------------------------------------------------------------ the state */
+typedef struct {
+    /* rules */
+    int deal_fresh, cards_per_deal, hand_limit, counters_kept, keep_after_placement,
+        face_up_counters, counter_draws, magnum_rafts, nebulae_rafts, boatmen,
+        special_victory_rule, rounds, caravan_cards, closest_breaks_ties, rule_town_cards;
+    /* position */
+    int n, round, phase, starting, current, step, passes, discarding;
+    int hands[MAXP][NCARD], card_pile[NCARD], counter_pile[NCOUNTER], face_up[NCOUNTER];
+    int counters_up[MAXP][NCOUNTER], counters_secret[MAXP][NCOUNTER];
+    int kept_up[MAXP][NCOUNTER], kept_secret[MAXP][NCOUNTER];
+    int route_counter[MAXR], route_obstacle[MAXR];
+    int obstacle_in_hand[MAXP], boots[MAXP], town_cards[MAXP];
+    long visited[MAXP];
+    int has_result, nresult, result[MAXP];
+    int special_victory, rng_shared;
+    Py_ssize_t length;
+} S;
+
+enum { F_HANDS, F_CARD_PILE, F_COUNTER_PILE, F_FACE_UP, F_COUNTERS_UP, F_COUNTERS_SECRET,
+       F_KEPT_UP, F_KEPT_SECRET, F_ROUTE_COUNTER, F_ROUTE_OBSTACLE, F_OBSTACLE_IN_HAND,
+       F_BOOTS, F_VISITED, F_TOWN_CARDS, F_RESULT, NCACHE,
+       /* scalars (not cached) */
+       F_N = 100, F_ROUND, F_PHASE, F_STARTING, F_CURRENT, F_STEP, F_PASSES, F_DISCARDING,
+       F_SPECIAL_VICTORY, F_LENGTH, F_RNG_SHARED };
+
+typedef struct {
+    PyObject_HEAD
+    S st;
+    int legal_valid, nlegal;
+    int *legal; /* LEGAL_MAX ids, allocated on first use */
+    int has_cache;
+    PyObject *cache[NCACHE];
+    PyObject *rules, *board, *seed, *origin, *rng, *chain, *origin_snapshot;
+} Core;
+
+static PyTypeObject CoreType;
+
+static void drop_caches(Core *c) {
+    if (!c->has_cache) return;
+    for (int i = 0; i < NCACHE; i++) Py_CLEAR(c->cache[i]);
+    c->has_cache = 0;
+}
+
+static inline int sum(const int *v, int len) {
+    int t = 0;
+    for (int i = 0; i < len; i++) t += v[i];
+    return t;
+}
+
+/* ------------------------------------------------------------------ randomness */
+/* random.Random.randrange(n) for n > 0, as CPython's _randbelow_with_getrandbits. */
+static long randbelow(PyObject *r, long n) {
+    int k = 0;
+    for (long m = n; m; m >>= 1) k++;
+    PyObject *kk = PyLong_FromLong(k);
+    if (!kk) return -1;
+    int direct = getrandbits_fn && Py_TYPE(r) == random_type;
+    for (;;) {
+        PyObject *v = direct ? getrandbits_fn(r, kk) : PyObject_CallMethodOneArg(r, s_getrandbits, kk);
+        if (!v) { Py_DECREF(kk); return -1; }
+        long x = PyLong_AsLong(v);
+        Py_DECREF(v);
+        if (x == -1 && PyErr_Occurred()) { Py_DECREF(kk); return -1; }
+        if (x < n) { Py_DECREF(kk); return x; }
+    }
+}
+
+/* Rng.draw_from_counts on the Rng object ``rng``. */
+static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
+    int total = sum(counts, kinds);
+    if (total <= 0) {
+        PyErr_SetString(PyExc_ValueError, "draw from an empty pile");
+        return -1;
+    }
+    PyObject *r;
+    if (rng_r_offset >= 0 && Py_TYPE(rng) == (PyTypeObject *)rng_type) {
+        r = *(PyObject **)((char *)rng + rng_r_offset);
+        if (!r) { PyErr_SetString(PyExc_AttributeError, "_r"); return -1; }
+        Py_INCREF(r);
+    } else {
+        r = PyObject_GetAttr(rng, s_r);
+        if (!r) return -1;
+    }
+    long k = randbelow(r, total);
+    Py_DECREF(r);
+    if (k < 0) return -1;
+    for (int kind = 0; kind < kinds; kind++) {
+        if (k < counts[kind]) { counts[kind]--; return kind; }
+        k -= counts[kind];
+    }
+    PyErr_SetString(PyExc_AssertionError, "unreachable");
+    return -1;
+}
+
+/* The state's own Rng, copied first if a clone shares it (as ElfenlandState._random). */
+static int draw_counts(Core *c, int *counts, int kinds) {
+    if (c->st.rng_shared) {
+        PyObject *fresh = PyObject_CallMethodNoArgs(c->rng, s_copy);
+        if (!fresh) return -1;
+        Py_SETREF(c->rng, fresh);
+        c->st.rng_shared = 0;
+    }
+    return draw_counts_with(c->rng, counts, kinds);
+}
+
+/* ------------------------------------------------------------------ rules */
+static int markers(S *s, int p) { return __builtin_popcountl(s->visited[p]); }
+
+static int distance_to_card(S *s, int p) {
+    if (s->town_cards[p] == NO_PIECE) return 0;
+    return dist[s->boots[p]][s->town_cards[p]];
+}
+
+static int score(S *s, int p) {
+    if (s->special_victory || !s->rule_town_cards) return markers(s, p);
+    return markers(s, p) - distance_to_card(s, p);
+}
+
+static int counters_of(S *s, int p) {
+    return sum(s->counters_up[p], NCOUNTER) + sum(s->counters_secret[p], NCOUNTER);
+}
+
+static int can_draw(S *s) {
+    return sum(s->counter_pile, NCOUNTER) + sum(s->face_up, NCOUNTER) > 0;
+}
+
+static int refill_face_up(Core *c) {
+    S *s = &c->st;
+    while (sum(s->face_up, NCOUNTER) < s->face_up_counters && sum(s->counter_pile, NCOUNTER) > 0) {
+        int k = draw_counts(c, s->counter_pile, NCOUNTER);
+        if (k < 0) return -1;
+        s->face_up[k]++;
+    }
+    return 0;
+}
+
+static int deal(Core *c) {
+    S *s = &c->st;
+    for (int i = 0; i < s->n; i++) {
+        int p = (s->starting + i) % s->n;
+        int want = s->deal_fresh ? s->cards_per_deal : s->cards_per_deal - sum(s->hands[p], NCARD);
+        for (int j = 0; j < want; j++) {
+            if (sum(s->card_pile, NCARD) == 0) break;
+            int k = draw_counts(c, s->card_pile, NCARD);
+            if (k < 0) return -1;
+            s->hands[p][k]++;
+        }
+    }
+    return 0;
+}
+
+static int begin(Core *c, int phase);
+static int end_round(Core *c);
+
+static void finish(S *s, const int *winners, int nw) {
+    s->phase = P_OVER;
+    s->current = TERMINAL_PLAYER;
+    if (winners) {
+        memcpy(s->result, winners, sizeof(int) * nw);
+        s->nresult = nw;
+    } else {
+        int key[MAXP][3], best = 0;
+        for (int p = 0; p < s->n; p++) {
+            key[p][0] = score(s, p);
+            key[p][1] = (s->rule_town_cards && s->closest_breaks_ties) ? -distance_to_card(s, p) : 0;
+            key[p][2] = sum(s->hands[p], NCARD);
+            if (p > 0 && (key[p][0] > key[best][0] || (key[p][0] == key[best][0] &&
+                (key[p][1] > key[best][1] || (key[p][1] == key[best][1] &&
+                 key[p][2] > key[best][2])))))
+                best = p;
+        }
+        s->nresult = 0;
+        for (int p = 0; p < s->n; p++)
+            if (key[p][0] == key[best][0] && key[p][1] == key[best][1] && key[p][2] == key[best][2])
+                s->result[s->nresult++] = p;
+    }
+    s->has_result = 1;
+}
+
+static void keep_all(S *s, int p) {
+    for (int k = 0; k < NCOUNTER; k++) {
+        s->kept_up[p][k] += s->counters_up[p][k];
+        s->kept_secret[p][k] += s->counters_secret[p][k];
+        s->counters_up[p][k] = 0;
+        s->counters_secret[p][k] = 0;
+    }
+}
+
+static void return_unkept(S *s, int p) {
+    for (int k = 0; k < NCOUNTER; k++) {
+        s->counter_pile[k] += s->counters_up[p][k] + s->counters_secret[p][k];
+        s->counters_up[p][k] = s->kept_up[p][k];
+        s->counters_secret[p][k] = s->kept_secret[p][k];
+        s->kept_up[p][k] = 0;
+        s->kept_secret[p][k] = 0;
+    }
+}
+
+static int after_keep(Core *c) {
+    if (c->st.keep_after_placement) return begin(c, P_MOVE);
+    return end_round(c);
+}
+
+static int after_moves(Core *c) {
+    if (!c->st.keep_after_placement) return begin(c, P_KEEP);
+    return end_round(c);
+}
+
+static int next_keeper(Core *c, int first) {
+    S *s = &c->st;
+    if (!first) s->step++;
+    while (s->step < s->n) {
+        int p = (s->starting + s->step) % s->n;
+        int kept = sum(s->kept_up[p], NCOUNTER) + sum(s->kept_secret[p], NCOUNTER);
+        if (kept < s->counters_kept && counters_of(s, p) > 0) {
+            if (kept + counters_of(s, p) <= s->counters_kept) {
+                keep_all(s, p);
+            } else {
+                s->current = p;
+                return 0;
+            }
+        }
+        return_unkept(s, p);
+        s->step++;
+    }
+    return after_keep(c);
+}
+
+static int begin(Core *c, int phase) {
+    S *s = &c->st;
+    s->phase = phase;
+    s->step = 0;
+    s->passes = 0;
+    s->discarding = 0;
+    s->current = s->starting;
+    if (phase == P_DRAW_SECRET && sum(s->counter_pile, NCOUNTER) == 0)
+        return begin(c, P_DRAW_COUNTERS);
+    if (phase == P_DRAW_COUNTERS && !can_draw(s))
+        return begin(c, P_PLACE);
+    if (phase == P_KEEP)
+        return next_keeper(c, 1);
+    return 0;
+}
+
+static int start_round(Core *c) {
+    S *s = &c->st;
+    s->starting = (s->round - 1) % s->n;
+    if (deal(c) < 0) return -1;
+    return begin(c, P_DRAW_SECRET);
+}
+
+static int end_round(Core *c) {
+    S *s = &c->st;
+    for (int r = 0; r < NR; r++) {
+        int kind = s->route_counter[r];
+        if (kind != NO_PIECE) {
+            s->counter_pile[kind]++;
+            s->route_counter[r] = NO_PIECE;
+        }
+        s->route_obstacle[r] = NO_PIECE;
+    }
+    if (refill_face_up(c) < 0) return -1;
+    long everything = ((1L << NT) - 1) & ~(1L << CAPITAL);
+    int complete[MAXP], nc = 0;
+    for (int p = 0; p < s->n; p++)
+        if (s->visited[p] == everything) complete[nc++] = p;
+    int early = s->special_victory_rule && s->round < s->rounds;
+    if (nc && early) {
+        s->special_victory = 1;
+        int best = -1, won[MAXP], nw = 0;
+        for (int i = 0; i < nc; i++) {
+            int h = sum(s->hands[complete[i]], NCARD);
+            if (h > best) best = h;
+        }
+        for (int i = 0; i < nc; i++)
+            if (sum(s->hands[complete[i]], NCARD) == best) won[nw++] = complete[i];
+        finish(s, won, nw);
+    } else if (nc || s->round >= s->rounds) {
+        finish(s, NULL, 0);
+    } else {
+        s->round++;
+        return start_round(c);
+    }
+    return 0;
+}
+
+static int advance(Core *c) {
+    S *s = &c->st;
+    s->step++;
+    int rounds = s->phase == P_DRAW_SECRET ? 1 : s->counter_draws;
+    if (s->step >= rounds * s->n)
+        return begin(c, s->phase == P_DRAW_SECRET ? P_DRAW_COUNTERS : P_PLACE);
+    s->current = (s->starting + s->step) % s->n;
+    if (s->phase == P_DRAW_SECRET && sum(s->counter_pile, NCOUNTER) == 0)
+        return begin(c, P_DRAW_COUNTERS);
+    if (s->phase == P_DRAW_COUNTERS && !can_draw(s))
+        return begin(c, P_PLACE);
+    return 0;
+}
+
+static int after_placement_turn(Core *c, int passed) {
+    S *s = &c->st;
+    s->passes = passed ? s->passes + 1 : 0;
+    if (s->passes >= s->n)
+        return begin(c, s->keep_after_placement ? P_KEEP : P_MOVE);
+    s->step++;
+    s->current = (s->current + 1) % s->n;
+    return 0;
+}
+
+static int end_move(Core *c, int p) {
+    S *s = &c->st;
+    if (sum(s->hands[p], NCARD) > s->hand_limit) {
+        s->discarding = 1;
+        return 0;
+    }
+    s->discarding = 0;
+    s->step++;
+    if (s->step >= s->n) return after_moves(c);
+    s->current = (s->starting + s->step) % s->n;
+    return 0;
+}
+
+/* (kind, cards) of a normal step, or 0 if none is possible (ElfenlandState.step_cost). */
+static int step_cost(S *s, int r, int dir, int *kind, int *n) {
+    if (r_road[r]) {
+        int k = s->route_counter[r];
+        if (k == NO_PIECE) return 0;
+        int x = cost_tab[k][r_terrain[r]];
+        if (x < 0) return 0;
+        *kind = k;
+        *n = x + (s->route_obstacle[r] != NO_PIECE);
+        return 1;
+    }
+    *kind = RAFT;
+    if (r_terrain[r] == TERRAIN_RIVER) {
+        int to = dir == 0 ? r_b[r] : r_a[r];
+        *n = to == r_down[r] ? 1 : 2;
+    } else {
+        *n = r_lake[r] == LAKE_NEBULAE ? s->nebulae_rafts : s->magnum_rafts;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ legal actions */
+typedef struct {
+    int *out, *n, base;
+    const int *hand;
+    int after[NCARD];
+} SubGen;
+
+/* _sub_multisets' order: the first kinds' counts from high to low; ``code`` is the
+ * base-5 code of the counts chosen so far. */
+static int sub_rec(SubGen *g, int k, int left, int code) {
+    if (k == NCARD - 1) {
+        code += left * pow5[k];
+        int off = ms_off[code];
+        if (off < 0 || *g->n >= LEGAL_MAX) {
+            PyErr_SetString(PyExc_KeyError, "payment outside the action space");
+            return -1;
+        }
+        g->out[(*g->n)++] = g->base + off;
+        return 0;
+    }
+    int hi = left < g->hand[k] ? left : g->hand[k];
+    int lo = left - g->after[k] > 0 ? left - g->after[k] : 0;
+    for (int x = hi; x >= lo; x--)
+        if (sub_rec(g, k + 1, left - x, code + x * pow5[k]) < 0) return -1;
+    return 0;
+}
+
+static int paid_steps(int *out, int *n, int base, const int *hand, int size) {
+    if (size > 4 || size < 0) {
+        PyErr_SetString(PyExc_KeyError, "payment outside the action space");
+        return -1;
+    }
+    if (size > sum(hand, NCARD)) return 0;
+    SubGen g;
+    g.out = out; g.n = n; g.base = base; g.hand = hand;
+    g.after[NCARD - 1] = 0;
+    for (int k = NCARD - 2; k >= 0; k--) g.after[k] = g.after[k + 1] + hand[k + 1];
+    return sub_rec(&g, 0, size, 0);
+}
+
+static int generate(Core *c) {
+    S *s = &c->st;
+    if (!c->legal) {
+        c->legal = PyMem_Malloc(sizeof(int) * LEGAL_MAX);
+        if (!c->legal) { PyErr_NoMemory(); return -1; }
+    }
+    int *out = c->legal, n = 0, p = s->current;
+    switch (s->phase) {
+    case P_DRAW_SECRET:
+        out[n++] = id_draw_secret;
+        break;
+    case P_DRAW_COUNTERS:
+        for (int k = 0; k < NCOUNTER; k++) if (s->face_up[k]) out[n++] = id_draw[k];
+        if (sum(s->counter_pile, NCOUNTER)) out[n++] = id_draw_blind;
+        break;
+    case P_PLACE: {
+        out[n++] = id_pass;
+        int mask = 0;
+        for (int k = 0; k < NCOUNTER; k++)
+            if (s->counters_up[p][k] || s->counters_secret[p][k]) mask |= 1 << k;
+        if (mask) {
+            for (int i = 0; i < NROADS; i++) {
+                int r = roads[i];
+                if (s->route_counter[r] != NO_PIECE) continue;
+                int m = place_n[r][mask];
+                memcpy(out + n, place_ids[r][mask], sizeof(int) * m);
+                n += m;
+            }
+        }
+        if (s->obstacle_in_hand[p]) {
+            for (int i = 0; i < NROADS; i++) {
+                int r = roads[i];
+                if (s->route_counter[r] != NO_PIECE && s->route_obstacle[r] == NO_PIECE)
+                    out[n++] = id_obstacle[r];
+            }
+        }
+        break;
+    }
+    case P_KEEP:
+        for (int k = 0; k < NCOUNTER; k++) if (s->counters_up[p][k]) out[n++] = id_keep_up[k];
+        for (int k = 0; k < NCOUNTER; k++)
+            if (s->counters_secret[p][k]) out[n++] = id_keep_secret[k];
+        break;
+    case P_MOVE:
+        if (s->discarding) {
+            for (int k = 0; k < NCARD; k++) if (s->hands[p][k]) out[n++] = id_discard[k];
+            break;
+        } else {
+            int here = s->boots[p];
+            const int *hand = s->hands[p];
+            for (int i = 0; i < adj_n[here]; i++) {
+                int r = adj_r[here][i];
+                int dir = r_a[r] == here ? 0 : 1;
+                int kind, cost;
+                if (!step_cost(s, r, dir, &kind, &cost)) continue;
+                if (hand[kind] >= cost) out[n++] = id_move[r][dir];
+                int size;
+                if (r_road[r]) size = s->caravan_cards + (s->route_obstacle[r] != NO_PIECE);
+                else if (r_lake[r] == LAKE_NEBULAE && s->boatmen) size = s->caravan_cards;
+                else continue;
+                if (!r_road[r] && size > ms_max_size_lake) {
+                    PyErr_SetString(PyExc_KeyError, "payment outside the action space");
+                    return -1;
+                }
+                if (paid_steps(out, &n, id_move[r][dir] + 1, hand, size) < 0) return -1;
+            }
+            out[n++] = id_end;
+        }
+        break;
+    default:
+        break;
+    }
+    c->nlegal = n;
+    c->legal_valid = 1;
+    return 0;
+}
+
+static int ensure_legal(Core *c) {
+    if (c->legal_valid) return 0;
+    return generate(c);
+}
+
+/* ------------------------------------------------------------------ effects */
+/* Play a legal action; returns the fact the log keeps for it, or -1 with an error. */
+static int do_action(Core *c, int id) {
+    S *s = &c->st;
+    int p = s->current, k = a_kind[id], t = a_t[id], fact = 0, got;
+    switch (k) {
+    case K_DRAW_SECRET:
+        got = draw_counts(c, s->counter_pile, NCOUNTER);
+        if (got < 0) return -1;
+        s->counters_secret[p][got]++;
+        fact = got;
+        if (advance(c) < 0) return -1;
+        break;
+    case K_DRAW:
+    case K_DRAW_BLIND:
+        if (k == K_DRAW) {
+            got = t;
+            s->face_up[got]--;
+            if (refill_face_up(c) < 0) return -1;
+        } else {
+            got = draw_counts(c, s->counter_pile, NCOUNTER);
+            if (got < 0) return -1;
+        }
+        s->counters_up[p][got]++;
+        fact = got;
+        if (advance(c) < 0) return -1;
+        break;
+    case K_PLACE:
+        if (s->counters_up[p][t]) {
+            s->counters_up[p][t]--;
+        } else {
+            s->counters_secret[p][t]--;
+            fact = 1;
+        }
+        s->route_counter[a_route[id]] = t;
+        if (after_placement_turn(c, 0) < 0) return -1;
+        break;
+    case K_OBSTACLE:
+        s->obstacle_in_hand[p] = 0;
+        s->route_obstacle[a_route[id]] = p;
+        if (after_placement_turn(c, 0) < 0) return -1;
+        break;
+    case K_PASS:
+        if (after_placement_turn(c, 1) < 0) return -1;
+        break;
+    case K_KEEP: {
+        if (a_secret[id]) {
+            s->counters_secret[p][t]--;
+            s->kept_secret[p][t]++;
+        } else {
+            s->counters_up[p][t]--;
+            s->kept_up[p][t]++;
+        }
+        int kept = sum(s->kept_up[p], NCOUNTER) + sum(s->kept_secret[p], NCOUNTER);
+        if (kept >= s->counters_kept || counters_of(s, p) == 0) {
+            return_unkept(s, p);
+            if (next_keeper(c, 0) < 0) return -1;
+        }
+        break;
+    }
+    case K_MOVE: {
+        int r = a_route[id], dir = a_dir[id];
+        int *hand = s->hands[p];
+        if (a_pay[id] == PAY_NORMAL) {
+            int kind, n;
+            if (!step_cost(s, r, dir, &kind, &n)) {
+                PyErr_SetString(PyExc_AssertionError, "a legal step has a cost");
+                return -1;
+            }
+            hand[kind] -= n;
+            s->card_pile[kind] += n;
+            fact = kind * 16 + n;
+        } else {
+            const signed char *cards = a_cards + (Py_ssize_t)id * NCARD;
+            for (int i = 0; i < NCARD; i++) {
+                hand[i] -= cards[i];
+                s->card_pile[i] += cards[i];
+            }
+        }
+        int to = dir == 0 ? r_b[r] : r_a[r];
+        s->boots[p] = to;
+        if (to != CAPITAL) s->visited[p] |= 1L << to;
+        break;
+    }
+    case K_END:
+        if (end_move(c, p) < 0) return -1;
+        break;
+    case K_DISCARD:
+        s->hands[p][t]--;
+        s->card_pile[t]++;
+        if (end_move(c, p) < 0) return -1;
+        break;
+    }
+    return fact;
+}
+
+static int is_legal(Core *c, Py_ssize_t id) {
+    for (int i = 0; i < c->nlegal; i++) if (c->legal[i] == id) return 1;
+    return 0;
+}
+
+/* Play legal action ``id`` (already checked) and append it to the history chain. */
+static int play(Core *c, Py_ssize_t id, PyObject *action) {
+    int player = c->st.current;
+    drop_caches(c);
+    c->legal_valid = 0;
+    int fact = do_action(c, (int)id);
+    if (fact < 0) return -1;
+    PyObject *pl = PyLong_FromLong(player), *fa = PyLong_FromLong(fact);
+    PyObject *link = (pl && fa) ? PyTuple_Pack(4, c->chain ? c->chain : Py_None, pl, action, fa)
+                                : NULL;
+    Py_XDECREF(pl);
+    Py_XDECREF(fa);
+    if (!link) return -1;
+    /* A link holds ints, an action and older links: never a cycle, so the collector
+     * need not look at it (it would on every step otherwise). */
+    PyObject_GC_UnTrack(link);
+    Py_XSETREF(c->chain, link);
+    c->st.length++;
+    return 0;
+}
+
+/* A new game with ``n`` players (ElfenlandState._init_empty then _setup); the rules,
+ * board, seed and a fresh Rng are set first. */
+static PyObject *Core_start(Core *c, PyObject *arg) {
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 2 || n > MAXP) { PyErr_SetString(PyExc_ValueError, "2 to 6 players"); return NULL; }
+    if (!c->rng) { PyErr_SetString(PyExc_ValueError, "no rng"); return NULL; }
+    drop_caches(c);
+    c->legal_valid = 0;
+    S *s = &c->st;
+    S rules = *s;
+    memset(s, 0, sizeof *s);
+    /* keep the rules read by set_rules */
+    s->deal_fresh = rules.deal_fresh; s->cards_per_deal = rules.cards_per_deal;
+    s->hand_limit = rules.hand_limit; s->counters_kept = rules.counters_kept;
+    s->keep_after_placement = rules.keep_after_placement;
+    s->face_up_counters = rules.face_up_counters; s->counter_draws = rules.counter_draws;
+    s->magnum_rafts = rules.magnum_rafts; s->nebulae_rafts = rules.nebulae_rafts;
+    s->boatmen = rules.boatmen; s->special_victory_rule = rules.special_victory_rule;
+    s->rounds = rules.rounds; s->caravan_cards = rules.caravan_cards;
+    s->closest_breaks_ties = rules.closest_breaks_ties; s->rule_town_cards = rules.rule_town_cards;
+    s->n = (int)n;
+    s->round = 1;
+    s->phase = P_DRAW_SECRET;
+    memcpy(s->card_pile, cards_per_kind, sizeof s->card_pile);
+    memcpy(s->counter_pile, counters_per_kind, sizeof s->counter_pile);
+    for (int r = 0; r < MAXR; r++) s->route_counter[r] = s->route_obstacle[r] = NO_PIECE;
+    for (int p = 0; p < MAXP; p++) {
+        s->obstacle_in_hand[p] = 1;
+        s->boots[p] = CAPITAL;
+        s->town_cards[p] = NO_PIECE;
+    }
+    Py_CLEAR(c->chain);
+    Py_CLEAR(c->origin);
+    Py_CLEAR(c->origin_snapshot);
+    if (s->rule_town_cards) {
+        PyObject *pool = PyList_New(NTC);
+        if (!pool) return NULL;
+        for (int i = 0; i < NTC; i++) {
+            PyObject *x = PyLong_FromLong(tc_list[i]);
+            if (!x) { Py_DECREF(pool); return NULL; }
+            PyList_SET_ITEM(pool, i, x);
+        }
+        PyObject *ok = PyObject_CallMethodOneArg(c->rng, s_shuffle, pool);
+        if (!ok) { Py_DECREF(pool); return NULL; }
+        Py_DECREF(ok);
+        for (int p = 0; p < n && p < NTC; p++)
+            s->town_cards[p] = (int)PyLong_AsLong(PyList_GET_ITEM(pool, p));
+        Py_DECREF(pool);
+    }
+    if (refill_face_up(c) < 0 || start_round(c) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ methods */
+static PyObject *Core_legal_actions(Core *c, PyObject *unused) {
+    if (ensure_legal(c) < 0) return NULL;
+    PyObject *list = PyList_New(c->nlegal);
+    if (!list) return NULL;
+    for (int i = 0; i < c->nlegal; i++) {
+        PyObject *a = PyTuple_GET_ITEM(actions_tuple, c->legal[i]);
+        Py_INCREF(a);
+        PyList_SET_ITEM(list, i, a);
+    }
+    return list;
+}
+
+static PyObject *Core_legal_action_ids(Core *c, PyObject *unused) {
+    if (ensure_legal(c) < 0) return NULL;
+    PyObject *list = PyList_New(c->nlegal);
+    if (!list) return NULL;
+    for (int i = 0; i < c->nlegal; i++) {
+        PyObject *x = PyLong_FromLong(c->legal[i]);
+        if (!x) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i, x);
+    }
+    return list;
+}
+
+static PyObject *Core_apply_action(Core *c, PyObject *action) {
+    /* An action id (as OpenSpiel-style callers give): the same as its action object. */
+    if (PyLong_CheckExact(action) && c->st.phase != P_OVER) {
+        Py_ssize_t id = PyLong_AsSsize_t(action);
+        if (id == -1 && PyErr_Occurred()) PyErr_Clear();
+        else if (id >= 0 && id < NACT) {
+            if (ensure_legal(c) < 0) return NULL;
+            if (is_legal(c, id)) {
+                if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
+                Py_RETURN_NONE;
+            }
+        }
+    }
+    if (Py_TYPE(action) == (PyTypeObject *)action_type && c->st.phase != P_OVER) {
+        PyObject *idobj = action_id_offset >= 0
+            ? Py_XNewRef(*(PyObject **)((char *)action + action_id_offset))
+            : PyObject_GetAttr(action, s_id);
+        if (!idobj) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_AttributeError, "_id");
+            return NULL;
+        }
+        Py_ssize_t id = PyLong_AsSsize_t(idobj);
+        Py_DECREF(idobj);
+        if (id == -1 && PyErr_Occurred()) return NULL;
+        if (id >= 0 && id < NACT && PyTuple_GET_ITEM(actions_tuple, id) == action) {
+            if (ensure_legal(c) < 0) return NULL;
+            if (is_legal(c, id)) {
+                if (play(c, id, action) < 0) return NULL;
+                Py_RETURN_NONE;
+            }
+        }
+    }
+    /* Text, ids, hand-built actions, illegal ones and a finished game: the Python path
+     * parses and raises the same errors as the pure engine. */
+    return PyObject_CallMethodOneArg((PyObject *)c, s_apply_slow, action);
+}
+
+/* Play the action with this id if legal, else return False (fast.py raises). */
+static PyObject *Core_apply_id(Core *c, PyObject *arg) {
+    Py_ssize_t id = PyLong_AsSsize_t(arg);
+    if (id == -1 && PyErr_Occurred()) return NULL;
+    if (c->st.phase == P_OVER || id < 0 || id >= NACT) Py_RETURN_FALSE;
+    if (ensure_legal(c) < 0) return NULL;
+    if (!is_legal(c, id)) Py_RETURN_FALSE;
+    if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *Core_current_player(Core *c, PyObject *unused) {
+    return PyLong_FromLong(c->st.phase == P_OVER ? TERMINAL_PLAYER : c->st.current);
+}
+
+static PyObject *Core_is_terminal(Core *c, PyObject *unused) {
+    return PyBool_FromLong(c->st.phase == P_OVER);
+}
+
+static Core *copy_core(Core *c) {
+    PyTypeObject *tp = Py_TYPE(c);
+    Core *d = (Core *)tp->tp_alloc(tp, 0);
+    if (!d) return NULL;
+    d->st = c->st;
+    if (c->legal_valid) {
+        d->legal = PyMem_Malloc(sizeof(int) * LEGAL_MAX);
+        if (!d->legal) { Py_DECREF(d); PyErr_NoMemory(); return NULL; }
+        memcpy(d->legal, c->legal, sizeof(int) * c->nlegal);
+        d->nlegal = c->nlegal;
+        d->legal_valid = 1;
+    }
+    d->rules = Py_XNewRef(c->rules);
+    d->board = Py_XNewRef(c->board);
+    d->seed = Py_XNewRef(c->seed);
+    d->origin = Py_XNewRef(c->origin);
+    d->rng = Py_XNewRef(c->rng);
+    d->chain = Py_XNewRef(c->chain);
+    d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
+    d->st.rng_shared = c->st.rng_shared = 1;
+    return d;
+}
+
+static PyObject *Core_clone(Core *c, PyObject *unused) {
+    return (PyObject *)copy_core(c);
+}
+
+/* position.resample, draw for draw: the hidden parts dealt again from what ``player``
+ * has not seen, with ``rng``.  The origin (the position at the resample) is kept as a
+ * snapshot and written out only if someone asks for it. */
+static PyObject *Core_resample(Core *c, PyObject *args) {
+    int player;
+    PyObject *rng;
+    if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
+    S *s = &c->st;
+    if (player < 0 || player >= s->n) {
+        PyErr_Format(PyExc_ValueError, "no player %d", player);
+        return NULL;
+    }
+    Core *d = copy_core(c);
+    if (!d) return NULL;
+    S *t = &d->st;
+    int card_pool[NCARD], counter_pool[NCOUNTER];
+    memcpy(card_pool, s->card_pile, sizeof card_pool);
+    memcpy(counter_pool, s->counter_pile, sizeof counter_pool);
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        for (int k = 0; k < NCARD; k++) card_pool[k] += s->hands[p][k];
+        for (int k = 0; k < NCOUNTER; k++)
+            counter_pool[k] += s->counters_secret[p][k] + s->kept_secret[p][k];
+    }
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        int size = sum(s->hands[p], NCARD);
+        memset(t->hands[p], 0, sizeof t->hands[p]);
+        for (int i = 0; i < size; i++) {
+            int k = draw_counts_with(rng, card_pool, NCARD);
+            if (k < 0) goto fail;
+            t->hands[p][k]++;
+        }
+        int size1 = sum(s->counters_secret[p], NCOUNTER);
+        memset(t->counters_secret[p], 0, sizeof t->counters_secret[p]);
+        for (int i = 0; i < size1; i++) {
+            int k = draw_counts_with(rng, counter_pool, NCOUNTER);
+            if (k < 0) goto fail;
+            t->counters_secret[p][k]++;
+        }
+        int size2 = sum(s->kept_secret[p], NCOUNTER);
+        memset(t->kept_secret[p], 0, sizeof t->kept_secret[p]);
+        for (int i = 0; i < size2; i++) {
+            int k = draw_counts_with(rng, counter_pool, NCOUNTER);
+            if (k < 0) goto fail;
+            t->kept_secret[p][k]++;
+        }
+    }
+    memcpy(t->card_pile, card_pool, sizeof card_pool);
+    memcpy(t->counter_pile, counter_pool, sizeof counter_pool);
+    if (s->rule_town_cards && s->phase != P_OVER) {
+        PyObject *pool = PyList_New(0);
+        if (!pool) goto fail;
+        for (int i = 0; i < NTC; i++) {
+            if (tc_list[i] == s->town_cards[player]) continue;
+            PyObject *x = PyLong_FromLong(tc_list[i]);
+            if (!x || PyList_Append(pool, x) < 0) { Py_XDECREF(x); Py_DECREF(pool); goto fail; }
+            Py_DECREF(x);
+        }
+        PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, pool);
+        if (!ok) { Py_DECREF(pool); goto fail; }
+        Py_DECREF(ok);
+        int i = 0;
+        for (int p = 0; p < s->n; p++) {
+            if (p == player) continue;
+            t->town_cards[p] = (int)PyLong_AsLong(PyList_GET_ITEM(pool, i++));
+        }
+        Py_DECREF(pool);
+    }
+    PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
+    if (!seed) goto fail;
+    PyObject *fresh = PyObject_CallOneArg(rng_type, seed);
+    Py_DECREF(seed);
+    if (!fresh) goto fail;
+    Py_SETREF(d->rng, fresh);
+    t->rng_shared = 0;
+    Py_CLEAR(d->chain);
+    t->length = 0;
+    Py_CLEAR(d->origin);
+    Py_CLEAR(d->origin_snapshot);
+    d->legal_valid = 0;
+    Core *snap = copy_core(d);
+    if (!snap) goto fail;
+    d->origin_snapshot = (PyObject *)snap;
+    return (PyObject *)d;
+fail:
+    Py_DECREF(d);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ attributes */
+static PyObject *int_list(const int *v, int len) {
+    PyObject *l = PyList_New(len);
+    if (!l) return NULL;
+    for (int i = 0; i < len; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (!x) { Py_DECREF(l); return NULL; }
+        PyList_SET_ITEM(l, i, x);
+    }
+    return l;
+}
+
+static PyObject *bool_list(const int *v, int len) {
+    PyObject *l = PyList_New(len);
+    if (!l) return NULL;
+    for (int i = 0; i < len; i++) PyList_SET_ITEM(l, i, Py_NewRef(v[i] ? Py_True : Py_False));
+    return l;
+}
+
+static PyObject *matrix(const int *v, int rows, int stride, int len) {
+    PyObject *l = PyList_New(rows);
+    if (!l) return NULL;
+    for (int i = 0; i < rows; i++) {
+        PyObject *row = int_list(v + i * stride, len);
+        if (!row) { Py_DECREF(l); return NULL; }
+        PyList_SET_ITEM(l, i, row);
+    }
+    return l;
+}
+
+static PyObject *build_field(Core *c, int f) {
+    S *s = &c->st;
+    switch (f) {
+    case F_HANDS: return matrix(&s->hands[0][0], s->n, NCARD, NCARD);
+    case F_CARD_PILE: return int_list(s->card_pile, NCARD);
+    case F_COUNTER_PILE: return int_list(s->counter_pile, NCOUNTER);
+    case F_FACE_UP: return int_list(s->face_up, NCOUNTER);
+    case F_COUNTERS_UP: return matrix(&s->counters_up[0][0], s->n, NCOUNTER, NCOUNTER);
+    case F_COUNTERS_SECRET: return matrix(&s->counters_secret[0][0], s->n, NCOUNTER, NCOUNTER);
+    case F_KEPT_UP: return matrix(&s->kept_up[0][0], s->n, NCOUNTER, NCOUNTER);
+    case F_KEPT_SECRET: return matrix(&s->kept_secret[0][0], s->n, NCOUNTER, NCOUNTER);
+    case F_ROUTE_COUNTER: return int_list(s->route_counter, NR);
+    case F_ROUTE_OBSTACLE: return int_list(s->route_obstacle, NR);
+    case F_OBSTACLE_IN_HAND: return bool_list(s->obstacle_in_hand, s->n);
+    case F_BOOTS: return int_list(s->boots, s->n);
+    case F_TOWN_CARDS: return int_list(s->town_cards, s->n);
+    case F_RESULT:
+        if (!s->has_result) Py_RETURN_NONE;
+        return int_list(s->result, s->nresult);
+    case F_VISITED: {
+        PyObject *l = PyList_New(s->n);
+        if (!l) return NULL;
+        for (int i = 0; i < s->n; i++) {
+            PyObject *x = PyLong_FromLong(s->visited[i]);
+            if (!x) { Py_DECREF(l); return NULL; }
+            PyList_SET_ITEM(l, i, x);
+        }
+        return l;
+    }
+    }
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return NULL;
+}
+
+static PyObject *get_field(Core *c, void *closure) {
+    int f = (int)(Py_ssize_t)closure;
+    S *s = &c->st;
+    switch (f) {
+    case F_N: return PyLong_FromLong(s->n);
+    case F_ROUND: return PyLong_FromLong(s->round);
+    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
+    case F_STARTING: return PyLong_FromLong(s->starting);
+    case F_CURRENT: return PyLong_FromLong(s->current);
+    case F_STEP: return PyLong_FromLong(s->step);
+    case F_PASSES: return PyLong_FromLong(s->passes);
+    case F_DISCARDING: return PyBool_FromLong(s->discarding);
+    case F_SPECIAL_VICTORY: return PyBool_FromLong(s->special_victory);
+    case F_LENGTH: return PyLong_FromSsize_t(s->length);
+    case F_RNG_SHARED: return PyBool_FromLong(s->rng_shared);
+    }
+    if ((unsigned)f >= (unsigned)NCACHE) {
+        PyErr_SetString(PyExc_AttributeError, "no such field");
+        return NULL;
+    }
+    if (!c->cache[f]) {
+        c->cache[f] = build_field(c, f);
+        if (!c->cache[f]) return NULL;
+        c->has_cache = 1;
+    }
+    return Py_NewRef(c->cache[f]);
+}
+
+static int read_ints(PyObject *v, int *out, int len, const char *what) {
+    PyObject *seq = PySequence_Fast(v, what);
+    if (!seq) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != len) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %d items", what, len);
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (int i = 0; i < len; i++) {
+        long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (x == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+        out[i] = (int)x;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int read_matrix(PyObject *v, int *out, int rows, int stride, const char *what) {
+    PyObject *seq = PySequence_Fast(v, what);
+    if (!seq) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != rows) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %d rows", what, rows);
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (int i = 0; i < rows; i++)
+        if (read_ints(PySequence_Fast_GET_ITEM(seq, i), out + i * stride, stride, what) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int set_field(Core *c, PyObject *v, void *closure) {
+    int f = (int)(Py_ssize_t)closure;
+    S *s = &c->st;
+    if (!v) {
+        PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted");
+        return -1;
+    }
+    drop_caches(c);
+    c->legal_valid = 0;
+    long x = 0;
+    if (f >= F_N && f != F_PHASE) {
+        x = PyLong_AsLong(v);
+        if (x == -1 && PyErr_Occurred()) return -1;
+    }
+    switch (f) {
+    case F_N:
+        if (x < 2 || x > MAXP) { PyErr_SetString(PyExc_ValueError, "2 to 6 players"); return -1; }
+        s->n = (int)x; return 0;
+    case F_ROUND: s->round = (int)x; return 0;
+    case F_STARTING: s->starting = (int)x; return 0;
+    case F_CURRENT: s->current = (int)x; return 0;
+    case F_STEP: s->step = (int)x; return 0;
+    case F_PASSES: s->passes = (int)x; return 0;
+    case F_DISCARDING: s->discarding = x != 0; return 0;
+    case F_SPECIAL_VICTORY: s->special_victory = x != 0; return 0;
+    case F_LENGTH: s->length = x; return 0;
+    case F_RNG_SHARED: s->rng_shared = x != 0; return 0;
+    case F_PHASE:
+        for (int i = 0; i < NPHASE; i++)
+            if (phase_members[i] == v) { s->phase = i; return 0; }
+        PyErr_SetString(PyExc_ValueError, "not a Phase");
+        return -1;
+    case F_HANDS: return read_matrix(v, &s->hands[0][0], s->n, NCARD, "hands");
+    case F_CARD_PILE: return read_ints(v, s->card_pile, NCARD, "card_pile");
+    case F_COUNTER_PILE: return read_ints(v, s->counter_pile, NCOUNTER, "counter_pile");
+    case F_FACE_UP: return read_ints(v, s->face_up, NCOUNTER, "face_up");
+    case F_COUNTERS_UP: return read_matrix(v, &s->counters_up[0][0], s->n, NCOUNTER, "counters_up");
+    case F_COUNTERS_SECRET:
+        return read_matrix(v, &s->counters_secret[0][0], s->n, NCOUNTER, "counters_secret");
+    case F_KEPT_UP: return read_matrix(v, &s->kept_up[0][0], s->n, NCOUNTER, "kept_up");
+    case F_KEPT_SECRET:
+        return read_matrix(v, &s->kept_secret[0][0], s->n, NCOUNTER, "kept_secret");
+    case F_ROUTE_COUNTER: return read_ints(v, s->route_counter, NR, "route_counter");
+    case F_ROUTE_OBSTACLE: return read_ints(v, s->route_obstacle, NR, "route_obstacle");
+    case F_OBSTACLE_IN_HAND: {
+        int tmp[MAXP];
+        PyObject *seq = PySequence_Fast(v, "obstacle_in_hand");
+        if (!seq) return -1;
+        if (PySequence_Fast_GET_SIZE(seq) != s->n) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "obstacle_in_hand: one per player");
+            return -1;
+        }
+        for (int i = 0; i < s->n; i++) {
+            int b = PyObject_IsTrue(PySequence_Fast_GET_ITEM(seq, i));
+            if (b < 0) { Py_DECREF(seq); return -1; }
+            tmp[i] = b;
+        }
+        Py_DECREF(seq);
+        memcpy(s->obstacle_in_hand, tmp, sizeof(int) * s->n);
+        return 0;
+    }
+    case F_BOOTS: return read_ints(v, s->boots, s->n, "boots");
+    case F_TOWN_CARDS: return read_ints(v, s->town_cards, s->n, "town_cards");
+    case F_VISITED: {
+        int tmp[MAXP];
+        if (read_ints(v, tmp, s->n, "visited") < 0) return -1;
+        for (int i = 0; i < s->n; i++) s->visited[i] = tmp[i];
+        return 0;
+    }
+    case F_RESULT:
+        if (v == Py_None) { s->has_result = 0; s->nresult = 0; return 0; }
+        {
+            Py_ssize_t len = PySequence_Length(v);
+            if (len < 0) return -1;
+            if (len > MAXP) { PyErr_SetString(PyExc_ValueError, "result"); return -1; }
+            if (read_ints(v, s->result, (int)len, "result") < 0) return -1;
+            s->nresult = (int)len;
+            s->has_result = 1;
+            return 0;
+        }
+    }
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return -1;
+}
+
+static int read_rule_int(PyObject *rules, const char *name, int *out) {
+    PyObject *v = PyObject_GetAttrString(rules, name);
+    if (!v) return -1;
+    long x = PyLong_AsLong(v);
+    Py_DECREF(v);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static int read_rule_eq(PyObject *rules, const char *name, const char *value, int *out) {
+    PyObject *v = PyObject_GetAttrString(rules, name);
+    if (!v) return -1;
+    PyObject *want = PyUnicode_FromString(value);
+    if (!want) { Py_DECREF(v); return -1; }
+    int eq = PyObject_RichCompareBool(v, want, Py_EQ);
+    Py_DECREF(v);
+    Py_DECREF(want);
+    if (eq < 0) return -1;
+    *out = eq;
+    return 0;
+}
+
+static int set_rules(Core *c, PyObject *v, void *unused) {
+    S *s = &c->st, t = c->st;
+    if (!v) { PyErr_SetString(PyExc_AttributeError, "rules cannot be deleted"); return -1; }
+    if (read_rule_eq(v, "deal", "fresh", &t.deal_fresh) < 0 ||
+        read_rule_int(v, "cards_per_deal", &t.cards_per_deal) < 0 ||
+        read_rule_int(v, "hand_limit", &t.hand_limit) < 0 ||
+        read_rule_int(v, "counters_kept", &t.counters_kept) < 0 ||
+        read_rule_eq(v, "keep_when", "after-placement", &t.keep_after_placement) < 0 ||
+        read_rule_int(v, "face_up_counters", &t.face_up_counters) < 0 ||
+        read_rule_int(v, "counter_draws", &t.counter_draws) < 0 ||
+        read_rule_int(v, "mare_magnum_rafts", &t.magnum_rafts) < 0 ||
+        read_rule_int(v, "mare_nebulae_rafts", &t.nebulae_rafts) < 0 ||
+        read_rule_int(v, "boatmen", &t.boatmen) < 0 ||
+        read_rule_int(v, "town_cards", &t.rule_town_cards) < 0 ||
+        read_rule_eq(v, "early_end", "special-victory", &t.special_victory_rule) < 0 ||
+        read_rule_int(v, "rounds", &t.rounds) < 0 ||
+        read_rule_int(v, "caravan_cards", &t.caravan_cards) < 0 ||
+        read_rule_int(v, "closest_breaks_ties", &t.closest_breaks_ties) < 0)
+        return -1;
+    *s = t;
+    drop_caches(c);
+    c->legal_valid = 0;
+    Py_INCREF(v);
+    Py_XSETREF(c->rules, v);
+    return 0;
+}
+
+#define OBJ_SLOT(NAME)                                                          \
+    static PyObject *get_##NAME(Core *c, void *u) {                             \
+        return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
+    }                                                                           \
+    static int set_##NAME(Core *c, PyObject *v, void *u) {                      \
+        Py_XINCREF(v);                                                          \
+        Py_XSETREF(c->NAME, v);                                                 \
+        return 0;                                                               \
+    }
+OBJ_SLOT(board)
+OBJ_SLOT(seed)
+
+static PyObject *get_rules(Core *c, void *u) { return Py_NewRef(c->rules ? c->rules : Py_None); }
+
+static PyObject *get_chain(Core *c, void *u) { return Py_NewRef(c->chain ? c->chain : Py_None); }
+
+static int set_chain(Core *c, PyObject *v, void *u) {
+    if (v == Py_None) v = NULL;
+    Py_XINCREF(v);
+    Py_XSETREF(c->chain, v);
+    return 0;
+}
+
+static PyObject *get_rng(Core *c, void *u) { return Py_NewRef(c->rng ? c->rng : Py_None); }
+
+static int set_rng(Core *c, PyObject *v, void *u) {
+    if (!v) { PyErr_SetString(PyExc_AttributeError, "rng cannot be deleted"); return -1; }
+    Py_INCREF(v);
+    Py_XSETREF(c->rng, v);
+    c->st.rng_shared = 0;
+    return 0;
+}
+
+static PyObject *get_origin(Core *c, void *u) {
+    if (c->origin_snapshot) {
+        PyObject *doc = PyObject_CallOneArg(to_position_fn, c->origin_snapshot);
+        if (!doc) return NULL;
+        Py_XSETREF(c->origin, doc);
+        Py_CLEAR(c->origin_snapshot);
+    }
+    return Py_NewRef(c->origin ? c->origin : Py_None);
+}
+
+static int set_origin(Core *c, PyObject *v, void *u) {
+    if (v == Py_None) v = NULL;
+    Py_XINCREF(v);
+    Py_XSETREF(c->origin, v);
+    Py_CLEAR(c->origin_snapshot);
+    return 0;
+}
+
+static PyObject *get_legal_cache(Core *c, void *u) { Py_RETURN_NONE; }
+
+static int set_legal_cache(Core *c, PyObject *v, void *u) {
+    c->legal_valid = 0;
+    return 0;
+}
+
+#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
+static PyGetSetDef Core_getset[] = {
+    FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
+    FIELD("starting", F_STARTING), FIELD("current", F_CURRENT), FIELD("step", F_STEP),
+    FIELD("passes", F_PASSES), FIELD("discarding", F_DISCARDING),
+    FIELD("special_victory", F_SPECIAL_VICTORY), FIELD("_length", F_LENGTH),
+    FIELD("_rng_shared", F_RNG_SHARED), FIELD("hands", F_HANDS),
+    FIELD("card_pile", F_CARD_PILE), FIELD("counter_pile", F_COUNTER_PILE),
+    FIELD("face_up", F_FACE_UP), FIELD("counters_up", F_COUNTERS_UP),
+    FIELD("counters_secret", F_COUNTERS_SECRET), FIELD("kept_up", F_KEPT_UP),
+    FIELD("kept_secret", F_KEPT_SECRET), FIELD("route_counter", F_ROUTE_COUNTER),
+    FIELD("route_obstacle", F_ROUTE_OBSTACLE), FIELD("obstacle_in_hand", F_OBSTACLE_IN_HAND),
+    FIELD("boots", F_BOOTS), FIELD("visited", F_VISITED), FIELD("town_cards", F_TOWN_CARDS),
+    FIELD("result", F_RESULT),
+    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},
+    {"board", (getter)get_board, (setter)set_board, NULL, NULL},
+    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},
+    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
+    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
+    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
+    {"_legal", (getter)get_legal_cache, (setter)set_legal_cache, NULL, NULL},
+    {NULL}
+};
+
+static PyMethodDef Core_methods[] = {
+    {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
+    {"legal_action_ids", (PyCFunction)Core_legal_action_ids, METH_NOARGS, NULL},
+    {"apply_action", (PyCFunction)Core_apply_action, METH_O, NULL},
+    {"_apply_id", (PyCFunction)Core_apply_id, METH_O, NULL},
+    {"current_player", (PyCFunction)Core_current_player, METH_NOARGS, NULL},
+    {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},
+    {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
+    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
+    {"_start", (PyCFunction)Core_start, METH_O, NULL},
+    {NULL}
+};
+
+static int Core_traverse(Core *c, visitproc visit, void *arg) {
+    for (int i = 0; i < NCACHE; i++) Py_VISIT(c->cache[i]);
+    Py_VISIT(c->rules);
+    Py_VISIT(c->board);
+    Py_VISIT(c->seed);
+    Py_VISIT(c->origin);
+    Py_VISIT(c->rng);
+    Py_VISIT(c->chain);
+    Py_VISIT(c->origin_snapshot);
+    return 0;
+}
+
+static int Core_clear(Core *c) {
+    for (int i = 0; i < NCACHE; i++) Py_CLEAR(c->cache[i]);
+    Py_CLEAR(c->rules);
+    Py_CLEAR(c->board);
+    Py_CLEAR(c->seed);
+    Py_CLEAR(c->origin);
+    Py_CLEAR(c->rng);
+    Py_CLEAR(c->chain);
+    Py_CLEAR(c->origin_snapshot);
+    return 0;
+}
+
+static void Core_dealloc(Core *c) {
+    PyObject_GC_UnTrack(c);
+    Core_clear(c);
+    PyMem_Free(c->legal);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static PyObject *Core_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+    if (!configured) {
+        PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
+        return NULL;
+    }
+    Core *c = (Core *)tp->tp_alloc(tp, 0);
+    if (!c) return NULL;
+    c->st.n = 2;
+    for (int r = 0; r < MAXR; r++) c->st.route_counter[r] = c->st.route_obstacle[r] = NO_PIECE;
+    return (PyObject *)c;
+}
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "elfenland.games.elfenland._speedups.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The compiled Elfenland state (base of FastElfenlandState).",
+    .tp_new = Core_new,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_traverse = (traverseproc)Core_traverse,
+    .tp_clear = (inquiry)Core_clear,
+    .tp_methods = Core_methods,
+    .tp_getset = Core_getset,
+};
+
+/* ------------------------------------------------------------------ configure */
+static int get_int_item(PyObject *seq, Py_ssize_t i, int *out) {
+    PyObject *v = PySequence_GetItem(seq, i);
+    if (!v) return -1;
+    long x = v == Py_None ? -1 : PyLong_AsLong(v);
+    Py_DECREF(v);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static PyObject *get_key(PyObject *d, const char *key) {
+    PyObject *v = PyDict_GetItemString(d, key);
+    if (!v) PyErr_Format(PyExc_KeyError, "configure: missing %s", key);
+    return v;
+}
+
+static int int_vector(PyObject *d, const char *key, int *out, int len) {
+    PyObject *v = get_key(d, key);
+    if (!v) return -1;
+    if (PySequence_Length(v) != len) {
+        PyErr_Format(PyExc_ValueError, "configure: %s has the wrong length", key);
+        return -1;
+    }
+    for (int i = 0; i < len; i++) if (get_int_item(v, i, &out[i]) < 0) return -1;
+    return 0;
+}
+
+/* The offset of a __slots__ member, or -1 (then attributes are looked up by name). */
+static Py_ssize_t member_offset(PyObject *type, const char *name) {
+    PyObject *descr = PyObject_GetAttrString(type, name);
+    if (!descr) { PyErr_Clear(); return -1; }
+    Py_ssize_t off = -1;
+    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+        if (m->type == T_OBJECT_EX || m->type == T_OBJECT) off = m->offset;
+    }
+    Py_DECREF(descr);
+    return off;
+}
+
+/* configure(tables): the board, the action space and the Python types, from fast.py. */
+static PyObject *configure(PyObject *mod, PyObject *d) {
+    if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "a dict"); return NULL; }
+    PyObject *v;
+    int scal[4];
+    if (int_vector(d, "sizes", scal, 4) < 0) return NULL;
+    NR = scal[0]; NT = scal[1]; CAPITAL = scal[2]; NTC = scal[3];
+    if (NR > MAXR || NT > MAXT || NT > 62) {
+        PyErr_SetString(PyExc_ValueError, "board too large");
+        return NULL;
+    }
+    if (int_vector(d, "route_a", r_a, NR) < 0 || int_vector(d, "route_b", r_b, NR) < 0 ||
+        int_vector(d, "route_terrain", r_terrain, NR) < 0 ||
+        int_vector(d, "route_downstream", r_down, NR) < 0 ||
+        int_vector(d, "route_lake", r_lake, NR) < 0 ||
+        int_vector(d, "town_cards", tc_list, NTC) < 0)
+        return NULL;
+    NROADS = 0;
+    for (int r = 0; r < NR; r++) {
+        r_road[r] = r_terrain[r] < TERRAIN_RIVER;
+        if (r_road[r]) roads[NROADS++] = r;
+    }
+    if (!(v = get_key(d, "adjacent"))) return NULL;
+    for (int t = 0; t < NT; t++) {
+        PyObject *row = PySequence_GetItem(v, t);
+        if (!row) return NULL;
+        Py_ssize_t len = PySequence_Length(row);
+        if (len < 0 || len > MAXADJ) { Py_DECREF(row); PyErr_SetString(PyExc_ValueError, "adjacent"); return NULL; }
+        adj_n[t] = (int)len;
+        for (int i = 0; i < len; i++)
+            if (get_int_item(row, i, &adj_r[t][i]) < 0) { Py_DECREF(row); return NULL; }
+        Py_DECREF(row);
+    }
+    if (!(v = get_key(d, "distances"))) return NULL;
+    for (int t = 0; t < NT; t++) {
+        PyObject *row = PySequence_GetItem(v, t);
+        if (!row) return NULL;
+        for (int u = 0; u < NT; u++)
+            if (get_int_item(row, u, &dist[t][u]) < 0) { Py_DECREF(row); return NULL; }
+        Py_DECREF(row);
+    }
+    if (!(v = get_key(d, "cost"))) return NULL;
+    for (int k = 0; k < NCARD; k++) {
+        PyObject *row = PySequence_GetItem(v, k);
+        if (!row) return NULL;
+        for (int t = 0; t < 6; t++)
+            if (get_int_item(row, t, &cost_tab[k][t]) < 0) { Py_DECREF(row); return NULL; }
+        Py_DECREF(row);
+    }
+    /* The action space: decode arrays by id, and the ids the generator lists. */
+    if (!(v = get_key(d, "actions"))) return NULL;
+    if (!PyTuple_Check(v)) { PyErr_SetString(PyExc_TypeError, "actions: a tuple"); return NULL; }
+    PyObject *decoded = get_key(d, "decoded");
+    if (!decoded) return NULL;
+    NACT = PyTuple_GET_SIZE(v);
+    if (PySequence_Length(decoded) != NACT) {
+        PyErr_SetString(PyExc_ValueError, "decoded: one per action");
+        return NULL;
+    }
+    Py_INCREF(v);
+    Py_XSETREF(actions_tuple, v);
+    PyMem_Free(a_kind);
+    a_kind = PyMem_Malloc((size_t)NACT * (6 + NCARD));
+    if (!a_kind) return PyErr_NoMemory();
+    a_t = a_kind + NACT; a_route = a_t + NACT; a_dir = a_route + NACT;
+    a_secret = a_dir + NACT; a_pay = a_secret + NACT; a_cards = a_pay + NACT;
+    for (int r = 0; r < NR; r++) {
+        id_obstacle[r] = id_move[r][0] = id_move[r][1] = -1;
+        for (int k = 0; k < NCOUNTER; k++) id_place[r][k] = -1;
+    }
+    for (Py_ssize_t i = 0; i < NACT; i++) {
+        /* (kind, transport, route, direction, secret, pay, c0..c6), -1 for none */
+        int f[6 + NCARD];
+        PyObject *row = PySequence_GetItem(decoded, i);
+        if (!row) return NULL;
+        for (int j = 0; j < 6 + NCARD; j++)
+            if (get_int_item(row, j, &f[j]) < 0) { Py_DECREF(row); return NULL; }
+        Py_DECREF(row);
+        a_kind[i] = f[0]; a_t[i] = f[1]; a_route[i] = f[2]; a_dir[i] = f[3];
+        a_secret[i] = f[4]; a_pay[i] = f[5];
+        for (int j = 0; j < NCARD; j++) a_cards[i * NCARD + j] = f[6 + j] < 0 ? 0 : f[6 + j];
+        int k = f[0], t = f[1], r = f[2];
+        switch (k) {
+        case K_DRAW_SECRET: id_draw_secret = (int)i; break;
+        case K_DRAW: id_draw[t] = (int)i; break;
+        case K_DRAW_BLIND: id_draw_blind = (int)i; break;
+        case K_PASS: id_pass = (int)i; break;
+        case K_END: id_end = (int)i; break;
+        case K_DISCARD: id_discard[t] = (int)i; break;
+        case K_KEEP: if (f[4]) id_keep_secret[t] = (int)i; else id_keep_up[t] = (int)i; break;
+        case K_PLACE: if (cost_tab[t][r_terrain[r]] >= 0) id_place[r][t] = (int)i; break;
+        case K_OBSTACLE: id_obstacle[r] = (int)i; break;
+        case K_MOVE: if (f[5] == PAY_NORMAL) id_move[r][f[3]] = (int)i; break;
+        }
+    }
+    for (int r = 0; r < NR; r++)
+        for (int mask = 0; mask < 64; mask++) {
+            place_n[r][mask] = 0;
+            for (int k = 0; k < NCOUNTER; k++)
+                if ((mask >> k & 1) && id_place[r][k] >= 0)
+                    place_ids[r][mask][place_n[r][mask]++] = id_place[r][k];
+        }
+    /* Paid steps follow their normal step: offsets by multiset code. */
+    if (!ms_off) {
+        ms_off = PyMem_Malloc(sizeof(short) * MSCODES);
+        if (!ms_off) return PyErr_NoMemory();
+    }
+    for (int i = 0; i < MSCODES; i++) ms_off[i] = -1;
+    if (!(v = get_key(d, "multisets"))) return NULL;
+    Py_ssize_t nms = PySequence_Length(v);
+    for (Py_ssize_t i = 0; i < nms; i++) {
+        int counts[NCARD], code = 0;
+        PyObject *row = PySequence_GetItem(v, i);
+        if (!row) return NULL;
+        for (int j = 0; j < NCARD; j++)
+            if (get_int_item(row, j, &counts[j]) < 0) { Py_DECREF(row); return NULL; }
+        Py_DECREF(row);
+        for (int j = NCARD - 1; j >= 0; j--) code = code * 5 + counts[j];
+        ms_off[code] = (short)i;
+    }
+    if (int_vector(d, "lake_payment_size", &ms_max_size_lake, 1) < 0) return NULL;
+    if (!(v = get_key(d, "phases"))) return NULL;
+    for (int i = 0; i < NPHASE; i++) {
+        PyObject *m = PySequence_GetItem(v, i);
+        if (!m) return NULL;
+        Py_XSETREF(phase_members[i], m);
+    }
+    PyObject **slots[] = {&action_type, &rng_type, &to_position_fn};
+    const char *names[] = {"action_type", "rng_type", "to_position"};
+    for (int i = 0; i < 3; i++) {
+        if (!(v = get_key(d, names[i]))) return NULL;
+        Py_INCREF(v);
+        Py_XSETREF(*slots[i], v);
+    }
+    if (int_vector(d, "cards_per_kind", cards_per_kind, NCARD) < 0 ||
+        int_vector(d, "counters_per_kind", counters_per_kind, NCOUNTER) < 0)
+        return NULL;
+    rng_r_offset = member_offset(rng_type, "_r");
+    action_id_offset = member_offset(action_type, "_id");
+    if (PyErr_Occurred()) return NULL;
+    if (!(v = get_key(d, "random_type"))) return NULL;
+    random_type = NULL;
+    getrandbits_fn = NULL;
+    if (PyType_Check(v)) {
+        PyObject *descr = PyObject_GetAttrString(v, "getrandbits");
+        if (!descr) return NULL;
+        if (Py_IS_TYPE(descr, &PyMethodDescr_Type)) {
+            PyMethodDef *ml = ((PyMethodDescrObject *)descr)->d_method;
+            if ((ml->ml_flags & (METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_FASTCALL))
+                    == 0 && (ml->ml_flags & METH_O)) {
+                getrandbits_fn = ml->ml_meth;
+                random_type = (PyTypeObject *)v;
+                Py_INCREF(v);
+            }
+        }
+        Py_DECREF(descr);
+    }
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure", (PyCFunction)configure, METH_O, "Hand over the board and action tables."},
+    {NULL}
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_speedups",
+    "The compiled Elfenland engine (see fast.py).", -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__speedups(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m) return NULL;
+    s_getrandbits = PyUnicode_InternFromString("getrandbits");
+    s_copy = PyUnicode_InternFromString("copy");
+    s_r = PyUnicode_InternFromString("_r");
+    s_shuffle = PyUnicode_InternFromString("shuffle");
+    s_randrange = PyUnicode_InternFromString("randrange");
+    s_id = PyUnicode_InternFromString("_id");
+    s_apply_slow = PyUnicode_InternFromString("_apply_slow");
+    two63 = PyLong_FromUnsignedLongLong(1ULL << 63);
+    if (!s_getrandbits || !s_copy || !s_r || !s_shuffle || !s_randrange || !s_id ||
+        !s_apply_slow || !two63) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

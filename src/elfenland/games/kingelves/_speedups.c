@@ -1,0 +1,1416 @@
+/* The compiled King of the Elves engine: legal actions, apply and clone over plain C
+ * arrays, a translation of state.py, which stays the reference (see the Elfenland
+ * engine's _speedups.c for the design; tests/kingelves/test_fast_differential.py plays
+ * both engines side by side).  The card counts, prices and the action space come from
+ * the Python modules through ``configure`` (fast.py): they have one source.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+#include <structmember.h>
+
+#define MAXP 6
+#define NK 19
+#define MAXK 3
+#define NTRANS 7
+#define TBASE 6
+#define NO_ONE (-1)
+#define TERMINAL_PLAYER (-4)
+#define MAXSPELL 256
+#define LEGAL_MAX 512
+
+enum { C_GOLD = 13, C_THIEF, C_TREE, C_SEA_MONSTER, C_ESCORT, C_CHANGE };
+enum { TERRAIN, GOLD, THIEF, OBSTACLE };
+enum { K_PASS, K_NO_TOWN_CARD, K_DRAW, K_BUY, K_ESCORT, K_REVERSE, K_STOP, K_PLAY, K_TAKE,
+       K_DISCARD, K_PLACE, K_REMOVE, K_VISIT, K_SPELL, NKIND };
+enum { P_BUILDING, P_JOURNEY, P_OVER, NPHASE };
+enum { PD_NONE, PD_TAKE, PD_DISCARD_OTHER, PD_DISCARD, NPENDING };
+
+/* ------------------------------------------------------------------ tables */
+static int configured;
+static int rounds_by_n[MAXP + 1], first_deal, later_deal, banners, nprices, prices[8],
+    thief_toll, remove_base, spell_gold, bonus_gold, town_val[6], obstacle_card[6],
+    cost_tab[NTRANS][6];
+static Py_ssize_t NACT;
+static signed char *a_kind, *a_card, *a_kingdom, *a_town, *a_count;
+static short *a_spell;
+static int nspell, spell_cards[MAXSPELL][NTRANS];
+static int id_simple[NKIND], id_play[6][MAXP], id_take[6], id_discard[NK],
+    id_place[4][MAXP][MAXK], id_remove[MAXK], id_visit[NTRANS][4], id_spell[MAXSPELL];
+static PyObject *actions_tuple, *action_type, *rng_type, *phase_members[NPHASE],
+    *pending_members[NPENDING];
+static PyTypeObject *random_type;
+static PyCFunction getrandbits_fn;
+static Py_ssize_t rng_r_offset = -1, action_id_offset = -1;
+static PyObject *to_position_fn;
+static PyObject *s_getrandbits, *s_copy, *s_r, *s_id, *s_apply_slow, *s_shuffle, *s_randrange,
+    *two63;
+
+/* ------------------------------------------------------------------ the state */
+typedef struct {
+    int magic_spell, weak_gold, gold_for_all, rebuild_deck;
+    int n, round, phase, dragon, current, passes, pending, pending_count;
+    int hands[MAXP][NK], gold[MAXP], set_aside[MAXP], bought[MAXP], deck[NK], discard[NK];
+    long bank;
+    int nk[MAXP], towns[MAXP][MAXK][4];
+    int at_k, at_i, direction, turned, own_visited, escort, bonus_paid;
+    long visited, earned, paid;
+    int has_result, nresult, result[MAXP];
+    int rng_shared;
+    Py_ssize_t length;
+} S;
+
+enum { F_HANDS, F_GOLD, F_SET_ASIDE, F_BOUGHT, F_DECK, F_DISCARD, F_KINGDOMS, F_RESULT,
+       F_AT, NCACHE,
+       F_N = 100, F_ROUND, F_PHASE, F_DRAGON, F_CURRENT, F_PASSES, F_PENDING,
+       F_PENDING_COUNT, F_BANK, F_DIRECTION, F_TURNED, F_OWN_VISITED, F_ESCORT, F_VISITED,
+       F_BONUS_PAID, F_EARNED, F_PAID, F_LENGTH };
+
+typedef struct {
+    PyObject_HEAD
+    S st;
+    int legal_valid, nlegal;
+    int legal[LEGAL_MAX];
+    int has_cache;
+    PyObject *cache[NCACHE];
+    PyObject *rules, *seed, *origin, *rng, *chain, *origin_snapshot;
+} Core;
+
+static void drop_caches(Core *c) {
+    if (!c->has_cache) return;
+    for (int i = 0; i < NCACHE; i++) Py_CLEAR(c->cache[i]);
+    c->has_cache = 0;
+}
+
+static inline int sum(const int *v, int len) {
+    int t = 0;
+    for (int i = 0; i < len; i++) t += v[i];
+    return t;
+}
+
+/* ------------------------------------------------------------------ randomness */
+static long randbelow(PyObject *r, long n) {
+    int k = 0;
+    for (long m = n; m; m >>= 1) k++;
+    PyObject *kk = PyLong_FromLong(k);
+    if (!kk) return -1;
+    int direct = getrandbits_fn && Py_TYPE(r) == random_type;
+    for (;;) {
+        PyObject *v = direct ? getrandbits_fn(r, kk) : PyObject_CallMethodOneArg(r, s_getrandbits, kk);
+        if (!v) { Py_DECREF(kk); return -1; }
+        long x = PyLong_AsLong(v);
+        Py_DECREF(v);
+        if (x == -1 && PyErr_Occurred()) { Py_DECREF(kk); return -1; }
+        if (x < n) { Py_DECREF(kk); return x; }
+    }
+}
+
+/* Rng.draw_from_counts on the Rng object ``rng``. */
+static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
+    int total = sum(counts, kinds);
+    if (total <= 0) {
+        PyErr_SetString(PyExc_ValueError, "draw from an empty pile");
+        return -1;
+    }
+    PyObject *r;
+    if (rng_r_offset >= 0 && Py_TYPE(rng) == (PyTypeObject *)rng_type) {
+        r = *(PyObject **)((char *)rng + rng_r_offset);
+        if (!r) { PyErr_SetString(PyExc_AttributeError, "_r"); return -1; }
+        Py_INCREF(r);
+    } else {
+        r = PyObject_GetAttr(rng, s_r);
+        if (!r) return -1;
+    }
+    long k = randbelow(r, total);
+    Py_DECREF(r);
+    if (k < 0) return -1;
+    for (int kind = 0; kind < kinds; kind++) {
+        if (k < counts[kind]) { counts[kind]--; return kind; }
+        k -= counts[kind];
+    }
+    PyErr_SetString(PyExc_AssertionError, "unreachable");
+    return -1;
+}
+
+/* The state's own Rng, copied first if a clone shares it. */
+static int draw_counts(Core *c, int *counts, int kinds) {
+    if (c->st.rng_shared) {
+        PyObject *fresh = PyObject_CallMethodNoArgs(c->rng, s_copy);
+        if (!fresh) return -1;
+        Py_SETREF(c->rng, fresh);
+        c->st.rng_shared = 0;
+    }
+    return draw_counts_with(c->rng, counts, kinds);
+}
+
+/* ------------------------------------------------------------------ queries */
+static int kingdom_size(int n) { return n == 2 ? 3 : 2; }
+
+static int banners_left(S *s, int p) {
+    int used = 0;
+    for (int k = 0; k < s->n; k++)
+        for (int i = 0; i < s->nk[k]; i++)
+            for (int f = GOLD; f <= OBSTACLE; f++) used += s->towns[k][i][f] == p;
+    return banners - used;
+}
+
+static int removal_cost(const int *town) {
+    return remove_base + (town[GOLD] != NO_ONE) + (town[THIEF] != NO_ONE) +
+           (town[OBSTACLE] != NO_ONE);
+}
+
+static int towns_on_table(S *s) {
+    int t = 0;
+    for (int k = 0; k < s->n; k++) t += s->nk[k];
+    return t;
+}
+
+/* The town the traveller's next visit goes to; 0 if there is none. */
+static int next_town(S *s, int *k, int *i) {
+    if (!towns_on_table(s)) return 0;
+    if (s->at_k == NO_ONE) {
+        for (int d = 0; d < s->n; d++) {
+            int kk = (s->current + d) % s->n;
+            if (s->nk[kk]) { *k = kk; *i = 0; return 1; }
+        }
+        return 0;
+    }
+    if (s->turned) { *k = s->at_k; *i = s->at_i; return 1; }
+    /* one step round the ring (kingdom by kingdom, right to left) */
+    int kk = s->at_k, ii = s->at_i;
+    if (s->direction > 0) {
+        ii++;
+        while (ii >= s->nk[kk]) { kk = (kk + 1) % s->n; ii = 0; if (s->nk[kk]) break; }
+    } else {
+        ii--;
+        while (ii < 0) { kk = (kk - 1 + s->n) % s->n; ii = s->nk[kk] - 1; }
+    }
+    *k = kk; *i = ii;
+    return 1;
+}
+
+/* (terrain, obstacle applies, thief owner or NO_ONE, gold card doubles) */
+static void visit_terms(S *s, int p, int k, int i, int *terrain, int *obstacle, int *thief,
+                        int *doubles) {
+    const int *town = s->towns[k][i];
+    int prot = s->escort == k;
+    *terrain = town[TERRAIN];
+    *obstacle = town[OBSTACLE] != NO_ONE && town[OBSTACLE] != p && !prot;
+    *thief = (town[THIEF] != NO_ONE && town[THIEF] != p && !prot) ? town[THIEF] : NO_ONE;
+    int owner = town[GOLD];
+    *doubles = owner != NO_ONE && (s->gold_for_all || owner == p);
+    if (*doubles && s->weak_gold && prot) *doubles = 0;
+}
+
+static int may_declare_no_town(S *s, int p) {
+    for (int t = 0; t < 6; t++) if (s->hands[p][t]) return 0;
+    if (s->nk[p]) return 0;
+    for (int t = 0; t < 6; t++) if (s->deck[t]) return 1;
+    return 0;
+}
+
+static int may_place(S *s, int p, int card, int k, int i) {
+    const int *town = s->towns[k][i];
+    int slot = card == C_GOLD ? GOLD : card == C_THIEF ? THIEF : OBSTACLE;
+    if (town[slot] != NO_ONE) return 0;
+    if ((card == C_TREE || card == C_SEA_MONSTER) && obstacle_card[town[TERRAIN]] != card)
+        return 0;
+    return !(card == C_GOLD && s->weak_gold && k == p);
+}
+
+/* ------------------------------------------------------------------ legal actions */
+static void generate(Core *c) {
+    S *s = &c->st;
+    int *out = c->legal, n = 0, p = s->current;
+    const int *hand = s->hands[p];
+    if (s->phase == P_BUILDING) {
+        if (s->pending == PD_TAKE) {
+            for (int t = 0; t < 6; t++) if (s->deck[t]) out[n++] = id_take[t];
+        } else if (s->pending == PD_DISCARD) {
+            for (int x = 0; x < NK; x++) if (hand[x]) out[n++] = id_discard[x];
+        } else if (s->pending == PD_DISCARD_OTHER) {
+            for (int x = 6; x < NK; x++) if (hand[x]) out[n++] = id_discard[x];
+        } else {
+            int cap = kingdom_size(s->n);
+            for (int t = 0; t < 6; t++)
+                if (hand[t])
+                    for (int k = 0; k < s->n; k++) if (s->nk[k] < cap) out[n++] = id_play[t][k];
+            if (may_declare_no_town(s, p)) out[n++] = id_simple[K_NO_TOWN_CARD];
+            int can_draw = sum(s->deck, NK) > 0 || (s->rebuild_deck && sum(s->discard, NK) > 0);
+            if (can_draw) out[n++] = id_simple[K_DRAW];
+            if (can_draw && s->bought[p] < nprices && s->gold[p] >= prices[s->bought[p]])
+                out[n++] = id_simple[K_BUY];
+            if (banners_left(s, p) > 0) {
+                for (int card = C_GOLD; card <= C_SEA_MONSTER; card++) {
+                    if (!hand[card]) continue;
+                    for (int k = 0; k < s->n; k++)
+                        for (int i = 0; i < s->nk[k]; i++)
+                            if (may_place(s, p, card, k, i))
+                                out[n++] = id_place[card - C_GOLD][k][i];
+                }
+            }
+            for (int i = 0; i < s->nk[p]; i++)
+                if (s->gold[p] >= removal_cost(s->towns[p][i])) out[n++] = id_remove[i];
+            if (s->nk[p] || n == 0) out[n++] = id_simple[K_PASS];
+        }
+    } else if (s->phase == P_JOURNEY) {
+        int k, i;
+        if (next_town(s, &k, &i)) {
+            int terrain, obstacle, thief, doubles;
+            visit_terms(s, p, k, i, &terrain, &obstacle, &thief, &doubles);
+            int toll = thief != NO_ONE ? thief_toll : 0;
+            if (s->gold[p] >= toll) {
+                int before = n;
+                for (int t = 0; t < NTRANS; t++) {
+                    if (cost_tab[t][terrain] < 0) continue;
+                    int need = cost_tab[t][terrain] + obstacle;
+                    if (hand[TBASE + t] >= need) out[n++] = id_visit[t][need];
+                }
+                if (n == before && s->magic_spell && s->gold[p] >= toll + spell_gold) {
+                    for (int j = 0; j < nspell; j++) {
+                        int ok = 1;
+                        for (int t = 0; t < NTRANS && ok; t++)
+                            ok = spell_cards[j][t] <= hand[TBASE + t];
+                        if (ok) out[n++] = id_spell[j];
+                    }
+                }
+            }
+            int entering = s->at_k == NO_ONE || s->at_k != k;
+            if (hand[C_ESCORT] && entering && s->escort != k) out[n++] = id_simple[K_ESCORT];
+        }
+        if (hand[C_CHANGE] && s->own_visited && !s->turned) out[n++] = id_simple[K_REVERSE];
+        out[n++] = id_simple[K_STOP];
+    }
+    c->nlegal = n;
+    c->legal_valid = 1;
+}
+
+/* ------------------------------------------------------------------ flow */
+/* A card from the deck (rebuilt from the discard pile if allowed); -2 if none. */
+static int draw_card(Core *c) {
+    S *s = &c->st;
+    if (sum(s->deck, NK) == 0) {
+        if (!s->rebuild_deck || sum(s->discard, NK) == 0) return -2;
+        memcpy(s->deck, s->discard, sizeof s->deck);
+        memset(s->discard, 0, sizeof s->discard);
+    }
+    return draw_counts(c, s->deck, NK);
+}
+
+static int deal(Core *c, int cards) {
+    S *s = &c->st;
+    for (int j = 0; j < cards; j++)
+        for (int i = 0; i < s->n; i++) {
+            int got = draw_card(c);
+            if (got == -1) return -1;
+            if (got == -2) return 0;
+            s->hands[(s->dragon + i) % s->n][got]++;
+        }
+    return 0;
+}
+
+static void reset_journey(S *s) {
+    s->at_k = s->at_i = NO_ONE;
+    s->direction = 1;
+    s->turned = 0;
+    s->own_visited = 0;
+    s->escort = NO_ONE;
+    s->visited = 0;
+    s->bonus_paid = 0;
+    s->earned = 0;
+    s->paid = 0;
+}
+
+static int start_round(Core *c) {
+    S *s = &c->st;
+    s->dragon = (s->round - 1) % s->n;
+    if (deal(c, s->round == 1 ? first_deal : later_deal) < 0) return -1;
+    s->phase = P_BUILDING;
+    s->current = s->dragon;
+    s->passes = 0;
+    s->pending = PD_NONE;
+    s->pending_count = 0;
+    return 0;
+}
+
+static void finish(S *s) {
+    s->phase = P_OVER;
+    s->current = TERMINAL_PLAYER;
+    int best = s->gold[0];
+    for (int p = 1; p < s->n; p++) if (s->gold[p] > best) best = s->gold[p];
+    s->nresult = 0;
+    for (int p = 0; p < s->n; p++) if (s->gold[p] == best) s->result[s->nresult++] = p;
+    s->has_result = 1;
+}
+
+static int end_round(Core *c) {
+    S *s = &c->st;
+    for (int k = 0; k < s->n; k++)
+        for (int i = 0; i < s->nk[k]; i++) {
+            const int *t = s->towns[k][i];
+            s->deck[t[TERRAIN]]++;
+            if (t[GOLD] != NO_ONE) s->deck[C_GOLD]++;
+            if (t[THIEF] != NO_ONE) s->deck[C_THIEF]++;
+            if (t[OBSTACLE] != NO_ONE) s->deck[obstacle_card[t[TERRAIN]]]++;
+        }
+    if (s->escort != NO_ONE) s->deck[C_ESCORT]++;
+    for (int x = 0; x < NK; x++) { s->deck[x] += s->discard[x]; s->discard[x] = 0; }
+    memset(s->nk, 0, sizeof s->nk);
+    memset(s->bought, 0, sizeof s->bought);
+    if (s->round >= rounds_by_n[s->n]) {
+        finish(s);
+        return 0;
+    }
+    s->round++;
+    return start_round(c);
+}
+
+static int end_turn(Core *c, int passed) {
+    S *s = &c->st;
+    s->pending = PD_NONE;
+    s->pending_count = 0;
+    s->passes = passed ? s->passes + 1 : 0;
+    if (s->passes >= s->n) {
+        for (int p = 0; p < s->n; p++) { s->bank += s->set_aside[p]; s->set_aside[p] = 0; }
+        s->phase = P_JOURNEY;
+        s->passes = 0;
+        s->current = s->dragon;
+        reset_journey(s);
+    } else {
+        s->current = (s->current + 1) % s->n;
+    }
+    return 0;
+}
+
+static int end_journey(Core *c) {
+    S *s = &c->st;
+    if (s->escort != NO_ONE) s->discard[C_ESCORT]++;
+    reset_journey(s);
+    s->current = (s->current + 1) % s->n;
+    if (s->current == s->dragon) return end_round(c);
+    return 0;
+}
+
+static long pay_out(S *s, int p, long amount) {
+    if (amount > s->bank) amount = s->bank;
+    s->bank -= amount;
+    s->gold[p] += (int)amount;
+    s->earned += amount;
+    return amount;
+}
+
+/* ------------------------------------------------------------------ effects */
+/* Play a legal action; the fact the log keeps for it (a new reference), or NULL. */
+static PyObject *do_action(Core *c, int id) {
+    S *s = &c->st;
+    int p = s->current, k = a_kind[id], card = a_card[id];
+    int *hand = s->hands[p];
+    long long fact = 0;
+    switch (k) {
+    case K_PLAY: {
+        hand[card]--;
+        int *t = s->towns[a_kingdom[id]][s->nk[a_kingdom[id]]++];
+        t[TERRAIN] = card; t[GOLD] = t[THIEF] = t[OBSTACLE] = NO_ONE;
+        end_turn(c, 0);
+        break;
+    }
+    case K_NO_TOWN_CARD: {
+        PyObject *tup = PyTuple_New(NK);
+        if (!tup) return NULL;
+        for (int x = 0; x < NK; x++) {
+            PyObject *v = PyLong_FromLong(hand[x]);
+            if (!v) { Py_DECREF(tup); return NULL; }
+            PyTuple_SET_ITEM(tup, x, v);
+        }
+        s->pending = PD_TAKE;
+        return tup;
+    }
+    case K_TAKE:
+        s->deck[card]--;
+        hand[card]++;
+        if (sum(hand, NK) > 1) {
+            s->pending = PD_DISCARD_OTHER;
+            s->pending_count = 1;
+        } else {
+            end_turn(c, 0);
+        }
+        break;
+    case K_DRAW: {
+        int drawn[NK] = {0}, cnt = 0;
+        for (int j = 0; j < 3; j++) {
+            int got = draw_card(c);
+            if (got == -1) return NULL;
+            if (got == -2) break;
+            hand[got]++;
+            drawn[got]++;
+            cnt++;
+        }
+        /* the drawn cards, sorted by kind, 5 bits each above the count */
+        int shift = 2;
+        fact = cnt;
+        for (int x = 0; x < NK; x++)
+            for (int m = 0; m < drawn[x]; m++) { fact |= (long long)x << shift; shift += 5; }
+        s->pending = PD_DISCARD;
+        s->pending_count = sum(hand, NK) < 4 ? sum(hand, NK) : 4;
+        if (s->pending_count == 0) end_turn(c, 0);
+        break;
+    }
+    case K_DISCARD:
+        hand[card]--;
+        s->discard[card]++;
+        s->pending_count--;
+        if (s->pending_count == 0 || sum(hand, NK) == 0) end_turn(c, 0);
+        break;
+    case K_BUY: {
+        int price = prices[s->bought[p]];
+        s->gold[p] -= price;
+        s->set_aside[p] += price;
+        s->bought[p]++;
+        int got = draw_card(c);
+        if (got == -1) return NULL;
+        if (got == -2) { PyErr_SetString(PyExc_AssertionError, "buy from an empty deck"); return NULL; }
+        hand[got]++;
+        fact = price | (got << 4);
+        end_turn(c, 0);
+        break;
+    }
+    case K_PLACE: {
+        hand[card]--;
+        int *t = s->towns[a_kingdom[id]][a_town[id]];
+        t[card == C_GOLD ? GOLD : card == C_THIEF ? THIEF : OBSTACLE] = p;
+        fact = t[TERRAIN];
+        end_turn(c, 0);
+        break;
+    }
+    case K_REMOVE: {
+        int i = a_town[id], town[4];
+        memcpy(town, s->towns[p][i], sizeof town);
+        for (int j = i; j < s->nk[p] - 1; j++) memcpy(s->towns[p][j], s->towns[p][j + 1], sizeof town);
+        s->nk[p]--;
+        int cost = removal_cost(town);
+        s->gold[p] -= cost;
+        s->bank += cost;
+        s->discard[town[TERRAIN]]++;
+        if (town[GOLD] != NO_ONE) s->discard[C_GOLD]++;
+        if (town[THIEF] != NO_ONE) s->discard[C_THIEF]++;
+        if (town[OBSTACLE] != NO_ONE) s->discard[obstacle_card[town[TERRAIN]]]++;
+        fact = cost | (town[TERRAIN] << 16);
+        end_turn(c, 0);
+        break;
+    }
+    case K_PASS:
+        end_turn(c, 1);
+        break;
+    case K_VISIT:
+    case K_SPELL: {
+        int tk, ti, terrain, obstacle, thief, doubles, dropped = 0;
+        if (!next_town(s, &tk, &ti)) {
+            PyErr_SetString(PyExc_AssertionError, "a visit needs a town");
+            return NULL;
+        }
+        if (s->escort != NO_ONE && s->escort != tk) {
+            s->discard[C_ESCORT]++;
+            s->escort = NO_ONE;
+            dropped = 1;
+        }
+        visit_terms(s, p, tk, ti, &terrain, &obstacle, &thief, &doubles);
+        if (k == K_VISIT) {
+            hand[card] -= a_count[id];
+            s->discard[card] += a_count[id];
+        } else {
+            const int *m = spell_cards[a_spell[id]];
+            for (int t = 0; t < NTRANS; t++) {
+                hand[TBASE + t] -= m[t];
+                s->discard[TBASE + t] += m[t];
+            }
+            s->gold[p] -= spell_gold;
+            s->bank += spell_gold;
+            s->paid += spell_gold;
+        }
+        if (thief != NO_ONE) {
+            s->gold[p] -= thief_toll;
+            s->gold[thief] += thief_toll;
+            s->paid += thief_toll;
+        }
+        long earned = pay_out(s, p, (long)town_val[terrain] * (doubles ? 2 : 1));
+        s->visited |= 1L << (tk * MAXK + ti);
+        long all = 0, bonus = -1;
+        for (int kk = 0; kk < s->n; kk++)
+            for (int ii = 0; ii < s->nk[kk]; ii++) all |= 1L << (kk * MAXK + ii);
+        if (!s->bonus_paid && s->visited == all) {
+            s->bonus_paid = 1;
+            bonus = pay_out(s, p, bonus_gold);
+        }
+        s->at_k = tk;
+        s->at_i = ti;
+        s->turned = 0;
+        if (tk == p) s->own_visited = 1;
+        /* escort dropped, thief+1, kingdom, town, terrain, earned, bonus+1 */
+        fact = dropped | ((thief + 1) << 1) | (tk << 4) | (ti << 7) | (terrain << 9)
+               | ((long long)earned << 12) | ((long long)(bonus + 1) << 36);
+        break;
+    }
+    case K_ESCORT: {
+        int tk, ti;
+        if (!next_town(s, &tk, &ti)) {
+            PyErr_SetString(PyExc_AssertionError, "an escort needs a town");
+            return NULL;
+        }
+        hand[C_ESCORT]--;
+        if (s->escort != NO_ONE) s->discard[C_ESCORT]++;
+        s->escort = tk;
+        fact = tk;
+        break;
+    }
+    case K_REVERSE:
+        hand[C_CHANGE]--;
+        s->discard[C_CHANGE]++;
+        s->direction = -s->direction;
+        s->turned = !s->turned;
+        break;
+    case K_STOP: {
+        PyObject *tup = Py_BuildValue("(ll)", s->earned, s->paid);
+        if (!tup) return NULL;
+        if (end_journey(c) < 0) { Py_DECREF(tup); return NULL; }
+        return tup;
+    }
+    }
+    return PyLong_FromLongLong(fact);
+}
+
+static int is_legal(Core *c, Py_ssize_t id) {
+    for (int i = 0; i < c->nlegal; i++) if (c->legal[i] == id) return 1;
+    return 0;
+}
+
+static int play(Core *c, Py_ssize_t id, PyObject *action) {
+    int player = c->st.current;
+    drop_caches(c);
+    c->legal_valid = 0;
+    PyObject *fact = do_action(c, (int)id);
+    if (!fact) return -1;
+    PyObject *pl = PyLong_FromLong(player);
+    PyObject *link = pl ? PyTuple_Pack(4, c->chain ? c->chain : Py_None, pl, action, fact) : NULL;
+    Py_XDECREF(pl);
+    Py_DECREF(fact);
+    if (!link) return -1;
+    /* A link holds ints, an action and older links: never a cycle, so the collector
+     * need not look at it (it would on every step otherwise). */
+    PyObject_GC_UnTrack(link);
+    Py_XSETREF(c->chain, link);
+    c->st.length++;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ methods */
+static PyObject *Core_legal_actions(Core *c, PyObject *unused) {
+    if (!c->legal_valid) generate(c);
+    PyObject *list = PyList_New(c->nlegal);
+    if (!list) return NULL;
+    for (int i = 0; i < c->nlegal; i++)
+        PyList_SET_ITEM(list, i, Py_NewRef(PyTuple_GET_ITEM(actions_tuple, c->legal[i])));
+    return list;
+}
+
+static PyObject *Core_legal_action_ids(Core *c, PyObject *unused) {
+    if (!c->legal_valid) generate(c);
+    PyObject *list = PyList_New(c->nlegal);
+    if (!list) return NULL;
+    for (int i = 0; i < c->nlegal; i++) {
+        PyObject *x = PyLong_FromLong(c->legal[i]);
+        if (!x) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i, x);
+    }
+    return list;
+}
+
+static PyObject *Core_apply_action(Core *c, PyObject *action) {
+    /* An action id (as OpenSpiel-style callers give): the same as its action object. */
+    if (PyLong_CheckExact(action) && c->st.phase != P_OVER) {
+        Py_ssize_t id = PyLong_AsSsize_t(action);
+        if (id == -1 && PyErr_Occurred()) PyErr_Clear();
+        else if (id >= 0 && id < NACT) {
+            if (!c->legal_valid) generate(c);
+            if (is_legal(c, id)) {
+                if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
+                Py_RETURN_NONE;
+            }
+        }
+    }
+    if (Py_TYPE(action) == (PyTypeObject *)action_type && c->st.phase != P_OVER) {
+        PyObject *idobj = action_id_offset >= 0
+            ? Py_XNewRef(*(PyObject **)((char *)action + action_id_offset))
+            : PyObject_GetAttr(action, s_id);
+        if (!idobj) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_AttributeError, "_id");
+            return NULL;
+        }
+        Py_ssize_t id = PyLong_AsSsize_t(idobj);
+        Py_DECREF(idobj);
+        if (id == -1 && PyErr_Occurred()) return NULL;
+        if (id >= 0 && id < NACT && PyTuple_GET_ITEM(actions_tuple, id) == action) {
+            if (!c->legal_valid) generate(c);
+            if (is_legal(c, id)) {
+                if (play(c, id, action) < 0) return NULL;
+                Py_RETURN_NONE;
+            }
+        }
+    }
+    return PyObject_CallMethodOneArg((PyObject *)c, s_apply_slow, action);
+}
+
+static PyObject *Core_apply_id(Core *c, PyObject *arg) {
+    Py_ssize_t id = PyLong_AsSsize_t(arg);
+    if (id == -1 && PyErr_Occurred()) return NULL;
+    if (c->st.phase == P_OVER || id < 0 || id >= NACT) Py_RETURN_FALSE;
+    if (!c->legal_valid) generate(c);
+    if (!is_legal(c, id)) Py_RETURN_FALSE;
+    if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *Core_current_player(Core *c, PyObject *unused) {
+    return PyLong_FromLong(c->st.phase == P_OVER ? TERMINAL_PLAYER : c->st.current);
+}
+
+static PyObject *Core_is_terminal(Core *c, PyObject *unused) {
+    return PyBool_FromLong(c->st.phase == P_OVER);
+}
+
+static Core *copy_core(Core *c) {
+    PyTypeObject *tp = Py_TYPE(c);
+    Core *d = (Core *)tp->tp_alloc(tp, 0);
+    if (!d) return NULL;
+    d->st = c->st;
+    if (c->legal_valid) {
+        memcpy(d->legal, c->legal, sizeof(int) * c->nlegal);
+        d->nlegal = c->nlegal;
+        d->legal_valid = 1;
+    }
+    d->rules = Py_XNewRef(c->rules);
+    d->seed = Py_XNewRef(c->seed);
+    d->origin = Py_XNewRef(c->origin);
+    d->rng = Py_XNewRef(c->rng);
+    d->chain = Py_XNewRef(c->chain);
+    d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
+    d->st.rng_shared = c->st.rng_shared = 1;
+    return d;
+}
+
+static PyObject *Core_clone(Core *c, PyObject *unused) { return (PyObject *)copy_core(c); }
+
+/* position._deal_unseen: the other hands and the deck dealt again from the cards hidden
+ * from ``player``; with ``keep`` the deck keeps exactly its town cards. */
+static int deal_unseen(S *s, S *t, int player, PyObject *rng, int keep) {
+    int pool[NK], hands[MAXP][NK], seats[NK * 16 + 8], nseats = 0;
+    memcpy(pool, s->deck, sizeof pool);
+    memset(hands, 0, sizeof hands);
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        for (int x = 0; x < NK; x++) pool[x] += s->hands[p][x];
+    }
+    int total_seats = 0;
+    for (int p = 0; p < s->n; p++) if (p != player) total_seats += sum(s->hands[p], NK);
+    int *seat = total_seats <= (int)(sizeof seats / sizeof *seats) ? seats
+                : PyMem_Malloc(sizeof(int) * (size_t)total_seats);
+    if (!seat) { PyErr_NoMemory(); return -1; }
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        for (int j = sum(s->hands[p], NK); j > 0; j--) seat[nseats++] = p;
+    }
+    int rc = -1;
+    if (keep) {
+        int towns[NK] = {0};
+        for (int x = 0; x < 6; x++) { towns[x] = pool[x] - s->deck[x]; pool[x] = s->deck[x]; }
+        PyObject *list = PyList_New(nseats);
+        if (!list) goto done;
+        for (int j = 0; j < nseats; j++) {
+            PyObject *v = PyLong_FromLong(seat[j]);
+            if (!v) { Py_DECREF(list); goto done; }
+            PyList_SET_ITEM(list, j, v);
+        }
+        PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, list);
+        if (!ok) { Py_DECREF(list); goto done; }
+        Py_DECREF(ok);
+        for (int j = 0; j < nseats; j++) seat[j] = (int)PyLong_AsLong(PyList_GET_ITEM(list, j));
+        Py_DECREF(list);
+        int held = sum(towns, NK), j = 0;
+        for (; j < held && j < nseats; j++) {
+            int k = draw_counts_with(rng, towns, NK);
+            if (k < 0) goto done;
+            hands[seat[j]][k]++;
+        }
+        int non_town[NK];
+        memcpy(non_town, pool, sizeof non_town);
+        for (int x = 0; x < 6; x++) non_town[x] = 0;
+        for (; j < nseats; j++) {
+            int k = draw_counts_with(rng, non_town, NK);
+            if (k < 0) goto done;
+            hands[seat[j]][k]++;
+            pool[k]--;
+        }
+    } else {
+        for (int j = 0; j < nseats; j++) {
+            int k = draw_counts_with(rng, pool, NK);
+            if (k < 0) goto done;
+            hands[seat[j]][k]++;
+        }
+    }
+    for (int p = 0; p < s->n; p++)
+        if (p != player) memcpy(t->hands[p], hands[p], sizeof hands[p]);
+    memcpy(t->deck, pool, sizeof pool);
+    rc = 0;
+done:
+    if (seat != seats) PyMem_Free(seat);
+    return rc;
+}
+
+/* position.resample, draw for draw; the origin is kept as a snapshot and written out
+ * only if someone reads it. */
+static PyObject *Core_resample(Core *c, PyObject *args) {
+    int player;
+    PyObject *rng;
+    if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
+    S *s = &c->st;
+    if (player < 0 || player >= s->n) {
+        PyErr_Format(PyExc_ValueError, "no player %d", player);
+        return NULL;
+    }
+    Core *d = copy_core(c);
+    if (!d) return NULL;
+    S *t = &d->st;
+    int acting = player == s->current && s->phase == P_BUILDING;
+    if (acting && s->pending == PD_TAKE) {
+        if (deal_unseen(s, t, player, rng, 1) < 0) goto fail;
+    } else {
+        int declare = may_declare_no_town(s, player), settled = 0;
+        for (int tries = 0; tries < 20; tries++) {
+            if (deal_unseen(s, t, player, rng, 0) < 0) goto fail;
+            if (!acting || s->pending != PD_NONE || may_declare_no_town(t, player) == declare) {
+                settled = 1;
+                break;
+            }
+        }
+        if (!settled && deal_unseen(s, t, player, rng, 1) < 0) goto fail;
+    }
+    PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
+    if (!seed) goto fail;
+    PyObject *fresh = PyObject_CallOneArg(rng_type, seed);
+    Py_DECREF(seed);
+    if (!fresh) goto fail;
+    Py_SETREF(d->rng, fresh);
+    t->rng_shared = 0;
+    Py_CLEAR(d->chain);
+    t->length = 0;
+    Py_CLEAR(d->origin);
+    Py_CLEAR(d->origin_snapshot);
+    d->legal_valid = 0;
+    Core *snap = copy_core(d);
+    if (!snap) goto fail;
+    d->origin_snapshot = (PyObject *)snap;
+    return (PyObject *)d;
+fail:
+    Py_DECREF(d);
+    return NULL;
+}
+
+/* A new game: rules, seed and a fresh Rng are set first (KingOfTheElvesState.__init__). */
+static PyObject *Core_start(Core *c, PyObject *args) {
+    int n;
+    PyObject *deck;
+    if (!PyArg_ParseTuple(args, "iiO", &n, &c->st.gold[0], &deck)) return NULL;
+    if (n < 2 || n > MAXP) { PyErr_SetString(PyExc_ValueError, "2 to 6 players"); return NULL; }
+    drop_caches(c);
+    c->legal_valid = 0;
+    S *s = &c->st;
+    int start_gold = s->gold[0];
+    S keep = *s;
+    memset(s, 0, sizeof *s);
+    s->magic_spell = keep.magic_spell; s->weak_gold = keep.weak_gold;
+    s->gold_for_all = keep.gold_for_all; s->rebuild_deck = keep.rebuild_deck;
+    s->n = n;
+    s->round = 1;
+    s->phase = P_BUILDING;
+    reset_journey(s);
+    for (int p = 0; p < n; p++) s->gold[p] = start_gold;
+    Py_ssize_t len = PySequence_Length(deck);
+    if (len != NK) { PyErr_SetString(PyExc_ValueError, "deck"); return NULL; }
+    for (int x = 0; x < NK; x++) {
+        PyObject *v = PySequence_GetItem(deck, x);
+        if (!v) return NULL;
+        s->deck[x] = (int)PyLong_AsLong(v);
+        Py_DECREF(v);
+        if (PyErr_Occurred()) return NULL;
+    }
+    Py_CLEAR(c->chain);
+    Py_CLEAR(c->origin);
+    Py_CLEAR(c->origin_snapshot);
+    if (start_round(c) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ attributes */
+static PyObject *int_list(const int *v, int len) {
+    PyObject *l = PyList_New(len);
+    if (!l) return NULL;
+    for (int i = 0; i < len; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (!x) { Py_DECREF(l); return NULL; }
+        PyList_SET_ITEM(l, i, x);
+    }
+    return l;
+}
+
+static PyObject *build_field(Core *c, int f) {
+    S *s = &c->st;
+    switch (f) {
+    case F_HANDS: {
+        PyObject *l = PyList_New(s->n);
+        if (!l) return NULL;
+        for (int p = 0; p < s->n; p++) {
+            PyObject *row = int_list(s->hands[p], NK);
+            if (!row) { Py_DECREF(l); return NULL; }
+            PyList_SET_ITEM(l, p, row);
+        }
+        return l;
+    }
+    case F_GOLD: return int_list(s->gold, s->n);
+    case F_SET_ASIDE: return int_list(s->set_aside, s->n);
+    case F_BOUGHT: return int_list(s->bought, s->n);
+    case F_DECK: return int_list(s->deck, NK);
+    case F_DISCARD: return int_list(s->discard, NK);
+    case F_RESULT:
+        if (!s->has_result) Py_RETURN_NONE;
+        return int_list(s->result, s->nresult);
+    case F_AT: return Py_BuildValue("(ii)", s->at_k, s->at_i);
+    case F_KINGDOMS: {
+        PyObject *l = PyList_New(s->n);
+        if (!l) return NULL;
+        for (int k = 0; k < s->n; k++) {
+            PyObject *kl = PyList_New(s->nk[k]);
+            if (!kl) { Py_DECREF(l); return NULL; }
+            PyList_SET_ITEM(l, k, kl);
+            for (int i = 0; i < s->nk[k]; i++) {
+                PyObject *t = int_list(s->towns[k][i], 4);
+                if (!t) { Py_DECREF(l); return NULL; }
+                PyList_SET_ITEM(kl, i, t);
+            }
+        }
+        return l;
+    }
+    }
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return NULL;
+}
+
+static PyObject *get_field(Core *c, void *closure) {
+    int f = (int)(Py_ssize_t)closure;
+    S *s = &c->st;
+    switch (f) {
+    case F_N: return PyLong_FromLong(s->n);
+    case F_ROUND: return PyLong_FromLong(s->round);
+    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
+    case F_DRAGON: return PyLong_FromLong(s->dragon);
+    case F_CURRENT: return PyLong_FromLong(s->current);
+    case F_PASSES: return PyLong_FromLong(s->passes);
+    case F_PENDING: return Py_NewRef(pending_members[s->pending]);
+    case F_PENDING_COUNT: return PyLong_FromLong(s->pending_count);
+    case F_BANK: return PyLong_FromLong(s->bank);
+    case F_DIRECTION: return PyLong_FromLong(s->direction);
+    case F_TURNED: return PyBool_FromLong(s->turned);
+    case F_OWN_VISITED: return PyBool_FromLong(s->own_visited);
+    case F_ESCORT: return PyLong_FromLong(s->escort);
+    case F_VISITED: return PyLong_FromLong(s->visited);
+    case F_BONUS_PAID: return PyBool_FromLong(s->bonus_paid);
+    case F_EARNED: return PyLong_FromLong(s->earned);
+    case F_PAID: return PyLong_FromLong(s->paid);
+    case F_LENGTH: return PyLong_FromSsize_t(s->length);
+    }
+    if ((unsigned)f >= (unsigned)NCACHE) {
+        PyErr_SetString(PyExc_AttributeError, "no such field");
+        return NULL;
+    }
+    if (!c->cache[f]) {
+        c->cache[f] = build_field(c, f);
+        if (!c->cache[f]) return NULL;
+        c->has_cache = 1;
+    }
+    return Py_NewRef(c->cache[f]);
+}
+
+static int read_ints(PyObject *v, int *out, int len, const char *what) {
+    PyObject *seq = PySequence_Fast(v, what);
+    if (!seq) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != len) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %d items", what, len);
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (int i = 0; i < len; i++) {
+        long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (x == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+        out[i] = (int)x;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int set_field(Core *c, PyObject *v, void *closure) {
+    int f = (int)(Py_ssize_t)closure;
+    S *s = &c->st;
+    if (!v) { PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted"); return -1; }
+    drop_caches(c);
+    c->legal_valid = 0;
+    long x = 0;
+    if (f >= F_N && f != F_PHASE && f != F_PENDING) {
+        x = PyLong_AsLong(v);
+        if (x == -1 && PyErr_Occurred()) return -1;
+    }
+    switch (f) {
+    case F_N:
+        if (x < 2 || x > MAXP) { PyErr_SetString(PyExc_ValueError, "2 to 6 players"); return -1; }
+        s->n = (int)x; return 0;
+    case F_ROUND: s->round = (int)x; return 0;
+    case F_DRAGON: s->dragon = (int)x; return 0;
+    case F_CURRENT: s->current = (int)x; return 0;
+    case F_PASSES: s->passes = (int)x; return 0;
+    case F_PENDING_COUNT: s->pending_count = (int)x; return 0;
+    case F_BANK: s->bank = x; return 0;
+    case F_DIRECTION: s->direction = (int)x; return 0;
+    case F_TURNED: s->turned = x != 0; return 0;
+    case F_OWN_VISITED: s->own_visited = x != 0; return 0;
+    case F_ESCORT: s->escort = (int)x; return 0;
+    case F_VISITED: s->visited = x; return 0;
+    case F_BONUS_PAID: s->bonus_paid = x != 0; return 0;
+    case F_EARNED: s->earned = x; return 0;
+    case F_PAID: s->paid = x; return 0;
+    case F_LENGTH: s->length = x; return 0;
+    case F_PHASE:
+        for (int i = 0; i < NPHASE; i++) if (phase_members[i] == v) { s->phase = i; return 0; }
+        PyErr_SetString(PyExc_ValueError, "not a Phase");
+        return -1;
+    case F_PENDING:
+        for (int i = 0; i < NPENDING; i++) if (pending_members[i] == v) { s->pending = i; return 0; }
+        PyErr_SetString(PyExc_ValueError, "not a Pending");
+        return -1;
+    case F_HANDS: {
+        PyObject *seq = PySequence_Fast(v, "hands");
+        if (!seq) return -1;
+        int ok = PySequence_Fast_GET_SIZE(seq) == s->n;
+        for (int p = 0; ok && p < s->n; p++)
+            ok = read_ints(PySequence_Fast_GET_ITEM(seq, p), s->hands[p], NK, "hands") == 0;
+        Py_DECREF(seq);
+        if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "hands: one per player");
+        return ok ? 0 : -1;
+    }
+    case F_GOLD: return read_ints(v, s->gold, s->n, "gold");
+    case F_SET_ASIDE: return read_ints(v, s->set_aside, s->n, "set_aside");
+    case F_BOUGHT: return read_ints(v, s->bought, s->n, "bought");
+    case F_DECK: return read_ints(v, s->deck, NK, "deck");
+    case F_DISCARD: return read_ints(v, s->discard, NK, "discard");
+    case F_AT: {
+        int at[2];
+        if (read_ints(v, at, 2, "at") < 0) return -1;
+        s->at_k = at[0]; s->at_i = at[1];
+        return 0;
+    }
+    case F_RESULT:
+        if (v == Py_None) { s->has_result = 0; s->nresult = 0; return 0; }
+        {
+            Py_ssize_t len = PySequence_Length(v);
+            if (len < 0) return -1;
+            if (len > MAXP) { PyErr_SetString(PyExc_ValueError, "result"); return -1; }
+            if (read_ints(v, s->result, (int)len, "result") < 0) return -1;
+            s->nresult = (int)len;
+            s->has_result = 1;
+            return 0;
+        }
+    case F_KINGDOMS: {
+        int nk[MAXP], towns[MAXP][MAXK][4];
+        PyObject *seq = PySequence_Fast(v, "kingdoms");
+        if (!seq) return -1;
+        if (PySequence_Fast_GET_SIZE(seq) != s->n) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "kingdoms: one per player");
+            return -1;
+        }
+        for (int k = 0; k < s->n; k++) {
+            PyObject *kl = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, k), "kingdom");
+            if (!kl) { Py_DECREF(seq); return -1; }
+            Py_ssize_t len = PySequence_Fast_GET_SIZE(kl);
+            if (len > MAXK) {
+                Py_DECREF(kl); Py_DECREF(seq);
+                PyErr_SetString(PyExc_ValueError, "a kingdom holds at most 3 towns");
+                return -1;
+            }
+            nk[k] = (int)len;
+            for (int i = 0; i < len; i++)
+                if (read_ints(PySequence_Fast_GET_ITEM(kl, i), towns[k][i], 4, "town") < 0) {
+                    Py_DECREF(kl); Py_DECREF(seq);
+                    return -1;
+                }
+            Py_DECREF(kl);
+        }
+        Py_DECREF(seq);
+        memcpy(s->nk, nk, sizeof nk);
+        memcpy(s->towns, towns, sizeof towns);
+        return 0;
+    }
+    }
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return -1;
+}
+
+static int read_rule_bool(PyObject *rules, const char *name, int *out) {
+    PyObject *v = PyObject_GetAttrString(rules, name);
+    if (!v) return -1;
+    int b = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    if (b < 0) return -1;
+    *out = b;
+    return 0;
+}
+
+static PyObject *get_rules(Core *c, void *u) { return Py_NewRef(c->rules ? c->rules : Py_None); }
+
+static int set_rules(Core *c, PyObject *v, void *u) {
+    S t = c->st;
+    if (!v) { PyErr_SetString(PyExc_AttributeError, "rules cannot be deleted"); return -1; }
+    if (read_rule_bool(v, "magic_spell", &t.magic_spell) < 0 ||
+        read_rule_bool(v, "weak_gold", &t.weak_gold) < 0 ||
+        read_rule_bool(v, "gold_for_all", &t.gold_for_all) < 0 ||
+        read_rule_bool(v, "rebuild_deck", &t.rebuild_deck) < 0)
+        return -1;
+    c->st = t;
+    drop_caches(c);
+    c->legal_valid = 0;
+    Py_INCREF(v);
+    Py_XSETREF(c->rules, v);
+    return 0;
+}
+
+#define OBJ_SLOT(NAME, NONE_IS_NULL)                                            \
+    static PyObject *get_##NAME(Core *c, void *u) {                             \
+        return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
+    }                                                                           \
+    static int set_##NAME(Core *c, PyObject *v, void *u) {                      \
+        if (NONE_IS_NULL && v == Py_None) v = NULL;                             \
+        Py_XINCREF(v);                                                          \
+        Py_XSETREF(c->NAME, v);                                                 \
+        return 0;                                                               \
+    }
+OBJ_SLOT(seed, 0)
+OBJ_SLOT(chain, 1)
+
+static PyObject *get_origin(Core *c, void *u) {
+    if (c->origin_snapshot) {
+        PyObject *doc = PyObject_CallOneArg(to_position_fn, c->origin_snapshot);
+        if (!doc) return NULL;
+        Py_XSETREF(c->origin, doc);
+        Py_CLEAR(c->origin_snapshot);
+    }
+    return Py_NewRef(c->origin ? c->origin : Py_None);
+}
+
+static int set_origin(Core *c, PyObject *v, void *u) {
+    if (v == Py_None) v = NULL;
+    Py_XINCREF(v);
+    Py_XSETREF(c->origin, v);
+    Py_CLEAR(c->origin_snapshot);
+    return 0;
+}
+
+static PyObject *get_rng(Core *c, void *u) { return Py_NewRef(c->rng ? c->rng : Py_None); }
+
+static int set_rng(Core *c, PyObject *v, void *u) {
+    if (!v) { PyErr_SetString(PyExc_AttributeError, "rng cannot be deleted"); return -1; }
+    Py_INCREF(v);
+    Py_XSETREF(c->rng, v);
+    c->st.rng_shared = 0;
+    return 0;
+}
+
+static PyObject *get_none(Core *c, void *u) { Py_RETURN_NONE; }
+
+static int set_ignore(Core *c, PyObject *v, void *u) { return 0; }
+
+static int set_invalidate(Core *c, PyObject *v, void *u) {
+    c->legal_valid = 0;
+    return 0;
+}
+
+#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
+static PyGetSetDef Core_getset[] = {
+    FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
+    FIELD("dragon", F_DRAGON), FIELD("current", F_CURRENT), FIELD("passes", F_PASSES),
+    FIELD("pending", F_PENDING), FIELD("pending_count", F_PENDING_COUNT),
+    FIELD("bank", F_BANK), FIELD("direction", F_DIRECTION), FIELD("turned", F_TURNED),
+    FIELD("own_visited", F_OWN_VISITED), FIELD("escort", F_ESCORT),
+    FIELD("visited", F_VISITED), FIELD("bonus_paid", F_BONUS_PAID),
+    FIELD("earned", F_EARNED), FIELD("paid", F_PAID), FIELD("_length", F_LENGTH),
+    FIELD("hands", F_HANDS), FIELD("gold", F_GOLD), FIELD("set_aside", F_SET_ASIDE),
+    FIELD("bought", F_BOUGHT), FIELD("deck", F_DECK), FIELD("discard", F_DISCARD),
+    FIELD("kingdoms", F_KINGDOMS), FIELD("result", F_RESULT), FIELD("at", F_AT),
+    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},
+    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},
+    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
+    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
+    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
+    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
+    {"_legal_ids", (getter)get_none, (setter)set_invalidate, NULL, NULL},
+    {"_ring", (getter)get_none, (setter)set_ignore, NULL, NULL},
+    {NULL}
+};
+
+static PyMethodDef Core_methods[] = {
+    {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
+    {"legal_action_ids", (PyCFunction)Core_legal_action_ids, METH_NOARGS, NULL},
+    {"apply_action", (PyCFunction)Core_apply_action, METH_O, NULL},
+    {"_apply_id", (PyCFunction)Core_apply_id, METH_O, NULL},
+    {"current_player", (PyCFunction)Core_current_player, METH_NOARGS, NULL},
+    {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},
+    {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
+    {"_start", (PyCFunction)Core_start, METH_VARARGS, NULL},
+    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
+    {NULL}
+};
+
+static int Core_traverse(Core *c, visitproc visit, void *arg) {
+    for (int i = 0; i < NCACHE; i++) Py_VISIT(c->cache[i]);
+    Py_VISIT(c->rules);
+    Py_VISIT(c->seed);
+    Py_VISIT(c->origin);
+    Py_VISIT(c->rng);
+    Py_VISIT(c->chain);
+    Py_VISIT(c->origin_snapshot);
+    return 0;
+}
+
+static int Core_clear(Core *c) {
+    for (int i = 0; i < NCACHE; i++) Py_CLEAR(c->cache[i]);
+    Py_CLEAR(c->rules);
+    Py_CLEAR(c->seed);
+    Py_CLEAR(c->origin);
+    Py_CLEAR(c->rng);
+    Py_CLEAR(c->chain);
+    Py_CLEAR(c->origin_snapshot);
+    return 0;
+}
+
+static void Core_dealloc(Core *c) {
+    PyObject_GC_UnTrack(c);
+    Core_clear(c);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static PyObject *Core_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+    if (!configured) {
+        PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
+        return NULL;
+    }
+    Core *c = (Core *)tp->tp_alloc(tp, 0);
+    if (!c) return NULL;
+    c->st.n = 2;
+    reset_journey(&c->st);
+    return (PyObject *)c;
+}
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "elfenland.games.kingelves._speedups.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The compiled King of the Elves state (base of FastKingOfTheElvesState).",
+    .tp_new = Core_new,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_traverse = (traverseproc)Core_traverse,
+    .tp_clear = (inquiry)Core_clear,
+    .tp_methods = Core_methods,
+    .tp_getset = Core_getset,
+};
+
+/* ------------------------------------------------------------------ configure */
+static int get_int_item(PyObject *seq, Py_ssize_t i, int *out) {
+    PyObject *v = PySequence_GetItem(seq, i);
+    if (!v) return -1;
+    long x = v == Py_None ? -1 : PyLong_AsLong(v);
+    Py_DECREF(v);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static int int_vector(PyObject *d, const char *key, int *out, int len) {
+    PyObject *v = PyDict_GetItemString(d, key);
+    if (!v) { PyErr_Format(PyExc_KeyError, "configure: missing %s", key); return -1; }
+    if (PySequence_Length(v) != len) {
+        PyErr_Format(PyExc_ValueError, "configure: %s has the wrong length", key);
+        return -1;
+    }
+    for (int i = 0; i < len; i++) if (get_int_item(v, i, &out[i]) < 0) return -1;
+    return 0;
+}
+
+static Py_ssize_t member_offset(PyObject *type, const char *name) {
+    PyObject *descr = PyObject_GetAttrString(type, name);
+    if (!descr) { PyErr_Clear(); return -1; }
+    Py_ssize_t off = -1;
+    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+        if (m->type == T_OBJECT_EX || m->type == T_OBJECT) off = m->offset;
+    }
+    Py_DECREF(descr);
+    return off;
+}
+
+static PyObject *get_obj(PyObject *d, const char *key) {
+    PyObject *v = PyDict_GetItemString(d, key);
+    if (!v) PyErr_Format(PyExc_KeyError, "configure: missing %s", key);
+    return v;
+}
+
+static PyObject *configure(PyObject *mod, PyObject *d) {
+    if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "a dict"); return NULL; }
+    int consts[8];
+    if (int_vector(d, "rounds", rounds_by_n, MAXP + 1) < 0 ||
+        int_vector(d, "constants", consts, 8) < 0 ||
+        int_vector(d, "town_value", town_val, 6) < 0 ||
+        int_vector(d, "obstacle_card", obstacle_card, 6) < 0)
+        return NULL;
+    first_deal = consts[0]; later_deal = consts[1]; banners = consts[2];
+    thief_toll = consts[3]; remove_base = consts[4]; spell_gold = consts[5];
+    bonus_gold = consts[6]; nprices = consts[7];
+    if (nprices > 8) { PyErr_SetString(PyExc_ValueError, "prices"); return NULL; }
+    if (int_vector(d, "prices", prices, nprices) < 0) return NULL;
+    PyObject *v = get_obj(d, "cost");
+    if (!v) return NULL;
+    for (int t = 0; t < NTRANS; t++) {
+        PyObject *row = PySequence_GetItem(v, t);
+        if (!row) return NULL;
+        for (int x = 0; x < 6; x++)
+            if (get_int_item(row, x, &cost_tab[t][x]) < 0) { Py_DECREF(row); return NULL; }
+        Py_DECREF(row);
+    }
+    if (!(v = get_obj(d, "spells"))) return NULL;
+    nspell = (int)PySequence_Length(v);
+    if (nspell < 0 || nspell > MAXSPELL) { PyErr_SetString(PyExc_ValueError, "spells"); return NULL; }
+    for (int j = 0; j < nspell; j++) {
+        PyObject *row = PySequence_GetItem(v, j);
+        if (!row) return NULL;
+        for (int t = 0; t < NTRANS; t++)
+            if (get_int_item(row, t, &spell_cards[j][t]) < 0) { Py_DECREF(row); return NULL; }
+        Py_DECREF(row);
+    }
+    if (!(v = get_obj(d, "actions"))) return NULL;
+    if (!PyTuple_Check(v)) { PyErr_SetString(PyExc_TypeError, "actions: a tuple"); return NULL; }
+    PyObject *decoded = get_obj(d, "decoded");
+    if (!decoded) return NULL;
+    NACT = PyTuple_GET_SIZE(v);
+    if (PySequence_Length(decoded) != NACT) { PyErr_SetString(PyExc_ValueError, "decoded"); return NULL; }
+    Py_INCREF(v);
+    Py_XSETREF(actions_tuple, v);
+    PyMem_Free(a_kind);
+    PyMem_Free(a_spell);
+    a_kind = PyMem_Malloc((size_t)NACT * 5);
+    a_spell = PyMem_Malloc(sizeof(short) * (size_t)NACT);
+    if (!a_kind || !a_spell) return PyErr_NoMemory();
+    a_card = a_kind + NACT; a_kingdom = a_card + NACT; a_town = a_kingdom + NACT;
+    a_count = a_town + NACT;
+    for (Py_ssize_t i = 0; i < NACT; i++) {
+        int f[6]; /* kind, card, kingdom, town, count, spell index */
+        PyObject *row = PySequence_GetItem(decoded, i);
+        if (!row) return NULL;
+        for (int j = 0; j < 6; j++)
+            if (get_int_item(row, j, &f[j]) < 0) { Py_DECREF(row); return NULL; }
+        Py_DECREF(row);
+        a_kind[i] = f[0]; a_card[i] = f[1]; a_kingdom[i] = f[2]; a_town[i] = f[3];
+        a_count[i] = f[4]; a_spell[i] = f[5];
+        int id = (int)i;
+        switch (f[0]) {
+        case K_PLAY: id_play[f[1]][f[2]] = id; break;
+        case K_TAKE: id_take[f[1]] = id; break;
+        case K_DISCARD: id_discard[f[1]] = id; break;
+        case K_PLACE: id_place[f[1] - C_GOLD][f[2]][f[3]] = id; break;
+        case K_REMOVE: id_remove[f[3]] = id; break;
+        case K_VISIT: id_visit[f[1] - TBASE][f[4]] = id; break;
+        case K_SPELL: id_spell[f[5]] = id; break;
+        default: id_simple[f[0]] = id; break;
+        }
+    }
+    if (!(v = get_obj(d, "phases"))) return NULL;
+    for (int i = 0; i < NPHASE; i++) {
+        PyObject *m = PySequence_GetItem(v, i);
+        if (!m) return NULL;
+        Py_XSETREF(phase_members[i], m);
+    }
+    if (!(v = get_obj(d, "pendings"))) return NULL;
+    for (int i = 0; i < NPENDING; i++) {
+        PyObject *m = PySequence_GetItem(v, i);
+        if (!m) return NULL;
+        Py_XSETREF(pending_members[i], m);
+    }
+    PyObject **slots[] = {&action_type, &rng_type, &to_position_fn};
+    const char *names[] = {"action_type", "rng_type", "to_position"};
+    for (int i = 0; i < 3; i++) {
+        if (!(v = get_obj(d, names[i]))) return NULL;
+        Py_INCREF(v);
+        Py_XSETREF(*slots[i], v);
+    }
+    rng_r_offset = member_offset(rng_type, "_r");
+    action_id_offset = member_offset(action_type, "_id");
+    if (!(v = get_obj(d, "random_type"))) return NULL;
+    random_type = NULL;
+    getrandbits_fn = NULL;
+    if (PyType_Check(v)) {
+        PyObject *descr = PyObject_GetAttrString(v, "getrandbits");
+        if (!descr) return NULL;
+        if (Py_IS_TYPE(descr, &PyMethodDescr_Type)) {
+            PyMethodDef *ml = ((PyMethodDescrObject *)descr)->d_method;
+            if ((ml->ml_flags & (METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_FASTCALL))
+                    == 0 && (ml->ml_flags & METH_O)) {
+                getrandbits_fn = ml->ml_meth;
+                random_type = (PyTypeObject *)v;
+                Py_INCREF(v);
+            }
+        }
+        Py_DECREF(descr);
+    }
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure", (PyCFunction)configure, METH_O, "Hand over the rules' tables."},
+    {NULL}
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_speedups",
+    "The compiled King of the Elves engine (see fast.py).", -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__speedups(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m) return NULL;
+    s_getrandbits = PyUnicode_InternFromString("getrandbits");
+    s_copy = PyUnicode_InternFromString("copy");
+    s_r = PyUnicode_InternFromString("_r");
+    s_id = PyUnicode_InternFromString("_id");
+    s_apply_slow = PyUnicode_InternFromString("_apply_slow");
+    s_shuffle = PyUnicode_InternFromString("shuffle");
+    s_randrange = PyUnicode_InternFromString("randrange");
+    two63 = PyLong_FromUnsignedLongLong(1ULL << 63);
+    if (!s_getrandbits || !s_copy || !s_r || !s_id || !s_apply_slow || !s_shuffle ||
+        !s_randrange || !two63) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,267 @@
+"""The compiled Elfenland engine against the pure one, the reference.
+
+Both play the same random games from the same seeds under every rule set and variant:
+after every step the legal-action lists and the positions must be identical, and every
+few steps (and at the end) the whole state with its random state and history, the saved
+game, the position document and every player's view.  Resampling, clones, text and id
+actions and illegal actions are compared on the way.  Over 100,000 steps in all.
+
+On CI (``CI`` set) a missing compiled engine is a failure, not a skip: CI builds it.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+import random
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+import elfenland
+from elfenland.core.errors import ElfenlandError, IllegalActionError
+from elfenland.core.rng import Rng
+from elfenland.games.elfenland import ElfenlandState, fast, num_actions
+
+if not fast.AVAILABLE:
+    if os.environ.get("CI"):
+        pytest.fail("the compiled engine was not built on CI", pytrace=False)
+    pytest.skip("the compiled engine is not built on this machine", allow_module_level=True)
+
+if fast.STALE:
+    pytest.fail(f"the compiled engine lags the pure one: {', '.join(fast.STALE)}",
+                pytrace=False)
+
+FastState = fast.FastElfenlandState
+
+#: Every rule set and variant, and each single rule difference on its own.
+CONFIGS: list[dict[str, Any]] = [
+    {"rules": "amigo"},
+    {"rules": "moon"},
+    {"rules": "amigo", "destination": True},
+    {"rules": "moon", "destination": True},
+    {"rules": "amigo", "deal": "fresh"},
+    {"rules": "amigo", "keep_when": "after-placement"},
+    {"rules": "amigo", "mare_nebulae_rafts": 1, "boatmen": True},
+    {"rules": "amigo", "early_end": "special-victory"},
+    {"rules": "moon", "closest_breaks_ties": True, "town_cards": True},
+    {"rules": "amigo", "destination": True, "closest_breaks_ties": False},
+    {"rules": "amigo", "counters_kept": 0},
+    {"rules": "amigo", "counters_kept": 2, "hand_limit": 2},
+    {"rules": "moon", "counters_kept": 3, "face_up_counters": 3, "counter_draws": 2},
+    {"rules": "amigo", "rounds": 2, "cards_per_deal": 5, "mare_magnum_rafts": 1},
+    {"rules": "moon", "rounds": 3, "caravan_cards": 3, "hand_limit": 6},
+]
+PLAYERS = (2, 3, 4, 5, 6)
+STEPS_WANTED = 100_000
+
+
+def brief(s: ElfenlandState) -> tuple[Any, ...]:
+    """The position without the random state and the history (cheap, every step)."""
+    return (s.round, s.phase, s.starting, s.current_player(), s.step, s.passes,
+            s.discarding, s.hands, s.card_pile, s.counter_pile, s.face_up, s.counters_up,
+            s.counters_secret, s.kept_up, s.kept_secret, s.route_counter, s.route_obstacle,
+            s.obstacle_in_hand, s.boots, s.visited, s.town_cards, s.result,
+            s.special_victory, s._length, s.is_terminal())
+
+
+def full_check(a: ElfenlandState, b: ElfenlandState) -> None:
+    assert a == b  # every field, the random state and the history
+    assert a.serialize() == b.serialize()
+    assert a.to_position() == b.to_position()
+    for p in (None, *range(a.n)):
+        assert a.view(p) == b.view(p)
+    assert a.scores() == b.scores() and a.winners() == b.winners()
+    assert a.returns() == b.returns()
+
+
+def check_resample(a: ElfenlandState, b: ElfenlandState, seed: int, r: random.Random) -> int:
+    """Resample both for the player to act, then play on from the copies; returns steps."""
+    p = a.current_player()
+    ra = a.resample_from_infostate(p, Rng(seed))
+    rb = b.resample_from_infostate(p, Rng(seed))
+    assert isinstance(rb, FastState)
+    assert ra.to_position() == rb.to_position()
+    assert ra.serialize() == rb.serialize()
+    ca, cb = ra.clone(), rb.clone()
+    steps = 0
+    while steps < 25 and not ca.is_terminal():
+        legal = ca.legal_actions()
+        assert [x.id for x in legal] == cb.legal_action_ids()
+        x = legal[r.randrange(len(legal))]
+        ca.apply_action(x)
+        cb.apply_action(x)
+        steps += 1
+        assert brief(ca) == brief(cb)
+    full_check(ca, cb)
+    # The copies played on; the resampled states they came from did not move.
+    assert ra.to_position() == rb.to_position() and rb._length == 0
+    return steps
+
+
+def play_pair(n: int, seed: int, options: dict[str, Any]) -> int:
+    a = ElfenlandState(players=n, seed=seed, **options)
+    b = FastState(players=n, seed=seed, **options)
+    assert type(b) is FastState
+    full_check(a, b)
+    r = random.Random(seed * 7919 + n)
+    steps = 0
+    while not a.is_terminal():
+        legal = a.legal_actions()
+        fast_legal = b.legal_actions()
+        assert [x.id for x in legal] == [x.id for x in fast_legal]
+        assert [str(x) for x in legal] == [str(x) for x in fast_legal]
+        assert b.current_player() == a.current_player()
+        x = legal[r.randrange(len(legal))]
+        if steps % 11 == 3:
+            # An illegal action: the same error and message, and nothing changes.
+            bad = r.randrange(num_actions())
+            if bad not in {y.id for y in legal}:
+                with pytest.raises(IllegalActionError) as err_a:
+                    a.apply_action(bad)
+                with pytest.raises(IllegalActionError) as err_b:
+                    b.apply_action(bad)
+                assert str(err_a.value) == str(err_b.value)
+        a.apply_action(x)
+        # The compiled engine takes the action object, its text or its id alike.
+        b.apply_action((x, str(x), x.id)[steps % 3])
+        steps += 1
+        assert brief(a) == brief(b)
+        if steps % 53 == 0 or a.is_terminal():
+            full_check(a, b)
+        if steps % 89 == 0 and not a.is_terminal():
+            steps += check_resample(a, b, seed * 1000 + steps, r)
+    assert b.is_terminal()
+    full_check(a, b)
+    with pytest.raises(ElfenlandError) as over_a:
+        a.apply_action("end")
+    with pytest.raises(ElfenlandError) as over_b:
+        b.apply_action("end")
+    assert str(over_a.value) == str(over_b.value)
+    return steps
+
+
+def test_compiled_engine_plays_exactly_like_the_pure_one() -> None:
+    total = 0
+    seed = 0
+    while total < STEPS_WANTED:
+        for options in CONFIGS:
+            for n in PLAYERS:
+                total += play_pair(n, seed, options)
+        seed += 1
+    assert total >= STEPS_WANTED
+
+
+def test_saved_games_and_positions_load_on_either_engine() -> None:
+    b = FastState(players=4, seed=5, rules="moon")
+    r = random.Random(1)
+    for _ in range(120):
+        legal = b.legal_actions()
+        b.apply_action(legal[r.randrange(len(legal))])
+    text = b.serialize()
+    again = fast.deserialize_fast(text)
+    assert isinstance(again, FastState)
+    assert again == b == elfenland.games.elfenland.deserialize(text)
+    pure = b.to_pure()
+    assert type(pure) is ElfenlandState and pure == b
+    back = FastState.from_state(pure)
+    assert back == b and back.log == pure.log
+    position = b.to_position()
+    loaded = fast.from_pure(elfenland.games.elfenland.from_position(position))
+    assert loaded.to_position() == position
+
+
+def test_pickles_and_deep_copies_are_the_same_game() -> None:
+    b = FastState(players=3, seed=8)
+    r = random.Random(8)
+    for _ in range(70):
+        legal = b.legal_actions()
+        b.apply_action(legal[r.randrange(len(legal))])
+    for copy_ in (pickle.loads(pickle.dumps(b)), copy.deepcopy(b)):
+        assert type(copy_) is FastState and copy_ == b and copy_.log == b.log
+        x = b.legal_actions()[0]
+        assert copy_.legal_actions()[0] is x
+
+
+def test_clones_are_independent() -> None:
+    b = FastState(players=3, seed=2)
+    r = random.Random(2)
+    for _ in range(40):
+        legal = b.legal_actions()
+        b.apply_action(legal[r.randrange(len(legal))])
+    before = b.to_pure()
+    c = b.clone()
+    for _ in range(60):
+        legal = c.legal_actions()
+        c.apply_action(legal[r.randrange(len(legal))])
+    assert b == before and c != b
+    # The lists a reader gets are copies: writing into them does not change the game.
+    b.hands[b.current][0] += 5
+    b.legal_actions().clear()
+    assert b.legal_actions() == before.legal_actions()
+    x = before.legal_actions()[-1]
+    b.apply_action(x)
+    before.apply_action(x)
+    assert b == before
+
+
+def test_engine_backend_follows_the_build_and_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert elfenland.engine_backend() == "compiled"
+    assert type(elfenland.new_game(players=2, seed=1)) is FastState
+    monkeypatch.setenv("ELFENLAND_ENGINE", "pure")
+    assert elfenland.engine_backend() == "pure"
+    game = elfenland.new_game(players=2, seed=1)
+    assert type(game) is ElfenlandState
+    assert type(elfenland.deserialize(game.serialize())) is ElfenlandState
+
+
+def test_without_the_compiled_module_the_pure_engine_runs() -> None:
+    """What a machine without a C compiler gets: the import of ``_speedups`` fails."""
+    code = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.endswith("._speedups"):
+            raise ImportError("not built")
+sys.meta_path.insert(0, Block())
+import elfenland
+from elfenland.games.elfenland import fast
+from elfenland.games.kingelves import fast as fast_kote
+assert not fast.AVAILABLE and not fast_kote.AVAILABLE
+import random
+r = random.Random(4)
+for game in ("elfenland", "king-of-the-elves"):
+    assert elfenland.engine_backend(game) == "pure"
+    g = elfenland.new_game(game, players=3, seed=4)
+    while not g.is_terminal():
+        legal = g.legal_actions()
+        g.apply_action(legal[r.randrange(len(legal))])
+    print(type(g).__name__, g.winners())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    lines = out.stdout.split("\n")
+    assert lines[0].startswith("ElfenlandState [")
+    assert lines[1].startswith("KingOfTheElvesState [")
+
+
+def test_a_field_or_option_new_to_the_pure_engine_switches_the_compiled_one_off() -> None:
+    """When the pure engine grows a field or a rule option the C code does not mirror,
+    ``fast.STALE`` names it: the compiled engine is then not used, and this module fails."""
+    from dataclasses import dataclass
+
+    from elfenland.games.elfenland import Rules
+
+    probe = ElfenlandState(players=2, seed=0)
+    assert fast._gaps(probe, Rules, fast._KNOWN_STATE, fast._KNOWN_RULES) == []
+    probe.first_player = 1  # type: ignore[attr-defined]
+
+    @dataclass(frozen=True)
+    class MoreRules(Rules):
+        final_keep: bool = False
+
+    assert fast._gaps(probe, MoreRules, fast._KNOWN_STATE, fast._KNOWN_RULES) == [
+        "state field first_player", "rule option final_keep"]
