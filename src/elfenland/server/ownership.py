@@ -90,6 +90,22 @@ class ClusterStore(PostgresStore):
         with contextlib.suppress(Exception):  # closing is best effort
             self.session.close()
 
+    def _connect(self) -> Any:
+        conn = super()._connect()
+        # A process stalled inside a transaction would keep its row locks and block the
+        # takeover for as long as it stalls: PostgreSQL ends such a session after the
+        # lease time instead (its transaction rolls back; nothing half-done is kept).
+        ms = int(self._ttl * 1000)
+        conn.execute(f"SET idle_in_transaction_session_timeout = {ms}")
+        return conn
+
+    def _conn(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and (conn.closed or conn.broken):
+            # Ended by the server (see above) or by a network fault: start afresh.
+            self._local.conn = None
+        return super()._conn()
+
     @property
     def _ttl(self) -> float:
         return float(self.settings.lease_seconds)
@@ -125,7 +141,17 @@ class ClusterStore(PostgresStore):
     def claim(self, game_id: str) -> int | None:
         """Take the game for this process and return the new epoch; None while another
         process that is alive holds an unexpired lease on it."""
+        import psycopg
+
+        try:
+            return self._claim(game_id)
+        except psycopg.errors.LockNotAvailable:
+            return None
+
+    def _claim(self, game_id: str) -> int | None:
         with self._tx() as cur:
+            # A lease row locked by a stalled process: give up for now, ask again later.
+            cur.execute("SET LOCAL lock_timeout = '1s'")
             cur.execute("INSERT INTO leases (game_id, owner, owner_key, epoch, expires) "
                         "VALUES (%s, %s, %s, 1, clock_timestamp() + make_interval(secs => %s)) "
                         "ON CONFLICT (game_id) DO NOTHING RETURNING epoch",
