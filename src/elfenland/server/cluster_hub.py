@@ -220,8 +220,12 @@ class ClusterHub(EventHub):
             if self.games.get(game_id) is not game:
                 return
             self._let_go(game)
-            await self.db(self.store.hand_over, game_id, owner, key)
-        log.info("server %s handed game %s over to %s", self.name, game_id, owner)
+            moved = await self.db(self.store.hand_over, game_id, owner, key)
+        if moved:
+            log.info("server %s handed game %s over to %s", self.name, game_id, owner)
+        else:
+            log.warning("server %s lost game %s (taken over while this process stalled)",
+                        self.name, game_id)
 
     def _let_go(self, game: LiveGame) -> None:
         """Stop serving the game here; its clients reconnect to whoever serves it now."""

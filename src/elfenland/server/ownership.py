@@ -194,8 +194,14 @@ class ClusterStore(PostgresStore):
         """Push this process's leases on ``game_ids`` forward, drop its other leases, and
         return the games it still owns at the epoch it claimed."""
         with self._tx() as cur:
-            cur.execute("DELETE FROM leases WHERE owner = %s AND NOT (game_id = ANY(%s))",
+            # A lease given up keeps its row and epoch (epochs never repeat); a finished
+            # game's is deleted, since nothing writes to that game any more.
+            cur.execute("UPDATE leases SET expires = '-infinity' WHERE owner = %s "
+                        "AND NOT (game_id = ANY(%s)) AND expires > '-infinity'",
                         (self.owner, game_ids))
+            cur.execute("DELETE FROM leases l USING games g WHERE l.game_id = g.id "
+                        "AND l.owner = %s AND g.status = 'finished' "
+                        "AND NOT (l.game_id = ANY(%s))", (self.owner, game_ids))
             cur.execute("UPDATE leases SET expires = clock_timestamp() + "
                         "make_interval(secs => %s) WHERE owner = %s AND game_id = ANY(%s) "
                         "RETURNING game_id, epoch", (self._ttl, self.owner, game_ids))
@@ -205,7 +211,8 @@ class ClusterStore(PostgresStore):
     def release_all(self) -> None:
         self.epochs.clear()
         with self._tx() as cur:
-            cur.execute("DELETE FROM leases WHERE owner = %s", (self.owner,))
+            cur.execute("UPDATE leases SET expires = '-infinity' WHERE owner = %s",
+                        (self.owner,))
 
     def orphans(self, limit: int = 20) -> list[str]:
         """Running games nobody serves: no lease, an expired one, or a dead owner's."""
