@@ -33,7 +33,7 @@ HAPROXY_TEMPLATE = """\
 global
     log stderr format raw local0 {log_level}
     maxconn {maxconn}
-
+{resolvers}
 defaults
     mode http
     log global
@@ -63,23 +63,44 @@ backend games
     http-check expect status 200
     # Checked every {inter} ms; down after 2 failures, up after 2 successes.  Sessions
     # on a process marked down are cut, so its clients reconnect to the new owner.
-    default-server inter {inter} fall 2 rise 2 on-marked-down shutdown-sessions
+    default-server inter {inter} fall 2 rise 2 on-marked-down shutdown-sessions{dns}
 {game_servers}
 
 # Everything else (the lobby list, creating a game, the browser client's files).
 backend any
     balance roundrobin
-{any_servers}
+{any_default}{any_servers}
 """
 
 
+#: For containers: resolve the servers' names through Docker's DNS, and start even while
+#: a server's name does not resolve yet.
+DOCKER_RESOLVERS = """
+resolvers docker
+    nameserver dns 127.0.0.11:53
+    hold valid 1s
+"""
+DOCKER_DNS = " resolvers docker init-addr last,libc,none"
+
+
 def haproxy_config(servers: Sequence[tuple[str, str]], bind: str, inter_ms: int = 500,
-                   log_level: str = "warning", maxconn: int = 8000) -> str:
+                   log_level: str = "warning", maxconn: int = 8000,
+                   docker_dns: bool = False) -> str:
     """The HAProxy configuration for ``servers`` (name, host:port) behind ``bind``."""
     games = "\n".join(f"    server {name} {addr} check" for name, addr in servers)
     anys = "\n".join(f"    server {name} {addr} track games/{name}" for name, addr in servers)
     return HAPROXY_TEMPLATE.format(bind=bind, inter=inter_ms, game_servers=games,
-                                   any_servers=anys, log_level=log_level, maxconn=maxconn)
+                                   any_servers=anys, log_level=log_level, maxconn=maxconn,
+                                   resolvers=DOCKER_RESOLVERS if docker_dns else "",
+                                   dns=DOCKER_DNS if docker_dns else "",
+                                   any_default=f"    default-server{DOCKER_DNS}\n"
+                                   if docker_dns else "")
+
+
+def compose_haproxy_config() -> str:
+    """``deploy/haproxy.cfg``: the three servers of ``deploy/compose.yaml``."""
+    return haproxy_config([(f"server{i}", f"server{i}:8000") for i in (1, 2, 3)], ":8000",
+                          docker_dns=True)
 
 
 def free_port() -> int:
