@@ -4,6 +4,7 @@ PostgreSQL LISTEN/NOTIFY), and /healthz tells HAProxy who is up."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from typing import Any
@@ -50,13 +51,11 @@ def test_lobby_events_reach_a_client_on_another_process(make_cluster: ClusterFac
                 if any(e["game"]["seats"][1]["kind"] == "bot" for e in got) and any(
                         e["type"] == "turn" and e["seat"] == 0 for e in events):
                     break
-                try:
+                with contextlib.suppress(TimeoutError):
                     events.append(json.loads(await asyncio.wait_for(feed.recv(), 0.5)))
-                except TimeoutError:
-                    pass
             return gid, str(hello["server"])
 
-    gid, feed_server = asyncio.run(scenario())
+    gid, _feed_server = asyncio.run(scenario())
     assert owner_of(cluster.db, gid) == "s2", "the game lives on s2, the feed on s1"
     lobby = [e["game"] for e in events if e["type"] == "lobby" and _gid(e) == gid]
     statuses = [g["status"] for g in lobby]

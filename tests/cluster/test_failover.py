@@ -119,7 +119,7 @@ def test_sigterm_drains(make_cluster: ClusterFactory) -> None:
         await asyncio.gather(*tasks)
         return victim, owned, sent
 
-    victim, owned, sent = asyncio.run(scenario())
+    victim, owned, _sent = asyncio.run(scenario())
     proc = cluster.servers[victim]
     proc.wait(15)
     check_games(cluster.db, games)  # nothing lost, no error shown
