@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from elfenland.server.background import free_port
 from elfenland.server.cluster import LocalCluster
-from server import Tally, measure, pct, serve
+from server import Tally, pct, post, serve
 
 DEFAULT_DB = os.environ.get("ELFENLAND_TEST_PG_URL",
                             "postgresql://elf:elf@127.0.0.1:5432/elfenland")
@@ -63,10 +63,76 @@ def fresh_schema(base: str):  # type: ignore[no-untyped-def]
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
+async def _seat(base: str, ws_base: str, http: httpx.AsyncClient, rng: random.Random,
+                tally: Tally, until: float) -> None:
+    """Like bench/server.py's client (seat 0 of game after game), but a dropped socket
+    is reconnected (and counted as an error) instead of ending the run."""
+    while time.monotonic() < until:
+        made = (await post(http, f"{base}/api/games", {
+            "players": 4, "seed": rng.randrange(2**62), "name": "bench",
+            "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3})).json()
+        gid, token = made["game"]["id"], made["token"]
+        await post(http, f"{base}/api/games/{gid}/start", {"token": token})
+        last_seq, sent_seq, sent_at, over = 0, -1, None, False
+        while not over and time.monotonic() < until:
+            url = f"{ws_base}/ws/games/{gid}?token={token}&since={last_seq}"
+            try:
+                async with connect(url, open_timeout=30) as ws:
+                    while time.monotonic() < until:
+                        try:
+                            raw = await asyncio.wait_for(
+                                ws.recv(), max(0.01, until - time.monotonic()))
+                        except TimeoutError:
+                            return
+                        msg = json.loads(raw)
+                        if msg["type"] == "error":
+                            tally.errors += 1
+                            continue
+                        if msg["type"] != "update":
+                            continue
+                        seq = msg["seq"]
+                        if sent_at is not None and seq > sent_seq:
+                            if tally.counting():
+                                tally.latencies.append(time.perf_counter() - sent_at)
+                            sent_at = None
+                        if seq > last_seq:
+                            if tally.counting():
+                                tally.actions += seq - last_seq
+                            last_seq = seq
+                        view = msg["view"]
+                        if view["current_player"] is None:
+                            tally.games_done += 1
+                            over = True
+                            break
+                        if view["current_player"] == 0 and view.get("legal") \
+                                and seq > sent_seq:
+                            sent_seq = seq
+                            action = view["legal"][rng.randrange(len(view["legal"]))]
+                            sent_at = time.perf_counter()
+                            await ws.send(json.dumps({"type": "action", "action": action,
+                                                      "seq": seq}))
+            except Exception:
+                tally.errors += 1
+                sent_seq, sent_at = -1, None
+                await asyncio.sleep(0.2)
+
+
+async def _share(port: int, games: int, seconds: float, seed: int, warm_up: float
+                 ) -> Tally:
+    base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    tally = Tally()
+    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=200)) as http:
+        tally.since = time.monotonic() + warm_up
+        until = tally.since + seconds
+        rng = random.Random(seed)
+        await asyncio.gather(*(_seat(base, ws_base, http, random.Random(rng.random()), tally,
+                                     until) for _ in range(games)))
+    return tally
+
+
 def _client_share(port: int, games: int, seconds: float, level: str, seed: int,
                   warm_up: float) -> Tally:
-    tally, _ = asyncio.run(measure(port, games, seconds, 4, level, seed, warm_up))
-    return tally
+    return asyncio.run(_share(port, games, seconds, seed, warm_up))
 
 
 def load(port: int, games: int, seconds: float, level: str, seed: int, warm_up: float,

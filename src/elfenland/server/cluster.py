@@ -61,6 +61,9 @@ backend games
     hash-type consistent
     option httpchk GET /healthz
     http-check expect status 200
+    # A busy process answers slowly but is alive: cutting its sessions would only pile
+    # its games onto the others.  A dead one refuses at once.
+    timeout check 3s
     # Checked every {inter} ms; down after 2 failures, up after 2 successes.  Sessions
     # on a process marked down are cut, so its clients reconnect to the new owner.
     default-server inter {inter} fall 2 rise 2 on-marked-down shutdown-sessions{dns}
