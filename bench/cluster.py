@@ -172,13 +172,15 @@ async def _reconnecting_seat(base: str, ws_base: str, http: httpx.AsyncClient, s
     state["game"] = gid
     await http.post(f"{base}/api/games/{gid}/start", json={"token": token})
     rng = random.Random(seed)
-    updates: list[float] = []
+    updates: list[tuple[int, float]] = []
     state["updates"] = updates
+    state["connections"] = 0
     since = 0
     while not stop.is_set():
         try:
             async with connect(f"{ws_base}/ws/games/{gid}?token={token}&since={since}",
                                open_timeout=5) as ws:
+                state["connections"] = number = int(state["connections"]) + 1  # type: ignore[call-overload]
                 while not stop.is_set():
                     try:
                         msg = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
@@ -186,7 +188,7 @@ async def _reconnecting_seat(base: str, ws_base: str, http: httpx.AsyncClient, s
                         continue
                     if msg["type"] != "update":
                         continue
-                    updates.append(time.monotonic())
+                    updates.append((number, time.monotonic()))
                     if msg["log"]:
                         since = int(msg["log"][-1]["seq"])
                     view = msg["view"]
@@ -225,7 +227,9 @@ async def _failover_round(cluster: LocalCluster, games: int, seed: int) -> list[
                 counts[o] = counts.get(o, 0) + 1
         victim = max(counts, key=lambda k: counts[k])
         hit = [s for s in states if owners.get(str(s.get("game"))) == victim]
-        before = {id(s): len(s["updates"]) for s in hit}  # type: ignore[arg-type]
+        # The connection each client had when the process died: the failover ends with
+        # the first update on a later one.
+        before = {id(s): int(s["connections"]) for s in hit}  # type: ignore[call-overload]
         killed = time.monotonic()
         cluster.servers[victim].send_signal(signal.SIGKILL)
         cluster.servers[victim].wait(10)
@@ -234,7 +238,7 @@ async def _failover_round(cluster: LocalCluster, games: int, seed: int) -> list[
         await asyncio.gather(*tasks, return_exceptions=True)
     times = []
     for s in hit:
-        after = [t for t in s["updates"][before[id(s)]:] if t > killed]  # type: ignore[index]
+        after = [t for n, t in s["updates"] if n > before[id(s)]]  # type: ignore[attr-defined]
         if after:
             times.append(after[0] - killed)
     missing = len(hit) - len(times)

@@ -45,8 +45,9 @@ defaults
     # A WebSocket may stay quiet for long between turns.
     timeout tunnel 1h
     timeout client-fin 5s
-    # A process that refuses the connection (it is shutting down): try another.
-    option redispatch
+    # A process that refuses the connection (dead, or shutting down): try another one
+    # at once, on every retry (no second wait for the same server).
+    option redispatch 1
     retries 3
 
 frontend elfenland
