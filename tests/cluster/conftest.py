@@ -7,6 +7,7 @@ import os
 import secrets
 import shutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -50,7 +51,7 @@ ClusterFactory = Callable[..., LocalCluster]
 
 
 @pytest.fixture
-def make_cluster(pg_url: str) -> Iterator[ClusterFactory]:
+def make_cluster(pg_url: str, tmp_path: Path) -> Iterator[ClusterFactory]:
     """``make_cluster(processes=3, bot_delay=0.0, lease_seconds=3.0)``: started."""
     made: list[LocalCluster] = []
 
@@ -58,6 +59,7 @@ def make_cluster(pg_url: str) -> Iterator[ClusterFactory]:
              drain_seconds: float = 5.0) -> LocalCluster:
         cluster = LocalCluster(
             pg_url, processes, haproxy=HAPROXY, inter_ms=300,
+            log_dir=tmp_path / f"cluster{len(made)}",
             serve_args=["--bot-delay", str(bot_delay), "--lease-seconds", str(lease_seconds),
                         "--drain-seconds", str(drain_seconds), "--rate", "1000",
                         "--games-per-host", "1000", "--absent-after", "0",

@@ -135,7 +135,10 @@ async def play(ws_base: str, seat: Seat, deadline: float = 150.0) -> Seat:
             del exc
         seat.reconnects += 1
         await asyncio.sleep(0.1)
-    raise AssertionError(f"seat {seat.seat} of {seat.game} did not finish")
+    last = [m.get("code") or m["type"] for m in seat.messages[-5:]]
+    raise AssertionError(f"seat {seat.seat} of {seat.game} did not finish: at seq {seat.seq}, "
+                         f"{seat.reconnects} reconnects, closes {seat.close_codes[-8:]}, "
+                         f"last messages {last}")
 
 
 async def play_all(ws_base: str, games: list[Game]) -> None:

@@ -148,6 +148,7 @@ class LocalCluster:
         self.env = {**os.environ, **(env or {})}
         self._tmp = tempfile.TemporaryDirectory(prefix="elfenland-cluster-")
         self.log_dir = log_dir or Path(self._tmp.name)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
         self.names = [f"s{i + 1}" for i in range(processes)]
         self.ports = {name: free_port() for name in self.names}
         self.servers: dict[str, subprocess.Popen[bytes]] = {}
