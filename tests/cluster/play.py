@@ -98,7 +98,7 @@ def new_game(base: str, game: str, seed: int) -> Game:
                 [Seat(gid, 0, body["token"]), Seat(gid, 1, joined.json()["token"])])
 
 
-async def play(ws_base: str, seat: Seat, deadline: float = 150.0) -> Seat:
+async def play(ws_base: str, seat: Seat, deadline: float = 300.0) -> Seat:
     """Play the seat to the end of the game, reconnecting (with the last log seq it has)
     whenever the socket closes."""
     until = time.monotonic() + deadline

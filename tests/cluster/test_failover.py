@@ -22,6 +22,8 @@ pytestmark = pytest.mark.cluster
 
 
 def _games(cluster: LocalCluster, n: int = 6) -> list[Game]:
+    # King of the Elves games are long (about 700 actions against 210): they keep the
+    # process busy while it is killed or stopped.
     return [new_game(cluster.url, "elfenland" if i % 2 == 0 else "king-of-the-elves",
                      300 + i) for i in range(n)]
 
@@ -50,7 +52,7 @@ def _acked(games: list[Game]) -> dict[str, int]:
 
 
 def test_sigkill_of_an_owner(make_cluster: ClusterFactory) -> None:
-    cluster = make_cluster(3, bot_delay=0.05)
+    cluster = make_cluster(3, bot_delay=0.02)
     games = _games(cluster)
 
     async def scenario() -> tuple[str, list[Game], dict[str, int]]:
@@ -76,7 +78,7 @@ def test_sigkill_of_an_owner(make_cluster: ClusterFactory) -> None:
 
 def test_sigstop_of_an_owner_never_gives_a_game_two_writers(
         make_cluster: ClusterFactory) -> None:
-    cluster = make_cluster(3, bot_delay=0.1, lease_seconds=3.0)
+    cluster = make_cluster(3, bot_delay=0.05, lease_seconds=3.0)
     games = _games(cluster)
 
     async def scenario() -> tuple[str, list[Game]]:
@@ -107,7 +109,7 @@ def test_sigstop_of_an_owner_never_gives_a_game_two_writers(
 
 
 def test_sigterm_drains(make_cluster: ClusterFactory) -> None:
-    cluster = make_cluster(3, bot_delay=0.05)
+    cluster = make_cluster(3, bot_delay=0.02)
     games = _games(cluster)
 
     async def scenario() -> tuple[str, list[Game], float]:
