@@ -15,6 +15,8 @@ from importlib import import_module
 #: ``run(args) -> int``.
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("elfenland.server.main", "run the game server (lobby, live play, browser UI)"),
+    "cluster": ("elfenland.server.cluster",
+                "run several server processes and HAProxy in front (PostgreSQL)"),
     "play": ("elfenland.terminal", "play a whole game between bots in the terminal"),
     "tournament": ("elfenland.bots.tournament", "play many seeded bot games and rate the bots"),
 }

@@ -20,13 +20,15 @@ from starlette.websockets import WebSocketDisconnect
 
 from .. import __version__
 from ..web import STATIC_DIR
+from .cluster_hub import RECONNECT, make_hub, make_store
 from .config import ServerConfig
 from .errors import ServerError
 from .hints import RouteHint
 from .hub import Connection, Hub, LiveGame, build_state
 from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat
+from .ops import add_ops_routes
 from .ratelimit import TokenBucket
-from .store import Store, open_store
+from .store import Store
 from .tokens import token_matches
 
 Scope = MutableMapping[str, Any]
@@ -82,7 +84,7 @@ def _error(exc: ServerError) -> JSONResponse:
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
     config = config or ServerConfig()
-    hub = Hub(store or open_store(config.db), config)
+    hub = make_hub(store or make_store(config), config)
     limits = config.limits
 
     @asynccontextmanager
@@ -191,9 +193,15 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.websocket("/ws/games/{game_id}")
     async def play(ws: WebSocket, game_id: str) -> None:
         await ws.accept()
+        if hub.draining:
+            await ws.close(code=RECONNECT)
+            return
         try:
             game = await hub.get(game_id)
         except ServerError as exc:
+            if exc.code == "unavailable":  # served elsewhere now, or shutting down
+                await ws.close(code=RECONNECT)
+                return
             await ws.send_text(json.dumps(exc.to_json()))
             await ws.close(code=4404)
             return
@@ -234,6 +242,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                 except (TimeoutError, asyncio.CancelledError, Exception):
                     writer.cancel()
 
+    add_ops_routes(app, hub)
     if STATIC_DIR.is_dir():
         app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="web")
     app.add_middleware(BodyLimit, limit=limits.max_message)
@@ -247,7 +256,7 @@ async def _write(ws: WebSocket, conn: Connection) -> None:
             if text is None:
                 break
             await ws.send_text(text)
-        await ws.close(code=1008 if conn.dropped else 1000)
+        await ws.close(code=conn.close_code or (1008 if conn.dropped else 1000))
     except Exception:  # the client went away; the reader notices too
         conn.dropped = True
 

@@ -25,6 +25,20 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class ClusterSettings:
+    """Several server processes over one PostgreSQL (docs/deploy.md)."""
+
+    #: Seconds a process's claim on a game lasts without being renewed: how long a stalled
+    #: (not dead) process's games wait before another process may take them over.
+    lease_seconds: float = 10.0
+    #: Seconds a process waits for another one to hand a game over before it answers
+    #: ``unavailable``.
+    claim_wait: float = 15.0
+    #: A name for this process in logs and in the store's lease rows (default: host:pid).
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     #: ``sqlite:///path``, a bare path, ``postgresql://…``; None: the user data directory.
     db: str | None = None
@@ -35,3 +49,7 @@ class ServerConfig:
     #: Threads that run bots' thinking.
     bot_threads: int = 2
     limits: Limits = field(default_factory=Limits)
+    #: Set: this process is one of several over the same PostgreSQL store.
+    cluster: ClusterSettings | None = None
+    #: Seconds SIGTERM waits for in-flight actions and queued messages before closing.
+    drain_seconds: float = 5.0

@@ -23,6 +23,7 @@ HTTP_STATUS: dict[str, int] = {
     "rate-limited": 429,
     "too-many-games": 429,
     "internal": 500,
+    "unavailable": 503,
 }
 
 

@@ -76,6 +76,8 @@ class Connection:
     #: The highest log ``seq`` this connection has been sent.
     log_seq: int = 0
     dropped: bool = False
+    #: The close code the writer uses once the queue is sent (``close``).
+    close_code: int | None = None
 
     def send(self, text: str) -> None:
         if self.dropped:
@@ -91,6 +93,17 @@ class Connection:
         while not self.queue.empty():
             self.queue.get_nowait()
         self.queue.put_nowait(None)
+
+    def close(self, code: int) -> None:
+        """Send what is queued, then close the socket with ``code`` (1012: reconnect)."""
+        if self.dropped:
+            return
+        self.dropped = True
+        self.close_code = code
+        try:
+            self.queue.put_nowait(None)
+        except asyncio.QueueFull:
+            self.drop()
 
 
 @dataclass(eq=False)

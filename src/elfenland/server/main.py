@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .config import Limits, ServerConfig
+from .config import ClusterSettings, Limits, ServerConfig
+from .logs import env_defaults
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,24 +27,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds without a connection after which another player may "
                              "hand a seat to a bot")
     parser.add_argument("--log-level", default="info")
+    parser.add_argument("--log-format", choices=("text", "json"), default="text",
+                        help="json: one JSON object per log line")
+    parser.add_argument("--cluster", action="store_true",
+                        help="one of several processes over the same PostgreSQL --db "
+                             "(docs/deploy.md)")
+    parser.add_argument("--name", default=None,
+                        help="this process's name in logs and leases (default host:pid)")
+    parser.add_argument("--lease-seconds", type=float, default=ClusterSettings.lease_seconds,
+                        help="with --cluster: how long a stalled process keeps its games")
+    parser.add_argument("--drain-seconds", type=float, default=ServerConfig.drain_seconds,
+                        help="on SIGTERM, how long to wait for actions in flight")
+    # Last, so that every option above can come from ELFENLAND_<OPTION> too.
+    env_defaults(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from .app import create_app
     from .background import uvicorn_config
+    from .drain import DrainingServer
+    from .logs import configure as configure_logging
     from .store import default_db_path, redact
 
     limits = Limits(games_per_host=args.games_per_host, messages_per_second=args.rate,
                     burst=max(Limits.burst, int(args.rate * 2)),
                     absent_after=args.absent_after)
+    cluster = (ClusterSettings(lease_seconds=args.lease_seconds, name=args.name)
+               if args.cluster else None)
     config = ServerConfig(db=args.db, bot_delay=args.bot_delay,
-                          bot_time_limit=args.bot_time_limit, limits=limits)
+                          bot_time_limit=args.bot_time_limit, limits=limits, cluster=cluster,
+                          drain_seconds=args.drain_seconds)
     app = create_app(config)
     where = redact(args.db) if args.db else f"sqlite:///{default_db_path()}"
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     print(f"Elfenland server: open http://{shown}:{args.port}/  (games stored in {where})",
           flush=True)
-    uvicorn.Server(uvicorn_config(app, args.host, args.port, config, args.log_level)).run()
+    settings = uvicorn_config(app, args.host, args.port, config, args.log_level)
+    settings.timeout_graceful_shutdown = max(1, int(args.drain_seconds))
+    if args.log_format == "json":
+        configure_logging(args.log_format, args.log_level)
+    DrainingServer(settings, app.state.hub, args.drain_seconds).run()
     return 0

@@ -150,11 +150,18 @@ class Store(ABC):
                    status: Status | None = None) -> None:
         """Replace a game's seats (and optionally its status) in one transaction."""
         with self._tx() as cur:
+            self._guard(cur, game_id, None)
             cur.execute(self._q("DELETE FROM seats WHERE game_id = ?"), (game_id,))
             self._write_seats(cur, game_id, seats)
             if status is not None:
                 cur.execute(self._q("UPDATE games SET status = ? WHERE id = ?"),
                             (status, game_id))
+
+    def _guard(self, cur: Any, game_id: str, seq: int | None) -> None:
+        """Runs first in every transaction that changes a game (``seq``: the action being
+        appended, None for seats); a store shared by several processes checks there that
+        this one still owns the game (``ownership.ClusterStore``)."""
+        return None
 
     def _write_seats(self, cur: Any, game_id: str, seats: tuple[SeatRecord, ...]) -> None:
         for s in seats:
@@ -169,6 +176,7 @@ class Store(ABC):
         when that row exists already (the caller's idea of the game is stale)."""
         try:
             with self._tx() as cur:
+                self._guard(cur, game_id, seq)
                 cur.execute(self._q("INSERT INTO actions (game_id, seq, player, action) "
                                     "VALUES (?,?,?,?)"), (game_id, seq, player, action))
                 cur.execute(

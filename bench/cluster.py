@@ -1,0 +1,310 @@
+"""Several server processes behind HAProxy against one process, side by side in one run,
+and the time a game takes to come back when the process serving it is killed.
+
+Throughput: for each N, first one ``elfenland serve`` process on PostgreSQL (today's
+set-up), then ``--processes`` cluster processes behind HAProxy on the same PostgreSQL,
+each loaded with N concurrent 4-player Elfenland games exactly as ``bench/server.py``
+does (seat 0 a WebSocket client playing at once, three server bots after
+``--bot-delay``); the clients run in ``--clients`` processes of their own.  Prints the
+actions per second applied and the action -> update latency (median, p99).
+
+Failover: ``--failover-games`` games with a reconnecting client each run on the cluster;
+then the process owning the most of them is killed with SIGKILL, and for every client of
+those games the time from the kill to the first update after its reconnect is taken.
+Repeated ``--failover-rounds`` times (the killed process is started again in between).
+
+    python bench/cluster.py                              # N = 300 and 1000
+    python bench/cluster.py --games 300 --seconds 20 --failover-rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import secrets
+import signal
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+from websockets.asyncio.client import connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from elfenland.server.background import free_port
+from elfenland.server.cluster import LocalCluster
+from server import Tally, pct, post, serve
+
+DEFAULT_DB = os.environ.get("ELFENLAND_TEST_PG_URL",
+                            "postgresql://elf:elf@127.0.0.1:5432/elfenland")
+
+
+@contextlib.contextmanager
+def fresh_schema(base: str):  # type: ignore[no-untyped-def]
+    """A PostgreSQL schema of its own for one measurement, dropped afterwards."""
+    import psycopg
+
+    schema = f"bench_{secrets.token_hex(5)}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+async def _seat(base: str, ws_base: str, http: httpx.AsyncClient, rng: random.Random,
+                tally: Tally, until: float) -> None:
+    """Like bench/server.py's client (seat 0 of game after game), but a dropped socket
+    is reconnected (and counted as an error) instead of ending the run."""
+    while time.monotonic() < until:
+        made = (await post(http, f"{base}/api/games", {
+            "players": 4, "seed": rng.randrange(2**62), "name": "bench",
+            "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3})).json()
+        gid, token = made["game"]["id"], made["token"]
+        await post(http, f"{base}/api/games/{gid}/start", {"token": token})
+        last_seq, sent_seq, sent_at, over = 0, -1, None, False
+        while not over and time.monotonic() < until:
+            url = f"{ws_base}/ws/games/{gid}?token={token}&since={last_seq}"
+            try:
+                async with connect(url, open_timeout=30) as ws:
+                    while time.monotonic() < until:
+                        try:
+                            raw = await asyncio.wait_for(
+                                ws.recv(), max(0.01, until - time.monotonic()))
+                        except TimeoutError:
+                            return
+                        msg = json.loads(raw)
+                        if msg["type"] == "error":
+                            tally.errors += 1
+                            continue
+                        if msg["type"] != "update":
+                            continue
+                        seq = msg["seq"]
+                        if sent_at is not None and seq > sent_seq:
+                            if tally.counting():
+                                tally.latencies.append(time.perf_counter() - sent_at)
+                            sent_at = None
+                        if seq > last_seq:
+                            if tally.counting():
+                                tally.actions += seq - last_seq
+                            last_seq = seq
+                        view = msg["view"]
+                        if view["current_player"] is None:
+                            tally.games_done += 1
+                            over = True
+                            break
+                        if view["current_player"] == 0 and view.get("legal") \
+                                and seq > sent_seq:
+                            sent_seq = seq
+                            action = view["legal"][rng.randrange(len(view["legal"]))]
+                            sent_at = time.perf_counter()
+                            await ws.send(json.dumps({"type": "action", "action": action,
+                                                      "seq": seq}))
+            except Exception:
+                tally.errors += 1
+                sent_seq, sent_at = -1, None
+                await asyncio.sleep(0.2)
+
+
+async def _share(port: int, games: int, seconds: float, seed: int, warm_up: float
+                 ) -> Tally:
+    base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    tally = Tally()
+    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=200)) as http:
+        tally.since = time.monotonic() + warm_up
+        until = tally.since + seconds
+        rng = random.Random(seed)
+        await asyncio.gather(*(_seat(base, ws_base, http, random.Random(rng.random()), tally,
+                                     until) for _ in range(games)))
+    return tally
+
+
+def _client_share(port: int, games: int, seconds: float, level: str, seed: int,
+                  warm_up: float) -> Tally:
+    return asyncio.run(_share(port, games, seconds, seed, warm_up))
+
+
+def load(port: int, games: int, seconds: float, level: str, seed: int, warm_up: float,
+         clients: int) -> tuple[Tally, float]:
+    """Run N games' clients split over ``clients`` processes; the merged tally."""
+    shares = [games // clients + (1 if i < games % clients else 0) for i in range(clients)]
+    with ProcessPoolExecutor(clients) as pool:
+        futures = [pool.submit(_client_share, port, n, seconds, level, seed * 100 + i,
+                               warm_up) for i, n in enumerate(shares) if n]
+        parts = [f.result() for f in futures]
+    total = Tally()
+    for t in parts:
+        total.latencies += t.latencies
+        total.actions += t.actions
+        total.games_done += t.games_done
+        total.errors += t.errors
+    return total, seconds
+
+
+def row(label: str, n: int, tally: Tally, elapsed: float) -> str:
+    lat = tally.latencies
+    med = statistics.median(lat) * 1000 if lat else float("nan")
+    return (f"{label:<14} {n:>6} {tally.actions / elapsed:>10.1f} {med:>11.1f} ms "
+            f"{pct(lat, 0.99) * 1000:>8.1f} ms {len(lat):>8} {tally.games_done:>8} "
+            f"{tally.errors:>6}")
+
+
+# -- failover -----------------------------------------------------------------------
+async def _reconnecting_seat(base: str, ws_base: str, http: httpx.AsyncClient, seed: int,
+                             state: dict[str, object], stop: asyncio.Event) -> None:
+    """One game: seat 0 played through the load balancer, reconnecting on any close;
+    ``state`` gets the game id, each update's arrival time and the reconnects."""
+    made = (await http.post(f"{base}/api/games", json={
+        "players": 4, "seed": seed, "name": "bench",
+        "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3})).json()
+    gid, token = made["game"]["id"], made["token"]
+    state["game"] = gid
+    await http.post(f"{base}/api/games/{gid}/start", json={"token": token})
+    rng = random.Random(seed)
+    updates: list[tuple[int, float]] = []
+    state["updates"] = updates
+    state["connections"] = 0
+    since = 0
+    while not stop.is_set():
+        try:
+            async with connect(f"{ws_base}/ws/games/{gid}?token={token}&since={since}",
+                               open_timeout=5) as ws:
+                state["connections"] = number = int(state["connections"]) + 1  # type: ignore[call-overload]
+                while not stop.is_set():
+                    try:
+                        msg = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
+                    except TimeoutError:
+                        continue
+                    if msg["type"] != "update":
+                        continue
+                    updates.append((number, time.monotonic()))
+                    if msg["log"]:
+                        since = int(msg["log"][-1]["seq"])
+                    view = msg["view"]
+                    if view["current_player"] is None:
+                        return
+                    if view["current_player"] == 0 and view.get("legal"):
+                        action = view["legal"][rng.randrange(len(view["legal"]))]
+                        await ws.send(json.dumps({"type": "action", "action": action,
+                                                  "seq": msg["seq"]}))
+        except Exception:
+            await asyncio.sleep(0.05)
+
+
+def _owner(db: str, gid: str) -> str | None:
+    import psycopg
+
+    with psycopg.connect(db) as conn:
+        r = conn.execute("SELECT owner FROM leases WHERE game_id = %s AND "
+                         "expires > clock_timestamp()", (gid,)).fetchone()
+    return None if r is None else str(r[0]).split("/")[0]
+
+
+async def _failover_round(cluster: LocalCluster, games: int, seed: int) -> list[float]:
+    stop = asyncio.Event()
+    states: list[dict[str, object]] = [{} for _ in range(games)]
+    async with httpx.AsyncClient(timeout=60) as http:
+        tasks = [asyncio.create_task(_reconnecting_seat(cluster.url, cluster.ws_url, http,
+                                                        seed + i, states[i], stop))
+                 for i in range(games)]
+        await asyncio.sleep(6)  # under way
+        owners = {str(s["game"]): _owner(cluster.db, str(s["game"])) for s in states
+                  if "game" in s}
+        counts: dict[str, int] = {}
+        for o in owners.values():
+            if o:
+                counts[o] = counts.get(o, 0) + 1
+        victim = max(counts, key=lambda k: counts[k])
+        hit = [s for s in states if owners.get(str(s.get("game"))) == victim]
+        # The connection each client had when the process died: the failover ends with
+        # the first update on a later one.
+        before = {id(s): int(s["connections"]) for s in hit}  # type: ignore[call-overload]
+        killed = time.monotonic()
+        cluster.servers[victim].send_signal(signal.SIGKILL)
+        cluster.servers[victim].wait(10)
+        await asyncio.sleep(15)
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    times = []
+    for s in hit:
+        after = [t for n, t in s["updates"] if n > before[id(s)]]  # type: ignore[attr-defined]
+        if after:
+            times.append(after[0] - killed)
+    missing = len(hit) - len(times)
+    print(f"  round: killed {victim} owning {len(hit)} of {games} games; "
+          f"{missing} got no update within 15 s", flush=True)
+    cluster.restart(victim)
+    cluster.wait_up()
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, nargs="*", default=[300, 1000])
+    parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--warm-up", type=float, default=10.0)
+    parser.add_argument("--bot-delay", type=float, default=0.5)
+    parser.add_argument("--clients", type=int, default=2, help="client processes")
+    parser.add_argument("--db", default=DEFAULT_DB, help="PostgreSQL base URL")
+    parser.add_argument("--failover-games", type=int, default=60)
+    parser.add_argument("--failover-rounds", type=int, default=3)
+    parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    serve_args = ["--bot-delay", str(args.bot_delay), "--games-per-host", "100000",
+                  "--rate", "1000", "--log-level", "warning"]
+    if not args.skip_throughput:
+        print(f"4-player Elfenland, seat 0 a socket client, 3 server bots (random, delay "
+              f"{args.bot_delay} s), {args.warm_up:g} s warm-up then {args.seconds:g} s "
+              f"measured, PostgreSQL, {args.clients} client processes, {os.cpu_count()} "
+              "cores", flush=True)
+        print(f"{'set-up':<14} {'games':>6} {'actions/s':>10} {'median':>14} {'p99':>11} "
+              f"{'samples':>8} {'finished':>8} {'errors':>6}", flush=True)
+        for n in args.games:
+            with fresh_schema(args.db) as db:
+                port = free_port()
+                proc = serve(port, db, args.bot_delay)
+                try:
+                    tally, elapsed = load(port, n, args.seconds, "random", args.seed,
+                                          args.warm_up, args.clients)
+                finally:
+                    proc.terminate()
+                    proc.wait(30)
+                print(row("1 process", n, tally, elapsed), flush=True)
+            with fresh_schema(args.db) as db, \
+                    LocalCluster(db, args.processes, serve_args=serve_args) as cluster:
+                tally, elapsed = load(cluster.port, n, args.seconds, "random", args.seed,
+                                      args.warm_up, args.clients)
+                print(row(f"{args.processes} + HAProxy", n, tally, elapsed), flush=True)
+    if args.failover_rounds:
+        print(f"failover: {args.failover_games} games, SIGKILL of the busiest process, "
+              "time to the first update after the reconnect", flush=True)
+        times: list[float] = []
+        with fresh_schema(args.db) as db, \
+                LocalCluster(db, args.processes,
+                             serve_args=[*serve_args, "--lease-seconds", "10"]) as cluster:
+            for r in range(args.failover_rounds):
+                times += asyncio.run(_failover_round(cluster, args.failover_games,
+                                                     args.seed * 1000 + r * 100))
+        if times:
+            print(f"failover: {len(times)} clients, median {statistics.median(times):.2f} s, "
+                  f"worst {max(times):.2f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,336 @@
+"""The hub as one of several processes over one PostgreSQL store (and, for one process,
+the same events in memory).
+
+``EventHub`` tells the event bus about every lobby change and whose turn it is, so that
+lobby feeds (``/ws/lobby``) on any process see them.  ``ClusterHub`` serves a game only
+while it owns it (``ownership.py``): the first request for a game claims it — asking the
+process that holds it to hand it over if need be — and replays it from the store; a game
+this process loses (handed over, taken over after a stall) is let go, and its sockets are
+closed with code 1012 so that clients reconnect through the load balancer to the new
+owner.  Running games nobody owns (their process died) are adopted in the lease loop, so
+their bots play on even with no client asking for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from ..games.registry import GAMES, new_game
+from .config import ClusterSettings, ServerConfig
+from .errors import ServerError
+from .events import Event, EventBus, PostgresEventBus
+from .hub import GAME_ID, Hub, LiveGame, build_state
+from .lobby import CreateGame
+from .ownership import ClusterStore
+from .store import Store, open_store
+
+log = logging.getLogger("elfenland.server.cluster")
+
+#: WebSocket close code asking the client to reconnect (through the load balancer).
+RECONNECT = 1012
+
+
+def warm_up_engines() -> None:
+    """Build each engine's action tables on this thread, before any worker thread runs.
+
+    The engines build their canonical action tables lazily on first use (``@cache``);
+    two threads doing that at once (a game being replayed while a bot thinks, as when a
+    fresh process takes over several games) can each build a table, after which the
+    actions parsed from text are not the very objects the legal-move lists hold, and
+    every move of some kinds is refused as illegal.  Building them once here, before
+    serving, avoids that race."""
+    for info in GAMES.values():
+        state = new_game(game=info.name, players=max(info.min_players, 2), seed=0)
+        state.view(0)
+        for action in state.legal_actions():
+            state.parse_action(str(action))
+
+
+class EventHub(Hub):
+    """A hub that publishes lobby changes and turns on an event bus."""
+
+    events: EventBus
+    draining = False
+
+    def __init__(self, store: Store, config: ServerConfig) -> None:
+        super().__init__(store, config)
+        self.events = EventBus()
+
+    @property
+    def name(self) -> str:
+        return "single"
+
+    async def create(self, req: CreateGame, host: str) -> tuple[LiveGame, int | None, str | None]:
+        game, seat, token = await super().create(req, host)
+        self.events.publish({"type": "lobby", "game": game.summary()})
+        return game, seat, token
+
+    def _broadcast_lobby(self, game: LiveGame) -> None:
+        super()._broadcast_lobby(game)
+        self.events.publish({"type": "lobby", "game": game.summary()})
+
+    def _broadcast_update(self, game: LiveGame) -> None:
+        super()._broadcast_update(game)
+        if game.record.status != "running" or game.state.is_terminal():
+            return
+        seat = game.state.current_player()
+        if 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "human":
+            self.events.publish({"type": "turn", "game": game.id, "seq": game.seq,
+                                 "seat": seat})
+
+    async def startup(self) -> None:
+        warm_up_engines()
+        await self.events.start()
+        await super().startup()
+
+    async def shutdown(self) -> None:
+        await self.events.stop()
+        await super().shutdown()
+
+    async def release_all(self) -> None:
+        """Give up every game (a draining process): nothing to do with one process."""
+
+    def stop_background(self) -> None:
+        """Stop taking on games (a draining process)."""
+
+
+class ClusterHub(EventHub):
+    store: ClusterStore
+
+    def __init__(self, store: ClusterStore, config: ServerConfig) -> None:
+        super().__init__(store, config)
+        assert config.cluster is not None
+        self.settings: ClusterSettings = config.cluster
+        self.events = PostgresEventBus(store, self.db)
+        self._claiming: dict[str, asyncio.Lock] = {}
+        self._lease_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def name(self) -> str:
+        return self.store.owner
+
+    # -- start and stop --------------------------------------------------------------
+    async def startup(self) -> None:
+        # Unlike one process, this one does not load every unfinished game: the lease
+        # loop adopts those no process serves.
+        warm_up_engines()
+        await self.events.start()
+        self.events.subscribe(self._on_event)
+        self._lease_task = asyncio.create_task(self._lease_loop())
+        log.info("server %s up", self.name)
+
+    def stop_background(self) -> None:
+        if self._lease_task is not None:
+            self._lease_task.cancel()
+
+    async def release_all(self) -> None:
+        await self.db(self.store.release_all)
+
+    async def shutdown(self) -> None:
+        self.stop_background()
+        for task in list(self._tasks):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await self.release_all()
+        await super().shutdown()
+
+    # -- owning games ----------------------------------------------------------------
+    async def get(self, game_id: str, keep: bool = True) -> LiveGame:
+        game = self.games.get(game_id)
+        if game is not None:
+            return game
+        if not GAME_ID.match(game_id):
+            raise ServerError("not-found", f"no game {game_id!r}")
+        if not keep:
+            # Looking only (a summary, a replay, a hint): the store's state, unowned.
+            return await self._load(game_id)
+        return await self._take(game_id, wait=True)
+
+    async def create(self, req: CreateGame, host: str) -> tuple[LiveGame, int | None, str | None]:
+        game, seat, token = await super().create(req, host)
+        # Stored, not kept: the process the load balancer sends the game's requests to
+        # claims it on the first one.
+        self.games.pop(game.id, None)
+        return game, seat, token
+
+    async def _load(self, game_id: str) -> LiveGame:
+        record = await self.db(self.store.load_game, game_id)
+        if record is None:
+            raise ServerError("not-found", f"no game {game_id!r}")
+        actions = await self.db(self.store.actions, game_id)
+        state = await self.cpu(build_state, record, actions)
+        game = LiveGame(record, state)
+        now = time.monotonic()
+        game.left_at = {s.seat: now for s in record.seats}
+        return game
+
+    async def _take(self, game_id: str, wait: bool) -> LiveGame:
+        """Claim the game (asking its owner to hand it over if ``wait``), then replay it
+        from the store; its bots play on here."""
+        lock = self._claiming.setdefault(game_id, asyncio.Lock())
+        try:
+            async with lock:
+                game = self.games.get(game_id)
+                if game is not None:
+                    return game
+                if self.draining:
+                    raise ServerError("unavailable", "this server is shutting down; reconnect")
+                record = await self.db(self.store.load_game, game_id)
+                if record is None:
+                    raise ServerError("not-found", f"no game {game_id!r}")
+                if record.status != "finished":
+                    epoch = await self._claim(game_id, wait)
+                    if epoch is None:
+                        raise ServerError("unavailable", f"game {game_id} is served elsewhere")
+                game = await self._load(game_id)
+                self.games[game_id] = game
+                if record.status != "finished":
+                    log.info("server %s serves game %s at seq %d", self.name, game_id, game.seq)
+                if record.status == "running":
+                    self._kick(game)
+                return game
+        finally:
+            if not lock.locked():
+                self._claiming.pop(game_id, None)
+
+    async def _claim(self, game_id: str, wait: bool) -> int | None:
+        deadline = time.monotonic() + self.settings.claim_wait
+        asked = 0.0
+        while True:
+            epoch = await self.db(self.store.claim, game_id)
+            if epoch is not None or not wait:
+                return epoch
+            now = time.monotonic()
+            if now > deadline:
+                raise ServerError("unavailable",
+                                  f"game {game_id} is still held by another server; try again")
+            if now - asked > 1.0:
+                asked = now
+                self.events.publish({"type": "release", "game": game_id,
+                                     "to": self.store.owner, "key": self.store.owner_key})
+            await asyncio.sleep(0.05)
+
+    def _on_event(self, event: Event) -> None:
+        if event.get("type") != "release" or event.get("to") == self.store.owner:
+            return
+        game_id = event.get("game")
+        if not isinstance(game_id, str) or game_id in self._claiming:
+            return
+        if game_id not in self.games and game_id not in self.store.epochs:
+            return
+        task = asyncio.create_task(self._hand_over(game_id, str(event["to"]),
+                                                   int(event["key"])))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _hand_over(self, game_id: str, owner: str, key: int) -> None:
+        """Another process was asked for this game (the load balancer sends its clients
+        there now): finish what is in flight, then give it the lease and our clients."""
+        game = self.games.get(game_id)
+        if game is None:
+            await self.db(self.store.hand_over, game_id, owner, key)
+            return
+        async with game.lock:
+            if self.games.get(game_id) is not game:
+                return
+            self._let_go(game)
+            moved = await self.db(self.store.hand_over, game_id, owner, key)
+        if moved:
+            log.info("server %s handed game %s over to %s", self.name, game_id, owner)
+        else:
+            log.warning("server %s lost game %s (taken over while this process stalled)",
+                        self.name, game_id)
+
+    def _let_go(self, game: LiveGame) -> None:
+        """Stop serving the game here; its clients reconnect to whoever serves it now."""
+        if self.games.get(game.id) is game:
+            del self.games[game.id]
+        self.store.epochs.pop(game.id, None)
+        if game.bot_task is not None and game.bot_task is not asyncio.current_task():
+            game.bot_task.cancel()
+        for conn in list(game.connections):
+            conn.close(RECONNECT)
+
+    def _forget_if_idle(self, game: LiveGame) -> None:
+        super()._forget_if_idle(game)
+        if game.id not in self.games:
+            self.store.epochs.pop(game.id, None)
+
+    async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
+        if self.games.get(game.id) is not game:
+            self._let_go(game)
+            raise ServerError("unavailable", "the game moved to another server; reconnect")
+        try:
+            await super()._apply(game, player, action)
+        except ServerError as exc:
+            if exc.code == "internal" and game.id in self.store.lost:
+                # Taken over while this process stalled: nothing was stored; let go.
+                log.warning("server %s lost game %s to another server", self.name, game.id)
+                self._let_go(game)
+                raise ServerError("unavailable",
+                                  "the game moved to another server; reconnect") from None
+            raise
+
+    async def _save_seats(self, game: LiveGame, seats: Any, status: Any = None) -> None:
+        if self.games.get(game.id) is not game:
+            raise ServerError("unavailable", "the game moved to another server; try again")
+        try:
+            await super()._save_seats(game, seats, status)
+        except ServerError:
+            raise
+        except Exception:
+            if game.id in self.store.lost:
+                self._let_go(game)
+                raise ServerError("unavailable",
+                                  "the game moved to another server; try again") from None
+            raise
+
+    # -- the lease loop --------------------------------------------------------------
+    async def _lease_loop(self) -> None:
+        every = max(0.2, self.settings.lease_seconds / 3)
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self._renew()
+                if not self.draining:
+                    for game_id in await self.db(self.store.orphans, 20):
+                        with contextlib.suppress(ServerError):
+                            await self._take(game_id, wait=False)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("server %s: lease upkeep failed", self.name)
+
+    async def _renew(self) -> None:
+        claimed = list(self.store.epochs)
+        kept = await self.db(self.store.renew, claimed + list(self._claiming))
+        for game_id in claimed:
+            if game_id in kept or game_id in self._claiming:
+                continue
+            game = self.games.get(game_id)
+            if game is not None and game_id in self.store.epochs:
+                log.warning("server %s lost game %s (lease taken over)", self.name, game_id)
+                async with game.lock:
+                    self._let_go(game)
+
+
+def make_store(config: ServerConfig) -> Store:
+    if config.cluster is None:
+        return open_store(config.db)
+    if not config.db or not config.db.startswith(("postgresql://", "postgres://")):
+        raise ValueError("several server processes share a PostgreSQL store: "
+                         "give --db postgresql://…")
+    return ClusterStore(config.db, config.cluster)
+
+
+def make_hub(store: Store, config: ServerConfig) -> EventHub:
+    if config.cluster is not None:
+        if not isinstance(store, ClusterStore):
+            raise ValueError("a cluster process needs a ClusterStore")
+        return ClusterHub(store, config)
+    return EventHub(store, config)

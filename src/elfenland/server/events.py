@@ -1,0 +1,146 @@
+"""Events that clients of every server process may need: lobby changes (a game created,
+a seat taken, handed to a bot or taken back, a start, an end, a player connecting),
+whose turn it is, and the processes' own requests to hand a game over.
+
+With one process they are handed round in memory.  With several they travel through
+PostgreSQL's LISTEN/NOTIFY: the store is already there (no second service to run and
+watch), a notification is delivered only once its transaction commits and in the order
+it was sent, and it comfortably carries a few thousand small messages a second — more
+than the lobby of a few thousand live games produces.  Redis pub/sub would add a
+service without adding anything these events need (they are hints to refresh; the
+store stays the truth, so a missed event costs a refresh, never a game).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .ownership import ClusterStore
+
+log = logging.getLogger("elfenland.server.events")
+
+CHANNEL = "elfenland_events"
+#: PostgreSQL refuses NOTIFY payloads of 8000 bytes or more.
+MAX_PAYLOAD = 7900
+Event = dict[str, Any]
+Handler = Callable[[Event], None]
+
+
+class EventBus:
+    """In-process delivery: what one server process needs."""
+
+    def __init__(self) -> None:
+        self._handlers: list[Handler] = []
+        self.healthy = True
+
+    def subscribe(self, handler: Handler) -> Callable[[], None]:
+        self._handlers.append(handler)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._handlers.remove(handler)
+
+        return unsubscribe
+
+    def publish(self, event: Event) -> None:
+        self.deliver(event)
+
+    def deliver(self, event: Event) -> None:
+        for handler in list(self._handlers):
+            try:
+                handler(event)
+            except Exception:  # one broken subscriber must not stop the others
+                log.exception("event handler failed on %s", event.get("type"))
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+
+class PostgresEventBus(EventBus):
+    """Every process's events to every process (itself included), through the store's
+    LISTEN/NOTIFY.  Sending is batched: one round trip carries what queued meanwhile."""
+
+    def __init__(self, store: ClusterStore,
+                 db: Callable[..., Awaitable[Any]]) -> None:
+        super().__init__()
+        self.store = store
+        self._db = db
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._sender: asyncio.Task[None] | None = None
+        self._listening = threading.Event()
+
+    def publish(self, event: Event) -> None:
+        payload = json.dumps(event, separators=(",", ":"))
+        if len(payload.encode("utf-8")) > MAX_PAYLOAD:
+            log.warning("event %s too large to send (%d bytes)", event.get("type"),
+                        len(payload))
+            return
+        self._queue.put_nowait(payload)
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._thread = threading.Thread(target=self._listen, args=(loop,), daemon=True,
+                                        name="elfenland-events")
+        self._thread.start()
+        await loop.run_in_executor(None, self._listening.wait, 10.0)
+        self._sender = asyncio.create_task(self._send())
+
+    async def stop(self) -> None:
+        if self._sender is not None:
+            # What is queued still goes out (a drain's last lobby changes).
+            for _ in range(50):
+                if self._queue.empty():
+                    break
+                await asyncio.sleep(0.02)
+            self._sender.cancel()
+        self._stop.set()
+        if self._thread is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 5.0)
+
+    def _listen(self, loop: asyncio.AbstractEventLoop) -> None:
+        conn = self.store.session
+        try:
+            conn.execute(f"LISTEN {CHANNEL}")
+            self._listening.set()
+            while not self._stop.is_set():
+                for note in conn.notifies(timeout=0.5):
+                    loop.call_soon_threadsafe(self._received, note.payload)
+                    if self._stop.is_set():
+                        break
+        except Exception:
+            if not self._stop.is_set():
+                self.healthy = False
+                log.exception("lost the event listener's connection")
+        finally:
+            self._listening.set()
+
+    def _received(self, payload: str) -> None:
+        try:
+            event = json.loads(payload)
+        except ValueError:
+            return
+        if isinstance(event, dict):
+            self.deliver(event)
+
+    async def _send(self) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while not self._queue.empty() and len(batch) < 200:
+                batch.append(self._queue.get_nowait())
+            try:
+                await self._db(self.store.notify, CHANNEL, batch)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("could not send %d events", len(batch))

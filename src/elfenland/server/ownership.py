@@ -1,0 +1,233 @@
+"""Which process serves which game when several processes share one PostgreSQL store.
+
+A live game has one owner at a time, recorded in a lease row: the owner's name, the key
+of the owner's liveness lock, an epoch (the fencing token, raised on every change of
+owner) and an expiry the owner keeps pushing forward.  Every transaction that changes a
+game first checks, under a share lock on the lease row, that this process still holds
+the epoch it claimed; a claim takes the row's update lock, so it waits for an append in
+progress, and every append after it fails.  So once another process has taken a game
+over, nothing the old owner does reaches the store — it cannot fork a game even if it
+wakes up from a stall in the middle of an action — and the unique (game, seq) key stays
+underneath as the last guard.
+
+A process is alive while its own session holds a PostgreSQL advisory lock on its key:
+a killed process's connection closes and PostgreSQL drops the lock at once, so its games
+may be taken over on the next request.  A stalled process (SIGSTOP, a frozen VM) keeps
+its connection and lock, so its games wait until their leases expire
+(``ClusterSettings.lease_seconds``): that is the price of never having two owners.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import socket
+from typing import Any
+
+from .config import ClusterSettings
+from .errors import StoreConflict
+from .store import PostgresStore
+
+#: Serialises the schema's ``CREATE TABLE IF NOT EXISTS`` between processes starting at
+#: once (PostgreSQL may otherwise fail one of them on its catalogue's unique keys).
+SCHEMA_LOCK = 0x656C66656E6C6400  # "elfenld\0"
+
+LEASE_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS leases (
+        game_id TEXT PRIMARY KEY REFERENCES games(id),
+        owner TEXT NOT NULL,
+        owner_key BIGINT NOT NULL,
+        epoch BIGINT NOT NULL,
+        expires TIMESTAMPTZ NOT NULL)""",
+    # Which owner (and epoch) stored each action: how an operator, and the tests, see
+    # that no two processes ever both applied actions to one game.
+    """CREATE TABLE IF NOT EXISTS action_writers (
+        game_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        owner TEXT NOT NULL,
+        epoch BIGINT NOT NULL,
+        PRIMARY KEY (game_id, seq))""",
+)
+
+
+class LeaseLost(StoreConflict):
+    """This process no longer owns the game: another one has taken it over."""
+
+
+class ClusterStore(PostgresStore):
+    """The PostgreSQL store of one process among several: it claims, renews and hands
+    over games, and refuses to change a game this process does not own."""
+
+    def __init__(self, url: str, settings: ClusterSettings) -> None:
+        import psycopg
+
+        self.settings = settings
+        base = settings.name or f"{socket.gethostname()}:{os.getpid()}"
+        #: Unique per start, so a restarted process never inherits its old leases.
+        self.owner = f"{base}/{secrets.token_hex(3)}"
+        self.owner_key = secrets.randbits(62) + 1
+        #: Game id -> the epoch this process claimed it at.  Written on the event loop,
+        #: read by the database threads (single dict operations).
+        self.epochs: dict[str, int] = {}
+        #: Games whose change was refused because another process owns them now.
+        self.lost: set[str] = set()
+        # The process's own session: it holds the liveness lock for as long as the process
+        # lives, and the event listener uses it (events.py).
+        self.session = psycopg.connect(url, autocommit=True)
+        self.session.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+        try:
+            super().__init__(url)
+            with self._tx() as cur:
+                for statement in LEASE_SCHEMA:
+                    cur.execute(statement)
+        finally:
+            self.session.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
+        self.session.execute("SELECT pg_advisory_lock(%s)", (self.owner_key,))
+
+    def close(self) -> None:
+        super().close()
+        with contextlib.suppress(Exception):  # closing is best effort
+            self.session.close()
+
+    def _connect(self) -> Any:
+        conn = super()._connect()
+        # A process stalled inside a transaction would keep its row locks and block the
+        # takeover for as long as it stalls: PostgreSQL ends such a session after the
+        # lease time instead (its transaction rolls back; nothing half-done is kept).
+        ms = int(self._ttl * 1000)
+        conn.execute(f"SET idle_in_transaction_session_timeout = {ms}")
+        return conn
+
+    def _conn(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and (conn.closed or conn.broken):
+            # Ended by the server (see above) or by a network fault: start afresh.
+            self._local.conn = None
+        return super()._conn()
+
+    @property
+    def _ttl(self) -> float:
+        return float(self.settings.lease_seconds)
+
+    # -- the fence -------------------------------------------------------------------
+    def _guard(self, cur: Any, game_id: str, seq: int | None) -> None:
+        epoch = self.epochs.get(game_id)
+        if epoch is None:
+            raise LeaseLost(f"this process does not own game {game_id}")
+        if seq is None:
+            cur.execute("SELECT 1 FROM leases WHERE game_id = %s AND owner = %s "
+                        "AND epoch = %s FOR SHARE", (game_id, self.owner, epoch))
+            held = cur.fetchone() is not None
+        else:
+            cur.execute("INSERT INTO action_writers (game_id, seq, owner, epoch) "
+                        "SELECT game_id, %s, owner, epoch FROM leases WHERE game_id = %s "
+                        "AND owner = %s AND epoch = %s FOR SHARE",
+                        (seq, game_id, self.owner, epoch))
+            held = cur.rowcount == 1
+        if not held:
+            self.lost.add(game_id)
+            raise LeaseLost(f"game {game_id} is now served by another process")
+
+    # -- claims ----------------------------------------------------------------------
+    def _dead(self, cur: Any, key: int) -> bool:
+        """Whether the process holding liveness key ``key`` is gone (its lock is free)."""
+        cur.execute("SELECT pg_try_advisory_lock(%s)", (key,))
+        if not cur.fetchone()[0]:
+            return False
+        cur.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        return True
+
+    def claim(self, game_id: str) -> int | None:
+        """Take the game for this process and return the new epoch; None while another
+        process that is alive holds an unexpired lease on it."""
+        import psycopg
+
+        try:
+            return self._claim(game_id)
+        except psycopg.errors.LockNotAvailable:
+            return None
+
+    def _claim(self, game_id: str) -> int | None:
+        with self._tx() as cur:
+            # A lease row locked by a stalled process: give up for now, ask again later.
+            cur.execute("SET LOCAL lock_timeout = '1s'")
+            cur.execute("INSERT INTO leases (game_id, owner, owner_key, epoch, expires) "
+                        "VALUES (%s, %s, %s, 1, clock_timestamp() + make_interval(secs => %s)) "
+                        "ON CONFLICT (game_id) DO NOTHING RETURNING epoch",
+                        (game_id, self.owner, self.owner_key, self._ttl))
+            row = cur.fetchone()
+            if row is None:
+                cur.execute("SELECT owner, owner_key, expires > clock_timestamp() FROM leases "
+                            "WHERE game_id = %s FOR UPDATE", (game_id,))
+                owner, key, live = cur.fetchone()
+                if owner != self.owner and live and not self._dead(cur, int(key)):
+                    return None
+                cur.execute("UPDATE leases SET owner = %s, owner_key = %s, epoch = epoch + 1, "
+                            "expires = clock_timestamp() + make_interval(secs => %s) "
+                            "WHERE game_id = %s RETURNING epoch",
+                            (self.owner, self.owner_key, self._ttl, game_id))
+                row = cur.fetchone()
+            epoch = int(row[0])
+        self.epochs[game_id] = epoch
+        self.lost.discard(game_id)
+        return epoch
+
+    def holder(self, game_id: str) -> str | None:
+        with self._tx() as cur:
+            cur.execute("SELECT owner FROM leases WHERE game_id = %s", (game_id,))
+            row = cur.fetchone()
+            return None if row is None else str(row[0])
+
+    def hand_over(self, game_id: str, owner: str, owner_key: int) -> bool:
+        """Give this process's lease straight to the process that asked for it (so that
+        no third process can slip in between)."""
+        self.epochs.pop(game_id, None)
+        with self._tx() as cur:
+            cur.execute("UPDATE leases SET owner = %s, owner_key = %s, epoch = epoch + 1, "
+                        "expires = clock_timestamp() + make_interval(secs => %s) "
+                        "WHERE game_id = %s AND owner = %s",
+                        (owner, owner_key, self._ttl, game_id, self.owner))
+            return bool(cur.rowcount == 1)
+
+    def renew(self, game_ids: list[str]) -> set[str]:
+        """Push this process's leases on ``game_ids`` forward, drop its other leases, and
+        return the games it still owns at the epoch it claimed."""
+        with self._tx() as cur:
+            # A lease given up keeps its row and epoch (epochs never repeat); a finished
+            # game's is deleted, since nothing writes to that game any more.
+            cur.execute("UPDATE leases SET expires = '-infinity' WHERE owner = %s "
+                        "AND NOT (game_id = ANY(%s)) AND expires > '-infinity'",
+                        (self.owner, game_ids))
+            cur.execute("DELETE FROM leases l USING games g WHERE l.game_id = g.id "
+                        "AND l.owner = %s AND g.status = 'finished' "
+                        "AND NOT (l.game_id = ANY(%s))", (self.owner, game_ids))
+            cur.execute("UPDATE leases SET expires = clock_timestamp() + "
+                        "make_interval(secs => %s) WHERE owner = %s AND game_id = ANY(%s) "
+                        "RETURNING game_id, epoch", (self._ttl, self.owner, game_ids))
+            held = {str(g): int(e) for g, e in cur.fetchall()}
+        return {g for g in game_ids if held.get(g) == self.epochs.get(g)}
+
+    def release_all(self) -> None:
+        self.epochs.clear()
+        with self._tx() as cur:
+            cur.execute("UPDATE leases SET expires = '-infinity' WHERE owner = %s",
+                        (self.owner,))
+
+    def orphans(self, limit: int = 20) -> list[str]:
+        """Running games nobody serves: no lease, an expired one, or a dead owner's."""
+        with self._tx() as cur:
+            cur.execute("SELECT DISTINCT owner_key FROM leases WHERE owner <> %s",
+                        (self.owner,))
+            dead = [int(k) for (k,) in cur.fetchall() if self._dead(cur, int(k))]
+            cur.execute("SELECT g.id FROM games g LEFT JOIN leases l ON l.game_id = g.id "
+                        "WHERE g.status = 'running' AND (l.game_id IS NULL "
+                        "OR l.expires < clock_timestamp() OR l.owner_key = ANY(%s)) "
+                        "ORDER BY random() LIMIT %s", (dead, limit))
+            return [str(r[0]) for r in cur.fetchall()]
+
+    def notify(self, channel: str, payloads: list[str]) -> None:
+        """Send events to every process (delivered in order, after this commits)."""
+        with self._tx() as cur:
+            cur.execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) "
+                        "WITH ORDINALITY AS t(p, i) ORDER BY i", (channel, payloads))
