@@ -23,7 +23,7 @@ from ..web import STATIC_DIR
 from .config import ServerConfig
 from .errors import ServerError
 from .hints import RouteHint
-from .hub import Connection, Hub, LiveGame, build_state
+from .hub import Connection, Hub, LiveGame, build_state, event_json
 from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat
 from .ratelimit import TokenBucket
 from .store import Store, open_store
@@ -181,6 +181,11 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     async def actions(game_id: str) -> dict[str, Any]:
         game = await hub.get(game_id, keep=False)
         return {"actions": [e["action"] for e in game.state.view(None).get("log", [])]}
+
+    @app.get("/api/games/{game_id}/events", summary="Timeouts, take-overs and chat")
+    async def events(game_id: str) -> dict[str, Any]:
+        game = await hub.get(game_id, keep=False)
+        return {"events": [event_json(e) for e in game.events]}
 
     @app.get("/api/maps/elfenland", summary="The Elfenland board")
     async def elfenland_map() -> Response:

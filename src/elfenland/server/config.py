@@ -22,6 +22,8 @@ class Limits:
     absent_after: float = 10.0
     #: Messages waiting for a slow client before the server drops the connection.
     send_queue: int = 256
+    #: The shortest time per turn a game's tempo may set, in seconds (tests lower it).
+    min_per_move: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -34,4 +36,6 @@ class ServerConfig:
     bot_time_limit: float = 10.0
     #: Threads that run bots' thinking.
     bot_threads: int = 2
+    #: The bot level that plays for a player whose time ran out.
+    timeout_level: str = "greedy"
     limits: Limits = field(default_factory=Limits)

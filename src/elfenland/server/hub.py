@@ -28,12 +28,13 @@ from ..core.errors import ActionParseError, ElfenlandError, GameOverError
 from ..core.game import GameState, JSONDict
 from ..games.registry import game_info, new_game
 from .botseats import bot_decision, decision_seed, resolve_level
+from .clock import Clock, Timers
 from .config import ServerConfig
 from .errors import ServerError
 from .hints import check_hint, route_hint
 from .lobby import CreateGame, clean_name, rules_name, summary
 from .ratelimit import TokenBucket
-from .store import GameRecord, SeatRecord, SqliteStore, Store
+from .store import EventRecord, GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
 
 log = logging.getLogger("elfenland.server")
@@ -56,6 +57,13 @@ def build_state(record: GameRecord, actions: Sequence[str] = ()) -> GameState:
 
 def now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def event_json(event: EventRecord) -> JSONDict:
+    """An event as clients get it: its number, kind, seat, the game's seq, the time and
+    what its kind carries."""
+    return {**event.body, "n": event.n, "kind": event.kind, "seat": event.seat,
+            "seq": event.seq, "at": event.created}
 
 
 @dataclass(eq=False)
@@ -95,6 +103,9 @@ class LiveGame:
     #: Seat -> monotonic time since which it has had no connection.
     left_at: dict[int, float] = field(default_factory=dict)
     bot_task: asyncio.Task[None] | None = None
+    #: The game's clock (None: no tempo, no deadlines) and its events (timeouts, chat).
+    clock: Clock | None = None
+    events: list[EventRecord] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -116,7 +127,10 @@ class LiveGame:
         return {c.seat for c in self.connections if c.seat is not None and not c.dropped}
 
     def summary(self) -> dict[str, Any]:
-        return summary(self.record, self.connected(), self.seq)
+        out = summary(self.record, self.connected(), self.seq)
+        if self.clock is not None:
+            out["clock"] = self.clock.public()
+        return out
 
 
 class Hub:
@@ -132,6 +146,7 @@ class Hub:
         self.games: dict[str, LiveGame] = {}
         self._loading = asyncio.Lock()
         self._closing = False
+        self.timers = Timers(self._on_deadline)
 
     # -- plumbing --------------------------------------------------------------------
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -154,6 +169,7 @@ class Hub:
 
     async def shutdown(self) -> None:
         self._closing = True
+        self.timers.cancel_all()
         for game in list(self.games.values()):
             if game.bot_task is not None:
                 game.bot_task.cancel()
@@ -181,16 +197,21 @@ class Hub:
             actions = await self.db(self.store.actions, game_id)
             state = await self.cpu(build_state, record, actions)
             game = LiveGame(record, state)
+            clock = await self.db(self.store.load_clock, game_id)
+            game.clock = Clock.loads(clock) if clock is not None else None
+            game.events = await self.db(self.store.events, game_id)
             now = time.monotonic()
             game.left_at = {s.seat: now for s in record.seats}
             if keep or record.status != "finished":
                 self.games[game_id] = game
+                self._arm(game)
             return game
 
     def _forget_if_idle(self, game: LiveGame) -> None:
         """Finished games nobody watches leave memory; the store keeps them."""
         if game.record.status == "finished" and not game.connections:
             self.games.pop(game.id, None)
+            self.timers.cancel(game.id)
 
     # -- lobby -----------------------------------------------------------------------
     async def list_games(self, status: str | None) -> list[dict[str, Any]]:
@@ -241,8 +262,11 @@ class Hub:
             raise ServerError("too-many-games",
                               f"{host} has {self.limits.games_per_host} unfinished games; "
                               "finish one first")
-        await self.db(self.store.create_game, record)
-        game = LiveGame(record, state)
+        clock = (Clock.new(req.tempo, players, self.limits.min_per_move)
+                 if req.tempo is not None else None)
+        await self.db(self.store.create_game, record,
+                      clock.dumps() if clock is not None else None)
+        game = LiveGame(record, state, clock=clock)
         now = time.monotonic()
         game.left_at = {s.seat: now for s in seats}
         self.games[record.id] = game
@@ -282,6 +306,10 @@ class Hub:
             seats = tuple(SeatRecord(s.seat, "bot", None, level) if s.kind == "open" else s
                           for s in game.record.seats)
             await self._save_seats(game, seats, "running")
+            if game.clock is not None:
+                game.clock = game.clock.turn(game.state.current_player(), game.seq, time.time())
+                await self.db(self.store.save_clock, game.id, game.clock.dumps())
+                self._arm(game)
             self._broadcast_lobby(game)
             # The views sent before the start offered nothing; now the seat to act gets its
             # choices.
@@ -323,6 +351,9 @@ class Hub:
                 raise ServerError("not-found", f"no seat {seat}")
             if not token_matches(token, seats[seat].token_hash):
                 raise ServerError("bad-token", f"that is not seat {seat}'s token")
+            if game.clock is not None and game.clock.out_for_good(seat):
+                raise ServerError("timed-out", f"seat {seat} ran out of time "
+                                  f"{game.clock.max_timeouts} times: a bot plays it to the end")
             if seats[seat].kind == "bot":
                 seats[seat] = replace(seats[seat], kind="human", level=None)
                 await self._save_seats(game, tuple(seats))
@@ -363,6 +394,8 @@ class Hub:
             current = game.state.current_player()
             if current != seat:
                 raise ServerError("not-your-turn", f"it is seat {current}'s turn")
+            if self._standing_in(game) == seat:
+                raise ServerError("not-your-turn", "your time ran out: a bot plays this turn")
             if seq != game.seq:
                 raise ServerError("stale", f"the game is at seq {game.seq}, not {seq}")
             await self._apply(game, seat, action)
@@ -402,8 +435,12 @@ class Hub:
             raise ServerError("illegal", str(exc)) from None
         seq = game.seq
         finished = state.is_terminal()
+        clock = game.clock
+        if clock is not None:
+            clock = clock.turn(None if finished else state.current_player(), seq, time.time())
         try:
-            await self.db(self.store.append_action, game.id, seq, player, text, finished)
+            await self.db(self.store.append_action, game.id, seq, player, text, finished,
+                          clock.dumps() if clock is not None else None)
         except Exception as exc:
             log.exception("cannot store action %d of game %s", seq, game.id)
             actions = await self.db(self.store.actions, game.id)
@@ -411,6 +448,9 @@ class Hub:
             raise ServerError("internal", f"the action could not be stored: {exc}") from None
         game.record = replace(game.record, seq=seq,
                               status="finished" if finished else "running")
+        if clock is not None:
+            game.clock = clock
+            self._arm(game)
         self._broadcast_update(game)
         if finished:
             self._broadcast_lobby(game)
@@ -438,8 +478,10 @@ class Hub:
         after = conn.log_seq if since is None else since
         new = [e for e in entries if int(e["seq"]) > after]
         conn.log_seq = max([after] + [int(e["seq"]) for e in new])
-        return json.dumps({"type": "update", "seq": game.seq, "view": view, "log": new},
-                          separators=(",", ":"))
+        message: JSONDict = {"type": "update", "seq": game.seq, "view": view, "log": new}
+        if game.clock is not None:
+            message["clock"] = game.clock.public()
+        return json.dumps(message, separators=(",", ":"))
 
     def _broadcast_update(self, game: LiveGame) -> None:
         cache: dict[Any, tuple[JSONDict, list[JSONDict]]] = {}
@@ -464,6 +506,8 @@ class Hub:
         conn.send(json.dumps({"type": "hello", "game": game.summary(), "seat": conn.seat},
                              separators=(",", ":")))
         conn.send(self.update_text(game, conn, since=since))
+        conn.send(json.dumps({"type": "events", "events": [event_json(e) for e in game.events]},
+                             separators=(",", ":")))
         if conn.seat is not None and not was_connected:
             self._broadcast_lobby(game)
 
@@ -482,7 +526,80 @@ class Hub:
         seat = game.state.current_player()
         if 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "bot":
             return seat
-        return None
+        return self._standing_in(game)
+
+    @staticmethod
+    def _standing_in(game: LiveGame) -> int | None:
+        """The seat a bot plays this turn for because its time ran out, if any."""
+        clock = game.clock
+        if clock is None or not clock.stand_in or game.state.is_terminal():
+            return None
+        seat = game.state.current_player()
+        return seat if seat == clock.turn_seat else None
+
+    # -- clocks ----------------------------------------------------------------------
+    def _arm(self, game: LiveGame) -> None:
+        """(Re)arm the game's one timer at its clock's deadline, if it has one."""
+        if game.clock is None or game.record.status != "running":
+            self.timers.cancel(game.id)
+            return
+        self.timers.arm(game.id, game.clock.deadline)
+
+    async def _on_deadline(self, game_id: str) -> None:
+        try:
+            await self._time_out(game_id)
+        except Exception:
+            log.exception("the deadline of game %s failed", game_id)
+
+    async def _time_out(self, game_id: str) -> None:
+        """A turn's time ran out: record the timeout (once: its key is the turn's seq),
+        let a bot play the turn, and after too many timeouts give the seat to a bot."""
+        game = self.games.get(game_id)
+        if game is None or self._closing:
+            return
+        async with game.lock:
+            clock = game.clock
+            if clock is None or clock.deadline is None or game.record.status != "running":
+                return
+            if time.time() < clock.deadline:  # the clock changed since the timer was set
+                self._arm(game)
+                return
+            seat = clock.turn_seat
+            if seat is None or game.state.is_terminal() or game.state.current_player() != seat:
+                return
+            if game.record.seats[seat].kind != "human":
+                return  # a bot plays the seat anyway
+            after = clock.timed_out()
+            seats = None
+            if after.out_for_good(seat):
+                seats = tuple(replace(s, kind="bot", level=resolve_level(self.config.timeout_level))
+                              if s.seat == seat else s for s in game.record.seats)
+            event = EventRecord("timeout", seat, game.seq,
+                                {"timeouts": after.timeouts[seat], "for_good": seats is not None},
+                                now_iso(), key=f"timeout:{clock.turn_seq}")
+            stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats)
+            if stored is None:
+                # Recorded before (by a process that stopped since): the store's clock and
+                # seats already say what this timeout did.
+                text = await self.db(self.store.load_clock, game.id)
+                record = await self.db(self.store.load_game, game.id)
+                after = Clock.loads(text) if text is not None else after
+                seats = record.seats if record is not None else None
+            else:
+                game.events.append(stored)
+                self._broadcast_event(game, stored)
+            game.clock = after
+            self.timers.cancel(game.id)
+            if seats is not None:
+                game.record = game.record.with_seats(seats)
+                self._broadcast_lobby(game)
+            self._broadcast_update(game)
+        self._kick(game)
+
+    def _broadcast_event(self, game: LiveGame, event: EventRecord) -> None:
+        text = json.dumps({"type": "event", "event": event_json(event)}, separators=(",", ":"))
+        for conn in game.connections:
+            conn.send(text)
 
     def _kick(self, game: LiveGame) -> None:
         """Make sure a bot whose turn it is gets to play."""
@@ -510,7 +627,7 @@ class Hub:
             await asyncio.sleep(self.config.bot_delay)
             if game.seq != seq or self._bot_to_move(game) != seat:
                 continue
-            level = game.record.seats[seat].level or resolve_level(None)
+            level = game.record.seats[seat].level or resolve_level(self.config.timeout_level)
             seed = decision_seed(game.record.seed, seat, seq)
             text, own = await bot_decision(self._cpu_pool, level, game.record.game, seed,
                                            game.state, self.config.bot_time_limit)

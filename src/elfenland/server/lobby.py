@@ -12,6 +12,7 @@ from ..core.errors import ElfenlandError
 from ..core.game import GameState
 from ..games.registry import GAMES, new_game
 from .botseats import bot_title
+from .clock import TempoRequest
 from .store import GameRecord
 
 NAME_MAX = 40
@@ -30,6 +31,8 @@ class CreateGame(BaseModel):
     seed: int | None = Field(default=None, ge=0, lt=2**63)
     name: str | None = Field(default=None, max_length=NAME_MAX)
     seats: list[SeatRequest] | None = Field(default=None, max_length=12)
+    #: Live (a clock per turn with a bank) or turn-based (hours per turn); None: no clock.
+    tempo: TempoRequest | None = None
 
 
 class JoinGame(BaseModel):

@@ -25,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--absent-after", type=float, default=Limits.absent_after,
                         help="seconds without a connection after which another player may "
                              "hand a seat to a bot")
+    parser.add_argument("--min-move-seconds", type=float, default=Limits.min_per_move,
+                        help="the shortest time per turn a game's tempo may ask for")
     parser.add_argument("--log-level", default="info")
 
 
@@ -37,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     limits = Limits(games_per_host=args.games_per_host, messages_per_second=args.rate,
                     burst=max(Limits.burst, int(args.rate * 2)),
-                    absent_after=args.absent_after)
+                    absent_after=args.absent_after, min_per_move=args.min_move_seconds)
     config = ServerConfig(db=args.db, bot_delay=args.bot_delay,
                           bot_time_limit=args.bot_time_limit, limits=limits)
     app = create_app(config)

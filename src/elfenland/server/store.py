@@ -57,6 +57,21 @@ class GameRecord:
         return replace(self, seats=seats, status=status or self.status)
 
 
+@dataclass(frozen=True)
+class EventRecord:
+    """Something that happened at a table besides an action: a timeout, a bot taking a
+    seat over, a chat message.  ``seq`` is the game's seq when it happened; ``key``,
+    when set, is unique per game (one timeout per turn)."""
+
+    kind: str
+    seat: int | None
+    seq: int
+    body: dict[str, Any]
+    created: str
+    key: str | None = None
+    n: int = 0
+
+
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS games (
         id TEXT PRIMARY KEY,
@@ -83,6 +98,21 @@ SCHEMA = (
         player INTEGER NOT NULL,
         action TEXT NOT NULL,
         PRIMARY KEY (game_id, seq))""",
+    # Added for async play (issue 15); a database made before them gains them on open.
+    """CREATE TABLE IF NOT EXISTS clocks (
+        game_id TEXT PRIMARY KEY REFERENCES games(id),
+        state TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS events (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        n INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        seat INTEGER,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created TEXT NOT NULL,
+        key TEXT,
+        PRIMARY KEY (game_id, n))""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS events_by_key ON events (game_id, key)",
     "CREATE INDEX IF NOT EXISTS games_by_status ON games (status)",
     "CREATE INDEX IF NOT EXISTS games_by_host ON games (host, status)",
 )
@@ -138,13 +168,15 @@ class Store(ABC):
         self._local = threading.local()
 
     # -- games -----------------------------------------------------------------------
-    def create_game(self, game: GameRecord) -> None:
+    def create_game(self, game: GameRecord, clock: str | None = None) -> None:
         with self._tx() as cur:
             cur.execute(
                 self._q(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)"),
                 (game.id, game.game, game.players, game.rules, json.dumps(game.options),
                  game.seed, game.status, game.seq, game.created, game.host))
             self._write_seats(cur, game.id, game.seats)
+            if clock is not None:
+                self._write_clock(cur, game.id, clock)
 
     def save_seats(self, game_id: str, seats: tuple[SeatRecord, ...],
                    status: Status | None = None) -> None:
@@ -164,11 +196,15 @@ class Store(ABC):
                 (game_id, s.seat, s.kind, s.name, s.level, s.token_hash))
 
     def append_action(self, game_id: str, seq: int, player: int, action: str,
-                      finished: bool = False) -> None:
+                      finished: bool = False, clock: str | None = None) -> None:
         """Store the action that makes the game's ``seq``-th; raises ``StoreConflict``
-        when that row exists already (the caller's idea of the game is stale)."""
+        when that row exists already (the caller's idea of the game is stale).  A game
+        with a clock stores the clock as it is after the action in the same transaction,
+        so the two never disagree after a crash."""
         try:
             with self._tx() as cur:
+                if clock is not None:
+                    self._write_clock(cur, game_id, clock)
                 cur.execute(self._q("INSERT INTO actions (game_id, seq, player, action) "
                                     "VALUES (?,?,?,?)"), (game_id, seq, player, action))
                 cur.execute(
@@ -226,6 +262,57 @@ class Store(ABC):
             if int(seq) != i + 1:  # pragma: no cover - the keys make this impossible
                 raise StoreConflict(f"game {game_id} has a gap before action {seq}")
         return [str(r[1]) for r in rows]
+
+    # -- clocks and events --------------------------------------------------------------
+    def _write_clock(self, cur: Any, game_id: str, clock: str) -> None:
+        cur.execute(self._q("INSERT INTO clocks (game_id, state) VALUES (?, ?) "
+                            "ON CONFLICT (game_id) DO UPDATE SET state = excluded.state"),
+                    (game_id, clock))
+
+    def save_clock(self, game_id: str, clock: str) -> None:
+        with self._tx() as cur:
+            self._write_clock(cur, game_id, clock)
+
+    def load_clock(self, game_id: str) -> str | None:
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT state FROM clocks WHERE game_id = ?"), (game_id,))
+            row = cur.fetchone()
+            return None if row is None else str(row[0])
+
+    def add_event(self, game_id: str, event: EventRecord, clock: str | None = None,
+                  seats: tuple[SeatRecord, ...] | None = None) -> EventRecord | None:
+        """Append one event (numbered after the game's last one), with the clock and the
+        seats it changes, in one transaction.  An event whose ``key`` the game has
+        already is not stored again: the answer is then None and nothing changed, which
+        is what makes a deadline applied twice (say after a restart) a no-op."""
+        try:
+            with self._tx() as cur:
+                cur.execute(self._q("SELECT COALESCE(MAX(n), 0) FROM events WHERE game_id = ?"),
+                            (game_id,))
+                n = int(cur.fetchone()[0]) + 1
+                cur.execute(
+                    self._q("INSERT INTO events (game_id, n, kind, seat, seq, body, created, key) "
+                            "VALUES (?,?,?,?,?,?,?,?)"),
+                    (game_id, n, event.kind, event.seat, event.seq, json.dumps(event.body),
+                     event.created, event.key))
+                if clock is not None:
+                    self._write_clock(cur, game_id, clock)
+                if seats is not None:
+                    cur.execute(self._q("DELETE FROM seats WHERE game_id = ?"), (game_id,))
+                    self._write_seats(cur, game_id, seats)
+        except Exception as exc:
+            if self._is_conflict(exc):
+                return None
+            raise
+        return replace(event, n=n)
+
+    def events(self, game_id: str) -> list[EventRecord]:
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT n, kind, seat, seq, body, created, key FROM events "
+                                "WHERE game_id = ? ORDER BY n"), (game_id,))
+            return [EventRecord(str(kind), None if seat is None else int(seat), int(seq),
+                                json.loads(body), str(created), key, int(n))
+                    for n, kind, seat, seq, body, created, key in cur.fetchall()]
 
     # -- rows ------------------------------------------------------------------------
     def _seats(self, cur: Any, ids: list[str]) -> dict[str, list[SeatRecord]]:
