@@ -285,6 +285,8 @@ async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) 
             if not _is_int(since) or since < 0:
                 raise ServerError("bad-request", "since is a non-negative integer")
             conn.send(hub.update_text(game, conn, since=since))
+        elif kind == "chat":
+            await hub.chat(game, conn, msg.get("text"), msg.get("name"))
         elif kind == "action":
             action, seq = msg.get("action"), msg.get("seq")
             if not (isinstance(action, str | int) and not isinstance(action, bool)):
@@ -293,7 +295,7 @@ async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) 
                 raise ServerError("bad-request", "seq is the integer seq the client has seen")
             await hub.act(game, conn, action, seq)
         else:
-            raise ServerError("bad-request", "type is one of action, sync, ping")
+            raise ServerError("bad-request", "type is one of action, chat, sync, ping")
     except ServerError as exc:
         conn.send(json.dumps(exc.to_json(ref)))
 

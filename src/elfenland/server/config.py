@@ -24,6 +24,11 @@ class Limits:
     send_queue: int = 256
     #: The shortest time per turn a game's tempo may set, in seconds (tests lower it).
     min_per_move: float = 10.0
+    #: Chat: the longest message (characters), and messages per second and per burst
+    #: on one connection.
+    chat_max: int = 500
+    chat_per_second: float = 0.5
+    chat_burst: int = 5
 
 
 @dataclass(frozen=True)

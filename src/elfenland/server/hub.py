@@ -28,6 +28,7 @@ from ..core.errors import ActionParseError, ElfenlandError, GameOverError
 from ..core.game import GameState, JSONDict
 from ..games.registry import game_info, new_game
 from .botseats import bot_decision, decision_seed, resolve_level
+from .chat import clean_message, spectator_name
 from .clock import Clock, Timers
 from .config import ServerConfig
 from .errors import ServerError
@@ -77,6 +78,8 @@ class Connection:
     #: The highest log ``seq`` this connection has been sent.
     log_seq: int = 0
     dropped: bool = False
+    #: Chat's own, slower rate limit (made at the first message).
+    chat_bucket: TokenBucket | None = None
 
     def send(self, text: str) -> None:
         if self.dropped:
@@ -399,6 +402,28 @@ class Hub:
             if seq != game.seq:
                 raise ServerError("stale", f"the game is at seq {game.seq}, not {seq}")
             await self._apply(game, seat, action)
+
+    async def chat(self, game: LiveGame, conn: Connection, text: object, name: object
+                   ) -> None:
+        """A chat message from a seat (under the seat's name) or a spectator (under the
+        name they give), stored with the game, then sent to every connection."""
+        if conn.chat_bucket is None:
+            conn.chat_bucket = TokenBucket(self.limits.chat_per_second, self.limits.chat_burst)
+        message = clean_message(text, self.limits.chat_max)
+        if not conn.chat_bucket.take():
+            raise ServerError("rate-limited", "too many chat messages; wait a moment")
+        async with game.lock:
+            if conn.seat is None:
+                body = {"text": message, "name": spectator_name(name), "spectator": True}
+            else:
+                seat = game.record.seats[conn.seat]
+                body = {"text": message, "name": seat.name or f"Player {conn.seat + 1}",
+                        "spectator": False}
+            event = EventRecord("chat", conn.seat, game.seq, body, now_iso())
+            stored = await self.db(self.store.add_event, game.id, event)
+            assert stored is not None  # a chat message has no key, so it is always new
+            game.events.append(stored)
+            self._broadcast_event(game, stored)
 
     async def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
         """The planner's best route for the seat to act, on a copy of the state taken under
