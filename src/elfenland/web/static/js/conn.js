@@ -67,6 +67,8 @@ export class GameConnection {
         this.h.update(msg);
         break;
       case "lobby": this.h.lobby(msg); break;
+      case "event": if (this.h.event) this.h.event(msg.event); break;
+      case "events": if (this.h.events) this.h.events(msg.events); break;
       case "error":
         if (msg.code === "stale") this.sync();
         this.h.error(msg);
@@ -90,6 +92,9 @@ export class GameConnection {
   }
 
   sync() { this.sendRaw({ type: "sync", since: this.since }); }
+
+  /** A chat message (a spectator also gives a name); false when offline. */
+  chat(text, name) { return this.sendRaw({ type: "chat", text, name: name || null }); }
 
   /** Drop the socket on purpose (tests use it to check the reconnection). */
   drop() { if (this.ws) this.ws.close(); }

@@ -6,6 +6,8 @@ import { applyI18n, t } from "./i18n.js";
 import { PLAYER_COLOURS, bootIcon } from "./icons.js";
 import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
+import { ChatBox } from "./chat.js";
+import { ClockView } from "./clock.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
@@ -74,6 +76,8 @@ export class GamePage {
       },
       lobby: (m) => { this.summary = m.game; this.onSummary(); },
       update: (m) => this.onUpdate(m),
+      events: (list) => { this.events = list; if (this.chat) this.chat.setAll(list); },
+      event: (e) => this.onEvent(e),
       error: (m) => {
         this.pending = false;
         if (m.code === "bad-token") {
@@ -221,10 +225,12 @@ export class GamePage {
           <div class="phase-line"><span id="round"></span> · <strong id="phase"></strong></div>
           <div id="turn" class="turn"></div>
           <p id="help" class="help"></p>
+          <div id="clock" class="clock" hidden></div>
         </div>
         <div id="controls" class="controls"></div>
         <div id="players" class="players"></div>
         <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log"></ol></details>
+        <div id="chat"></div>
       </aside>
     </div>`;
     applyI18n(this.app);
@@ -234,7 +240,30 @@ export class GamePage {
       names: () => this.names(),
       seat: this.seat,
     });
+    this.addTableExtras();
     applyI18n(this.app);
+  }
+
+  /** The clock and the table talk (chat and the clock's events) beside the board. */
+  addTableExtras() {
+    this.clockView = new ClockView(this.app.querySelector("#clock"), () => this.names());
+    if (this.clockData) this.clockView.set(this.clockData);
+    this.chat = new ChatBox(this.app.querySelector("#chat"), {
+      send: (text, name) => {
+        if (this.conn && this.conn.chat(text, name)) return true;
+        toast(t("conn.offline"), "error");
+        return false;
+      },
+      names: () => this.names(),
+      spectator: this.seat === null,
+    });
+    this.chat.setAll(this.events || []);
+  }
+
+  onEvent(e) {
+    this.events = (this.events || []).concat([e]);
+    if (this.chat) this.chat.add(e);
+    if (e.kind === "timeout" && this.chat) toast(this.chat.line(e), "info");
   }
 
   async onUpdate(m) {
@@ -243,6 +272,10 @@ export class GamePage {
       if (!this.log.length || e.seq > this.log[this.log.length - 1].seq) this.log.push(e);
     }
     this.pending = false;
+    if (m.clock) {
+      this.clockData = m.clock;
+      if (this.clockView) this.clockView.set(m.clock);
+    }
     if (!this.latest || (view.seq ?? 0) >= (this.latest.seq ?? 0)) this.latest = view;
     // Views come before the start too; the table waits until the game runs.
     if (!this.summary || this.summary.status === "open") return;
@@ -363,6 +396,7 @@ export class GamePage {
 
   relabel() {
     applyI18n(this.app);
+    if (this.chat) this.chat.relabel();
     if (this.summary && this.summary.status === "open" && !this.view) { this.renderWaiting(); return; }
     if (this.view && this.ui) {
       this.ui.update(this.view);
@@ -380,6 +414,7 @@ export class GamePage {
     clearTimeout(this.poll);
     if (this.conn) this.conn.close();
     if (this.ui && this.ui.destroy) this.ui.destroy();
+    if (this.clockView) this.clockView.destroy();
     if (window.__elfenland && window.__elfenland.page === this) delete window.__elfenland;
   }
 }

@@ -3,6 +3,7 @@
 import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
 import { showError } from "./notify.js";
+import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
 
 export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
@@ -77,6 +78,7 @@ export function renderLobby(app) {
       <label><span data-i18n="lobby.players"></span>
         <select name="players">${[2, 3, 4, 5, 6].map((n) => `<option${n === 4 ? " selected" : ""}>${n}</option>`).join("")}</select></label>
       <fieldset class="seats"><legend data-i18n="lobby.seats"></legend><div id="seat-rows"></div></fieldset>
+      ${tempoFieldsHTML()}
       <button type="submit" class="primary big" id="create-btn" data-i18n="lobby.createBtn"></button>
     </form>
   </section>
@@ -118,6 +120,7 @@ export function renderLobby(app) {
   form.players.addEventListener("change", drawSeats);
   drawSeats();
   showVariants();
+  wireTempo(form);
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -137,6 +140,8 @@ export function renderLobby(app) {
     if (name) saveName(name);
     const body = { game, players: n, options, seats, name: name || null };
     if (rules) body.rules = rules;
+    const tempo = readTempo(form);
+    if (tempo) body.tempo = tempo;
     const btn = root.querySelector("#create-btn");
     btn.disabled = true;
     try {
