@@ -28,6 +28,7 @@ from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat
 from .ratelimit import TokenBucket
 from .store import Store, open_store
 from .tokens import token_matches
+from .undo import effective_actions
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -163,7 +164,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                     token, record.seats[seat].token_hash):
                 raise ServerError("bad-token",
                                   "a seat's view of a running game needs that seat's token")
-        actions = await hub.db(hub.store.actions, game_id)
+        actions, _ = effective_actions(await hub.db(hub.store.actions, game_id), game.events)
         steps = len(actions)
         upto = steps if step is None else min(step, steps)
         state = await hub.cpu(build_state, record, actions[:upto])
@@ -285,6 +286,11 @@ async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) 
             if not _is_int(since) or since < 0:
                 raise ServerError("bad-request", "since is a non-negative integer")
             conn.send(hub.update_text(game, conn, since=since))
+        elif kind == "undo":
+            seq = msg.get("seq")
+            if not (isinstance(seq, int) and not isinstance(seq, bool)):
+                raise ServerError("bad-request", "seq is the integer seq the client has seen")
+            await hub.undo(game, conn, seq)
         elif kind == "chat":
             await hub.chat(game, conn, msg.get("text"), msg.get("name"))
         elif kind == "action":
@@ -295,7 +301,7 @@ async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) 
                 raise ServerError("bad-request", "seq is the integer seq the client has seen")
             await hub.act(game, conn, action, seq)
         else:
-            raise ServerError("bad-request", "type is one of action, chat, sync, ping")
+            raise ServerError("bad-request", "type is one of action, undo, chat, sync, ping")
     except ServerError as exc:
         conn.send(json.dumps(exc.to_json(ref)))
 

@@ -20,6 +20,7 @@ HTTP_STATUS: dict[str, int] = {
     "game-over": 409,
     "wrong-phase": 409,
     "timed-out": 409,
+    "cannot-undo": 409,
     "too-large": 413,
     "rate-limited": 429,
     "too-many-games": 429,

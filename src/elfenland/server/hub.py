@@ -37,6 +37,7 @@ from .lobby import CreateGame, clean_name, rules_name, summary
 from .ratelimit import TokenBucket
 from .store import EventRecord, GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
+from .undo import effective_actions, undo_refusal
 
 log = logging.getLogger("elfenland.server")
 T = TypeVar("T")
@@ -109,6 +110,8 @@ class LiveGame:
     #: The game's clock (None: no tempo, no deadlines) and its events (timeouts, chat).
     clock: Clock | None = None
     events: list[EventRecord] = field(default_factory=list)
+    #: The store row of each action of the game (rows taken back are not among them).
+    rows: list[int] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -197,12 +200,13 @@ class Hub:
             record = await self.db(self.store.load_game, game_id)
             if record is None:
                 raise ServerError("not-found", f"no game {game_id!r}")
-            actions = await self.db(self.store.actions, game_id)
+            events = await self.db(self.store.events, game_id)
+            actions, rows = effective_actions(await self.db(self.store.actions, game_id),
+                                              events)
             state = await self.cpu(build_state, record, actions)
-            game = LiveGame(record, state)
+            game = LiveGame(record, state, events=events, rows=rows)
             clock = await self.db(self.store.load_clock, game_id)
             game.clock = Clock.loads(clock) if clock is not None else None
-            game.events = await self.db(self.store.events, game_id)
             now = time.monotonic()
             game.left_at = {s.seat: now for s in record.seats}
             if keep or record.status != "finished":
@@ -425,6 +429,54 @@ class Hub:
             game.events.append(stored)
             self._broadcast_event(game, stored)
 
+    async def undo(self, game: LiveGame, conn: Connection, seq: int) -> None:
+        """Take back the game's last action for the seat that played it (undo.py has
+        the rule); stored as an ``undo`` event, then everyone gets the earlier state."""
+        if conn.seat is None:
+            raise ServerError("bad-token", "spectators cannot take anything back")
+        seat = conn.seat
+        async with game.lock:
+            if game.record.status == "open":
+                raise ServerError("not-started", "the game has not started")
+            if game.state.is_terminal():
+                raise ServerError("game-over", "the game is over")
+            if game.record.seats[seat].kind != "human" or self._standing_in(game) == seat:
+                raise ServerError("not-your-turn", f"a bot plays seat {seat} now")
+            if seq != game.seq:
+                raise ServerError("stale", f"the game is at seq {game.seq}, not {seq}")
+            if not game.rows:
+                raise ServerError("cannot-undo", "there is nothing to take back")
+            texts = [str(a) for a in game.state.history]
+            before = await self.cpu(build_state, game.record, texts[:-1])
+            if before.current_player() != seat:
+                raise ServerError("cannot-undo", "the last action is not yours")
+            why = await self.cpu(undo_refusal, before, texts[-1])
+            if why is not None:
+                raise ServerError("cannot-undo", f"that action cannot be taken back: {why}")
+            public = game.state.view(None).get("log", [])
+            row = game.rows[-1]
+            clock = game.clock
+            if clock is not None:
+                clock = clock.turn(seat, len(texts) - 1, time.time())
+            event = EventRecord("undo", seat, game.seq,
+                                {"row": row, "action": public[-1]["action"] if public else ""},
+                                now_iso(), key=f"undo:{row}")
+            stored = await self.db(self.store.add_event, game.id, event,
+                                   clock.dumps() if clock is not None else None)
+            if stored is None:
+                raise ServerError("cannot-undo", "that action was taken back already")
+            game.state = before
+            game.rows.pop()
+            game.events.append(stored)
+            if clock is not None:
+                game.clock = clock
+                self._arm(game)
+            for c in game.connections:
+                c.log_seq = min(c.log_seq, game.seq)
+            self._broadcast_event(game, stored)
+            self._broadcast_update(game)
+        self._kick(game)
+
     async def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
         """The planner's best route for the seat to act, on a copy of the state taken under
         the game's lock (so never a state whose action is not stored yet), planned in the
@@ -459,19 +511,23 @@ class Hub:
         except ElfenlandError as exc:
             raise ServerError("illegal", str(exc)) from None
         seq = game.seq
+        # The store numbers its rows on past actions taken back; the game's seq does not.
+        row = game.record.seq + 1
         finished = state.is_terminal()
         clock = game.clock
         if clock is not None:
             clock = clock.turn(None if finished else state.current_player(), seq, time.time())
         try:
-            await self.db(self.store.append_action, game.id, seq, player, text, finished,
+            await self.db(self.store.append_action, game.id, row, player, text, finished,
                           clock.dumps() if clock is not None else None)
         except Exception as exc:
-            log.exception("cannot store action %d of game %s", seq, game.id)
-            actions = await self.db(self.store.actions, game.id)
+            log.exception("cannot store action %d of game %s", row, game.id)
+            actions, game.rows = effective_actions(
+                await self.db(self.store.actions, game.id), game.events)
             game.state = await self.cpu(build_state, game.record, actions)
             raise ServerError("internal", f"the action could not be stored: {exc}") from None
-        game.record = replace(game.record, seq=seq,
+        game.rows.append(row)
+        game.record = replace(game.record, seq=row,
                               status="finished" if finished else "running")
         if clock is not None:
             game.clock = clock
@@ -601,7 +657,7 @@ class Hub:
                               if s.seat == seat else s for s in game.record.seats)
             event = EventRecord("timeout", seat, game.seq,
                                 {"timeouts": after.timeouts[seat], "for_good": seats is not None},
-                                now_iso(), key=f"timeout:{clock.turn_seq}")
+                                now_iso(), key=f"timeout:{game.record.seq}")
             stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats)
             if stored is None:
                 # Recorded before (by a process that stopped since): the store's clock and
