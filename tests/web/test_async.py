@@ -4,12 +4,13 @@ stays text."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
 from playwright.sync_api import Browser, Page
 
-from .helpers import start_game
+from .helpers import my_turn, seq, start_game, take_turn
 
 pytestmark = pytest.mark.browser
 
@@ -104,3 +105,62 @@ def _create_plain(page: Page, base: str) -> str:
     page.click("#create-btn")
     page.wait_for_selector(".waiting")
     return page.url.rsplit("/", 1)[-1]
+
+
+def _two_players(browser: Browser, server: str) -> tuple[object, object, Page, Page]:
+    a_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    b_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    a, b = a_ctx.new_page(), b_ctx.new_page()
+    _create_plain(a, server)
+    link = a.locator("#share-link").input_value()
+    b.goto(link)
+    b.wait_for_selector("[data-join]")
+    b.fill("#join-name", "Bob")
+    b.click("[data-join]")
+    b.wait_for_selector(".waiting #start-btn")
+    start_game(a)
+    b.wait_for_selector(".game .panel", timeout=15000)
+    return a_ctx, b_ctx, a, b
+
+
+def test_undo_takes_back_a_placement_but_not_a_draw(browser: Browser, server: str) -> None:
+    a_ctx, b_ctx, a, b = _two_players(browser, server)
+    try:
+        rng = random.Random(3)
+        # The limit: a draw (at random) cannot be taken back.
+        for _ in range(10):
+            if my_turn(a):
+                break
+            take_turn(b, rng)
+        take_turn(a, rng)  # the first turns draw: a secret counter, or counters
+        before = seq(a)
+        a.wait_for_selector("#undo-btn:not([hidden])")
+        a.click("#undo-btn")
+        a.wait_for_selector(".toast.error:has-text('cannot be taken back')", timeout=10000)
+        assert seq(a) == before
+        # Play on until Ann places a counter; that she may take back.
+        placed = ""
+        for _ in range(200):
+            if my_turn(b):
+                take_turn(b, rng)
+            elif my_turn(a):
+                action = take_turn(a, rng, prefer=("place",))
+                if action.startswith("place"):
+                    placed = action
+                    break
+            else:
+                a.wait_for_timeout(30)
+        assert placed, "Ann never placed a counter"
+        after = seq(a)
+        b.wait_for_function("s => document.body.dataset.seq === s", arg=after)
+        a.click("#undo-btn")
+        a.wait_for_function("s => document.body.dataset.seq === String(Number(s) - 1)",
+                            arg=after, timeout=10000)
+        b.wait_for_function("s => document.body.dataset.seq === String(Number(s) - 1)",
+                            arg=after, timeout=10000)
+        b.wait_for_selector(".chat-list li.undo:has-text('Ann took back')")
+        assert a.locator(f"#log li[data-seq='{after}']").count() == 0
+        assert my_turn(a) and placed in a.evaluate("window.__elfenland.page.view.legal")
+    finally:
+        a_ctx.close()
+        b_ctx.close()

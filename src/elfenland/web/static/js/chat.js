@@ -50,6 +50,7 @@ export class ChatBox {
   line(e) {
     const names = this.names();
     const who = e.seat !== null && e.seat !== undefined ? names[e.seat] || "" : "";
+    if (e.kind === "undo") return t("event.undo", { name: who });
     if (e.kind === "timeout") {
       return t(e.for_good ? "event.takeover" : "event.timeout", { name: who, n: e.timeouts });
     }

@@ -63,6 +63,7 @@ export class GameConnection {
       case "hello": this.h.hello(msg); break;
       case "update":
         this.seq = msg.seq;
+        if (this.since > msg.seq) this.since = msg.seq; // actions were taken back
         for (const e of msg.log || []) if (e.seq > this.since) this.since = e.seq;
         this.h.update(msg);
         break;
@@ -92,6 +93,9 @@ export class GameConnection {
   }
 
   sync() { this.sendRaw({ type: "sync", since: this.since }); }
+
+  /** Take back this seat's last action (the server checks that it may). */
+  undo() { return this.sendRaw({ type: "undo", seq: this.seq }); }
 
   /** A chat message (a spectator also gives a name); false when offline. */
   chat(text, name) { return this.sendRaw({ type: "chat", text, name: name || null }); }

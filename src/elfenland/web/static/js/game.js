@@ -8,6 +8,7 @@ import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
 import { ChatBox } from "./chat.js";
 import { ClockView } from "./clock.js";
+import { UndoButton } from "./undo.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
@@ -226,6 +227,7 @@ export class GamePage {
           <div id="turn" class="turn"></div>
           <p id="help" class="help"></p>
           <div id="clock" class="clock" hidden></div>
+          <div id="undo-box" class="undo-box"></div>
         </div>
         <div id="controls" class="controls"></div>
         <div id="players" class="players"></div>
@@ -258,6 +260,13 @@ export class GamePage {
       spectator: this.seat === null,
     });
     this.chat.setAll(this.events || []);
+    this.undoButton = new UndoButton(this.app.querySelector("#undo-box"), {
+      undo: () => {
+        if (this.conn && this.conn.undo()) return true;
+        toast(t("conn.offline"), "error");
+        return false;
+      },
+    });
   }
 
   onEvent(e) {
@@ -268,6 +277,12 @@ export class GamePage {
 
   async onUpdate(m) {
     const view = m.view;
+    // Entries past the update's seq were taken back (undo): the socket's view is the truth.
+    const undone = this.log.length && this.log[this.log.length - 1].seq > m.seq;
+    if (undone) {
+      this.log = this.log.filter((e) => e.seq <= m.seq);
+      this.latest = view;
+    }
     for (const e of m.log || []) {
       if (!this.log.length || e.seq > this.log[this.log.length - 1].seq) this.log.push(e);
     }
@@ -290,6 +305,7 @@ export class GamePage {
     this.renderStatus();
     this.renderPanels();
     this.renderLog();
+    if (this.undoButton) this.undoButton.update(view, this.log, this.seat, this.botted());
     if (view.scores && !this.finalShown) this.showFinal();
     document.body.dataset.seq = String(view.seq ?? "");
   }
@@ -397,6 +413,7 @@ export class GamePage {
   relabel() {
     applyI18n(this.app);
     if (this.chat) this.chat.relabel();
+    if (this.undoButton) this.undoButton.relabel();
     if (this.summary && this.summary.status === "open" && !this.view) { this.renderWaiting(); return; }
     if (this.view && this.ui) {
       this.ui.update(this.view);
