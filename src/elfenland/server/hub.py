@@ -34,6 +34,7 @@ from .config import ServerConfig
 from .errors import ServerError
 from .hints import check_hint, route_hint
 from .lobby import CreateGame, clean_name, rules_name, summary
+from .players import Players
 from .ratelimit import TokenBucket
 from .store import EventRecord, GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
@@ -134,6 +135,8 @@ class LiveGame:
 
     def summary(self) -> dict[str, Any]:
         out = summary(self.record, self.connected(), self.seq)
+        running = self.record.status == "running" and not self.state.is_terminal()
+        out["to_act"] = self.state.current_player() if running else None
         if self.clock is not None:
             out["clock"] = self.clock.public()
         return out
@@ -153,6 +156,8 @@ class Hub:
         self._loading = asyncio.Lock()
         self._closing = False
         self.timers = Timers(self._on_deadline)
+        self.players = Players(store)
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- plumbing --------------------------------------------------------------------
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -182,6 +187,7 @@ class Hub:
             for conn in game.connections:
                 conn.drop()
         self._cpu_pool.shutdown(wait=False, cancel_futures=True)
+        self.players.close()
         self._db_pool.shutdown(wait=True)
         self.store.close()
 
@@ -242,6 +248,9 @@ class Hub:
         if not info.min_players <= players <= info.max_players:
             raise ServerError("bad-request", f"{info.title} is for {info.min_players} to "
                                              f"{info.max_players} players, not {players}")
+        player = await self.players.by_token(req.player) if req.player else None
+        if player is not None and not req.name:
+            req = req.model_copy(update={"name": player.name})
         kinds = [s.kind for s in req.seats] if req.seats else ["human"] + ["open"] * (players - 1)
         levels = [s.level for s in req.seats] if req.seats else [None] * players
         seed = req.seed if req.seed is not None else secrets.randbits(62)
@@ -274,14 +283,19 @@ class Hub:
         await self.db(self.store.create_game, record,
                       clock.dumps() if clock is not None else None)
         game = LiveGame(record, state, clock=clock)
+        if player is not None and creator is not None:
+            await self.players.link(record.id, creator, player)
         now = time.monotonic()
         game.left_at = {s.seat: now for s in seats}
         self.games[record.id] = game
         return game, creator, token
 
-    async def join(self, game_id: str, name: str | None, seat: int | None
-                   ) -> tuple[LiveGame, int, str]:
+    async def join(self, game_id: str, name: str | None, seat: int | None,
+                   player_token: str | None = None) -> tuple[LiveGame, int, str]:
         game = await self.get(game_id)
+        player = await self.players.by_token(player_token) if player_token else None
+        if player is not None and not name:
+            name = player.name
         async with game.lock:
             self._require_open(game)
             seats = list(game.record.seats)
@@ -298,6 +312,8 @@ class Hub:
             seats[seat] = SeatRecord(seat, "human", clean_name(name, seat), None,
                                      hash_token(token))
             await self._save_seats(game, tuple(seats))
+            if player is not None:
+                await self.players.link(game.id, seat, player)
             game.left_at[seat] = time.monotonic()
         self._broadcast_lobby(game)
         return game, seat, token
@@ -321,6 +337,7 @@ class Hub:
             # The views sent before the start offered nothing; now the seat to act gets its
             # choices.
             self._broadcast_update(game)
+            self._turn_started(game)
         self._kick(game)
         return game
 
@@ -497,6 +514,7 @@ class Hub:
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
         """Apply, store, then tell: the caller holds the game's lock."""
         state = game.state
+        mover = state.current_player()
         try:
             parsed = state.parse_action(action)
         except ElfenlandError as exc:
@@ -535,6 +553,9 @@ class Hub:
         self._broadcast_update(game)
         if finished:
             self._broadcast_lobby(game)
+            await self._rate(game)
+        elif state.current_player() != mover:
+            self._turn_started(game)
         self._kick(game)
 
     # -- messages --------------------------------------------------------------------
@@ -617,6 +638,32 @@ class Hub:
             return None
         seat = game.state.current_player()
         return seat if seat == clock.turn_seat else None
+
+    # -- players -----------------------------------------------------------------------
+    def _turn_started(self, game: LiveGame) -> None:
+        """A new seat is to act: its player's webhook, if any, is called (once a turn)."""
+        if game.state.is_terminal():
+            return
+        seat = game.state.current_player()
+        if not 0 <= seat < len(game.record.seats) or game.record.seats[seat].kind != "human":
+            return
+        deadline = game.clock.deadline if game.clock is not None else None
+        task = asyncio.create_task(self.players.your_turn(game.record, seat, game.seq, deadline))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _rate(self, game: LiveGame) -> None:
+        """Update the ratings of a game that just ended, and tell the table."""
+        try:
+            state = game.state
+            new = await self.players.rate_finished(game.record, list(state.scores()),
+                                                   list(state.winners()), game.seq, now_iso())
+        except Exception:
+            log.exception("cannot rate game %s", game.id)
+            return
+        if new:
+            game.events = await self.db(self.store.events, game.id)
+            self._broadcast_event(game, game.events[-1])
 
     # -- clocks ----------------------------------------------------------------------
     def _arm(self, game: LiveGame) -> None:

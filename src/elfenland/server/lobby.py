@@ -33,11 +33,14 @@ class CreateGame(BaseModel):
     seats: list[SeatRequest] | None = Field(default=None, max_length=12)
     #: Live (a clock per turn with a bank) or turn-based (hours per turn); None: no clock.
     tempo: TempoRequest | None = None
+    #: A player token (POST /api/players): the creator's seat is linked to that player.
+    player: str | None = Field(default=None, max_length=200)
 
 
 class JoinGame(BaseModel):
     name: str | None = Field(default=None, max_length=NAME_MAX)
     seat: int | None = None
+    player: str | None = Field(default=None, max_length=200)
 
 
 class StartGame(BaseModel):

@@ -72,6 +72,33 @@ class EventRecord:
     n: int = 0
 
 
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A player kept across games: a name and an optional webhook, proven by a device
+    token (stored as its sha256, like seat tokens)."""
+
+    id: str
+    name: str
+    webhook: str | None
+    created: str
+
+
+@dataclass(frozen=True)
+class RatingRecord:
+    """One OpenSkill rating per player (or bot level, ``bot:<level>``) and game."""
+
+    player_id: str
+    game: str
+    name: str
+    mu: float
+    sigma: float
+    games: int
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS games (
         id TEXT PRIMARY KEY,
@@ -113,6 +140,25 @@ SCHEMA = (
         key TEXT,
         PRIMARY KEY (game_id, n))""",
     "CREATE UNIQUE INDEX IF NOT EXISTS events_by_key ON events (game_id, key)",
+    """CREATE TABLE IF NOT EXISTS players (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        webhook TEXT,
+        created TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS seat_players (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        seat INTEGER NOT NULL,
+        player_id TEXT NOT NULL REFERENCES players(id),
+        PRIMARY KEY (game_id, seat))""",
+    """CREATE TABLE IF NOT EXISTS ratings (
+        player_id TEXT NOT NULL,
+        game TEXT NOT NULL,
+        name TEXT NOT NULL,
+        mu DOUBLE PRECISION NOT NULL,
+        sigma DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        PRIMARY KEY (player_id, game))""",
     "CREATE INDEX IF NOT EXISTS games_by_status ON games (status)",
     "CREATE INDEX IF NOT EXISTS games_by_host ON games (host, status)",
 )
@@ -313,6 +359,92 @@ class Store(ABC):
             return [EventRecord(str(kind), None if seat is None else int(seat), int(seq),
                                 json.loads(body), str(created), key, int(n))
                     for n, kind, seat, seq, body, created, key in cur.fetchall()]
+
+    # -- players and ratings -----------------------------------------------------------
+    def create_player(self, player: PlayerRecord, token_hash: str) -> None:
+        with self._tx() as cur:
+            cur.execute(self._q("INSERT INTO players (id, name, token_hash, webhook, created) "
+                                "VALUES (?,?,?,?,?)"),
+                        (player.id, player.name, token_hash, player.webhook, player.created))
+
+    def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT id, name, webhook, created FROM players "
+                                "WHERE token_hash = ?"), (token_hash,))
+            row = cur.fetchone()
+            return None if row is None else PlayerRecord(row[0], row[1], row[2], row[3])
+
+    def update_player(self, player: PlayerRecord) -> None:
+        with self._tx() as cur:
+            cur.execute(self._q("UPDATE players SET name = ?, webhook = ? WHERE id = ?"),
+                        (player.name, player.webhook, player.id))
+
+    def link_seat(self, game_id: str, seat: int, player_id: str) -> None:
+        with self._tx() as cur:
+            cur.execute(self._q("DELETE FROM seat_players WHERE game_id = ? AND seat = ?"),
+                        (game_id, seat))
+            cur.execute(self._q("INSERT INTO seat_players (game_id, seat, player_id) "
+                                "VALUES (?,?,?)"), (game_id, seat, player_id))
+
+    def seat_players(self, game_id: str) -> dict[int, PlayerRecord]:
+        with self._tx() as cur:
+            cur.execute(self._q(
+                "SELECT s.seat, p.id, p.name, p.webhook, p.created FROM seat_players s "
+                "JOIN players p ON p.id = s.player_id WHERE s.game_id = ?"), (game_id,))
+            return {int(r[0]): PlayerRecord(r[1], r[2], r[3], r[4]) for r in cur.fetchall()}
+
+    def player_games(self, player_id: str) -> list[tuple[str, int]]:
+        """(game id, seat) of every unfinished game the player sits in."""
+        with self._tx() as cur:
+            cur.execute(self._q(
+                "SELECT s.game_id, s.seat FROM seat_players s JOIN games g ON g.id = s.game_id "
+                "WHERE s.player_id = ? AND g.status <> ? ORDER BY g.created DESC"),
+                (player_id, "finished"))
+            return [(str(r[0]), int(r[1])) for r in cur.fetchall()]
+
+    def ratings(self, game: str, ids: list[str] | None = None, limit: int = 200
+                ) -> list[RatingRecord]:
+        with self._tx() as cur:
+            if ids is None:
+                cur.execute(self._q("SELECT player_id, game, name, mu, sigma, games FROM ratings "
+                                    "WHERE game = ? ORDER BY mu - 3 * sigma DESC, player_id "
+                                    "LIMIT ?"), (game, limit))
+            elif not ids:
+                return []
+            else:
+                marks = ",".join("?" * len(ids))
+                cur.execute(self._q("SELECT player_id, game, name, mu, sigma, games FROM ratings "
+                                    f"WHERE game = ? AND player_id IN ({marks})"),
+                            (game, *ids))
+            return [RatingRecord(str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]),
+                                 int(r[5])) for r in cur.fetchall()]
+
+    def rate_game(self, game_id: str, event: EventRecord, ratings: list[RatingRecord]
+                  ) -> bool:
+        """Store a finished game's rating changes with its ``rated`` event in one
+        transaction; False (and nothing changed) if the game was rated already."""
+        try:
+            with self._tx() as cur:
+                cur.execute(self._q("SELECT COALESCE(MAX(n), 0) FROM events WHERE game_id = ?"),
+                            (game_id,))
+                n = int(cur.fetchone()[0]) + 1
+                cur.execute(
+                    self._q("INSERT INTO events (game_id, n, kind, seat, seq, body, created, key) "
+                            "VALUES (?,?,?,?,?,?,?,?)"),
+                    (game_id, n, event.kind, event.seat, event.seq, json.dumps(event.body),
+                     event.created, event.key))
+                for r in ratings:
+                    cur.execute(self._q(
+                        "INSERT INTO ratings (player_id, game, name, mu, sigma, games) "
+                        "VALUES (?,?,?,?,?,?) ON CONFLICT (player_id, game) DO UPDATE SET "
+                        "name = excluded.name, mu = excluded.mu, sigma = excluded.sigma, "
+                        "games = excluded.games"),
+                        (r.player_id, r.game, r.name, r.mu, r.sigma, r.games))
+        except Exception as exc:
+            if self._is_conflict(exc):
+                return False
+            raise
+        return True
 
     # -- rows ------------------------------------------------------------------------
     def _seats(self, cur: Any, ids: list[str]) -> dict[str, list[SeatRecord]]:
