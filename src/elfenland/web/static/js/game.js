@@ -9,6 +9,8 @@ import { showError, toast } from "./notify.js";
 import { ChatBox } from "./chat.js";
 import { ClockView } from "./clock.js";
 import { UndoButton } from "./undo.js";
+import { TurnAlert } from "./turnalert.js";
+import { playerToken } from "./players.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
@@ -198,7 +200,7 @@ export class GamePage {
     const name = input ? input.value.trim() : "";
     if (name) saveName(name);
     try {
-      const res = await api.join(this.id, { name: name || null, seat });
+      const res = await api.join(this.id, { name: name || null, seat, player: playerToken() });
       saveSeat(this.id, res.seat, res.token, name);
       this.mine = savedSeat(this.id);
       this.summary = res.game;
@@ -228,6 +230,7 @@ export class GamePage {
           <p id="help" class="help"></p>
           <div id="clock" class="clock" hidden></div>
           <div id="undo-box" class="undo-box"></div>
+          <div id="notify-box" class="notify-box"></div>
         </div>
         <div id="controls" class="controls"></div>
         <div id="players" class="players"></div>
@@ -260,6 +263,7 @@ export class GamePage {
       spectator: this.seat === null,
     });
     this.chat.setAll(this.events || []);
+    this.turnAlert = new TurnAlert(this.app.querySelector("#notify-box"), this.id);
     this.undoButton = new UndoButton(this.app.querySelector("#undo-box"), {
       undo: () => {
         if (this.conn && this.conn.undo()) return true;
@@ -306,6 +310,11 @@ export class GamePage {
     this.renderPanels();
     this.renderLog();
     if (this.undoButton) this.undoButton.update(view, this.log, this.seat, this.botted());
+    if (this.turnAlert) {
+      const v = this.view;
+      const live = v.current_player !== null && v.current_player !== undefined;
+      this.turnAlert.update(live && v.current_player === v.viewer && !this.botted(), gameTitle(v.game));
+    }
     if (view.scores && !this.finalShown) this.showFinal();
     document.body.dataset.seq = String(view.seq ?? "");
   }
@@ -414,6 +423,7 @@ export class GamePage {
     applyI18n(this.app);
     if (this.chat) this.chat.relabel();
     if (this.undoButton) this.undoButton.relabel();
+    if (this.turnAlert) this.turnAlert.relabel();
     if (this.summary && this.summary.status === "open" && !this.view) { this.renderWaiting(); return; }
     if (this.view && this.ui) {
       this.ui.update(this.view);
@@ -432,6 +442,7 @@ export class GamePage {
     if (this.conn) this.conn.close();
     if (this.ui && this.ui.destroy) this.ui.destroy();
     if (this.clockView) this.clockView.destroy();
+    if (this.turnAlert) this.turnAlert.destroy();
     if (window.__elfenland && window.__elfenland.page === this) delete window.__elfenland;
   }
 }

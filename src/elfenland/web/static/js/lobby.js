@@ -4,6 +4,8 @@ import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
 import { showError } from "./notify.js";
 import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
+import { renderWaiting, waitingHTML, wireWaiting } from "./waiting.js";
+import { playerToken } from "./players.js";
 
 export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
@@ -54,7 +56,7 @@ function seatRow(i, kind, level) {
 export function renderLobby(app) {
   const root = document.createElement("div");
   root.className = "lobby";
-  root.innerHTML = `
+  root.innerHTML = `${waitingHTML()}
   <section class="card create">
     <h1 data-i18n="lobby.create"></h1>
     <form id="create-form" autocomplete="off">
@@ -121,6 +123,7 @@ export function renderLobby(app) {
   drawSeats();
   showVariants();
   wireTempo(form);
+  wireWaiting(root);
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -142,6 +145,7 @@ export function renderLobby(app) {
     if (rules) body.rules = rules;
     const tempo = readTempo(form);
     if (tempo) body.tempo = tempo;
+    if (playerToken()) body.player = playerToken();
     const btn = root.querySelector("#create-btn");
     btn.disabled = true;
     try {
@@ -165,6 +169,7 @@ export function renderLobby(app) {
       openBox.innerHTML = games.length ? games.map((g) => gameRow(g, "join")).join("")
         : `<p class="muted" data-i18n="lobby.noOpen"></p>`;
       const all = await api.games();
+      await renderWaiting(root, all.games);
       const mine = all.games.filter((g) => savedSeat(g.id) && g.status !== "open");
       mineBox.innerHTML = mine.length ? mine.map((g) => gameRow(g, "resume")).join("")
         : `<p class="muted" data-i18n="lobby.noMine"></p>`;
