@@ -129,8 +129,14 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.post("/api/games", status_code=201, summary="Create a game")
     async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
-        game, seat, token = await hub.create(body, host_of(request))
-        return {"game": game.summary(), "seat": seat, "token": token}
+        hotseat: dict[int, str] = {}
+        game, seat, token = await hub.create(body, host_of(request), hotseat)
+        out: dict[str, Any] = {"game": game.summary(), "seat": seat, "token": token}
+        if body.hotseat:
+            if seat is not None and token is not None:
+                hotseat[seat] = token
+            out["hotseat"] = [{"seat": s, "token": t} for s, t in sorted(hotseat.items())]
+        return out
 
     @app.get("/api/games/{game_id}", summary="A game's summary and public view")
     async def get_game(game_id: str) -> dict[str, Any]:

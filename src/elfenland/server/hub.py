@@ -235,7 +235,10 @@ class Hub:
             out.append(live.summary() if live else summary(record, set(), record.seq))
         return out
 
-    async def create(self, req: CreateGame, host: str) -> tuple[LiveGame, int | None, str | None]:
+    async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
+                     ) -> tuple[LiveGame, int | None, str | None]:
+        """A new game; with ``req.hotseat`` the tokens of the other human seats go into
+        ``hotseat`` (seat -> token)."""
         try:
             info = game_info(req.game)
         except ElfenlandError as exc:
@@ -264,6 +267,13 @@ class Hub:
                                         hash_token(token)))
             elif kind == "bot":
                 seats.append(SeatRecord(i, "bot", None, resolve_level(level)))
+            elif kind == "human" and req.hotseat:
+                seat_token = new_token()
+                if hotseat is not None:
+                    hotseat[i] = seat_token
+                name = req.seats[i].name if req.seats else None
+                seats.append(SeatRecord(i, "human", clean_name(name, i), None,
+                                        hash_token(seat_token)))
             else:  # other "human" seats wait for their players to join
                 seats.append(SeatRecord(i, "open"))
         record = GameRecord(new_game_id(), info.name, players, req.rules, dict(req.options),

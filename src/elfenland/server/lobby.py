@@ -21,6 +21,8 @@ NAME_MAX = 40
 class SeatRequest(BaseModel):
     kind: Literal["human", "open", "bot"] = "open"
     level: str | None = Field(default=None, max_length=40)
+    #: A hotseat seat's player name.
+    name: str | None = Field(default=None, max_length=NAME_MAX)
 
 
 class CreateGame(BaseModel):
@@ -35,6 +37,9 @@ class CreateGame(BaseModel):
     tempo: TempoRequest | None = None
     #: A player token (POST /api/players): the creator's seat is linked to that player.
     player: str | None = Field(default=None, max_length=200)
+    #: Hotseat: every "human" seat is played from the creator's device, each with its
+    #: own token (answered in ``hotseat``), instead of waiting for others to join.
+    hotseat: bool = False
 
 
 class JoinGame(BaseModel):

@@ -11,6 +11,7 @@ import { ClockView } from "./clock.js";
 import { UndoButton } from "./undo.js";
 import { TurnAlert } from "./turnalert.js";
 import { playerToken } from "./players.js";
+import { HotseatCover } from "./hotseat.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
@@ -263,6 +264,7 @@ export class GamePage {
       spectator: this.seat === null,
     });
     this.chat.setAll(this.events || []);
+    this.hotseat = new HotseatCover(this);
     this.turnAlert = new TurnAlert(this.app.querySelector("#notify-box"), this.id);
     this.undoButton = new UndoButton(this.app.querySelector("#undo-box"), {
       undo: () => {
@@ -310,6 +312,7 @@ export class GamePage {
     this.renderPanels();
     this.renderLog();
     if (this.undoButton) this.undoButton.update(view, this.log, this.seat, this.botted());
+    if (this.hotseat) this.hotseat.check(view);
     if (this.turnAlert) {
       const v = this.view;
       const live = v.current_player !== null && v.current_player !== undefined;

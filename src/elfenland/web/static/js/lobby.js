@@ -6,6 +6,7 @@ import { showError } from "./notify.js";
 import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
 import { renderWaiting, waitingHTML, wireWaiting } from "./waiting.js";
 import { playerToken } from "./players.js";
+import { afterCreate, applyHotseat, hotseatFieldHTML } from "./hotseat.js";
 
 export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
@@ -80,6 +81,7 @@ export function renderLobby(app) {
       <label><span data-i18n="lobby.players"></span>
         <select name="players">${[2, 3, 4, 5, 6].map((n) => `<option${n === 4 ? " selected" : ""}>${n}</option>`).join("")}</select></label>
       <fieldset class="seats"><legend data-i18n="lobby.seats"></legend><div id="seat-rows"></div></fieldset>
+      ${hotseatFieldHTML()}
       ${tempoFieldsHTML()}
       <button type="submit" class="primary big" id="create-btn" data-i18n="lobby.createBtn"></button>
     </form>
@@ -146,11 +148,13 @@ export function renderLobby(app) {
     const tempo = readTempo(form);
     if (tempo) body.tempo = tempo;
     if (playerToken()) body.player = playerToken();
+    applyHotseat(form, body);
     const btn = root.querySelector("#create-btn");
     btn.disabled = true;
     try {
       const res = await api.create(body);
       if (res.token !== null && res.token !== undefined) saveSeat(res.game.id, res.seat, res.token, name);
+      afterCreate(res);
       location.hash = `#/game/${res.game.id}`;
     } catch (err) {
       showError(err);
