@@ -161,6 +161,15 @@ def test_undo_takes_back_a_placement_but_not_a_draw(browser: Browser, server: st
         b.wait_for_selector(".chat-list li.undo:has-text('Ann took back')")
         assert a.locator(f"#log li[data-seq='{after}']").count() == 0
         assert my_turn(a) and placed in a.evaluate("window.__elfenland.page.view.legal")
+        # The replay lists the take-back and goes to its step.
+        gid = b.url.rsplit("/", 1)[-1]
+        b.goto(f"{server}/#/replay/{gid}")
+        b.wait_for_selector(".replay-events li.undo", timeout=10000)
+        assert "Ann" in b.locator(".replay-events li.undo").inner_text()
+        step = int(after) - 1
+        assert b.locator(".replay-events li.undo button").get_attribute("data-step") == str(step)
+        b.click(".replay-events li.undo button")
+        b.wait_for_function("s => document.querySelector('#step').value === s", arg=str(step))
     finally:
         a_ctx.close()
         b_ctx.close()
