@@ -81,3 +81,28 @@ def _deadline_passed(clock: JSON, started: float) -> bool:
     assert wait <= PER_MOVE + 0.5 and clock["deadline"] >= started
     time.sleep(max(0.0, wait))
     return time.time() > clock["deadline"]
+
+
+
+def test_many_deadlines_at_once_on_a_fresh_server(db_url: str) -> None:
+    """A fresh process whose first bot decisions are stand-ins for timed-out players,
+    several due at about the same moment: every game's timer fires and every game
+    moves on."""
+    server = ServerProcess(db_url, "--min-move-seconds", "0.1")
+    try:
+        ids = []
+        for _ in range(10):
+            made = create(server.url, players=2,
+                          seats=[{"kind": "human"}, {"kind": "bot", "level": "random"}],
+                          tempo={"kind": "turn", "per_move": 0.5})
+            ids.append((made["game"]["id"], made["token"]))
+        for gid, token in ids:
+            assert post(server.url, f"/api/games/{gid}/start", {"token": token}).is_success
+        deadline = time.monotonic() + 30
+        for gid, _ in ids:
+            while len(stored_actions(db_url, gid)) < 3:
+                assert time.monotonic() < deadline, f"game {gid} did not move"
+                time.sleep(0.05)
+            assert [e["kind"] for e in _events(server, gid)][:1] == ["timeout"]
+    finally:
+        server.stop()
