@@ -19,12 +19,12 @@ SEED = 77
 
 
 class ServerProcess:
-    def __init__(self, db_url: str) -> None:
+    def __init__(self, db_url: str, *extra: str) -> None:
         self.port = free_port()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "elfenland.cli", "serve", "--port", str(self.port),
              "--db", db_url, "--bot-delay", "0", "--log-level", "warning",
-             "--games-per-host", "100", "--rate", "1000"],
+             "--games-per-host", "100", "--rate", "1000", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()

@@ -37,7 +37,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "elfenland.cli", "serve", "--port", str(port), "--db", str(db),
          "--bot-delay", "0", "--games-per-host", "1000", "--rate", "200",
-         "--absent-after", str(ABSENT_AFTER),
+         "--absent-after", str(ABSENT_AFTER), "--min-move-seconds", "0.5",
          "--log-level", "warning"],
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     base = f"http://127.0.0.1:{port}"

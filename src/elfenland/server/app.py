@@ -8,6 +8,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from importlib import resources
 from typing import Any, Literal
 
@@ -24,12 +25,14 @@ from .cluster_hub import RECONNECT, make_hub, make_store
 from .config import ServerConfig
 from .errors import ServerError
 from .hints import RouteHint
-from .hub import Connection, Hub, LiveGame, build_state
-from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat
+from .hub import Connection, Hub, LiveGame, build_state, event_json, now_iso
+from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat, clean_name
 from .ops import add_ops_routes
+from .players import NewPlayer, UpdatePlayer, check_webhook, player_json, rating_json
 from .ratelimit import TokenBucket
-from .store import Store
-from .tokens import token_matches
+from .store import PlayerRecord, Store
+from .tokens import hash_token, new_game_id, new_token, token_matches
+from .undo import effective_actions
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -128,8 +131,14 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.post("/api/games", status_code=201, summary="Create a game")
     async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
-        game, seat, token = await hub.create(body, host_of(request))
-        return {"game": game.summary(), "seat": seat, "token": token}
+        hotseat: dict[int, str] = {}
+        game, seat, token = await hub.create(body, host_of(request), hotseat)
+        out: dict[str, Any] = {"game": game.summary(), "seat": seat, "token": token}
+        if body.hotseat:
+            if seat is not None and token is not None:
+                hotseat[seat] = token
+            out["hotseat"] = [{"seat": s, "token": t} for s, t in sorted(hotseat.items())]
+        return out
 
     @app.get("/api/games/{game_id}", summary="A game's summary and public view")
     async def get_game(game_id: str) -> dict[str, Any]:
@@ -138,7 +147,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.post("/api/games/{game_id}/join", summary="Take an open seat")
     async def join_game(game_id: str, body: JoinGame) -> dict[str, Any]:
-        game, seat, token = await hub.join(game_id, body.name, body.seat)
+        game, seat, token = await hub.join(game_id, body.name, body.seat, body.player)
         return {"game": game.summary(), "seat": seat, "token": token}
 
     @app.post("/api/games/{game_id}/start", summary="Start; open seats get bots")
@@ -165,7 +174,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                     token, record.seats[seat].token_hash):
                 raise ServerError("bad-token",
                                   "a seat's view of a running game needs that seat's token")
-        actions = await hub.db(hub.store.actions, game_id)
+        actions, _ = effective_actions(await hub.db(hub.store.actions, game_id), game.events)
         steps = len(actions)
         upto = steps if step is None else min(step, steps)
         state = await hub.cpu(build_state, record, actions[:upto])
@@ -183,6 +192,50 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     async def actions(game_id: str) -> dict[str, Any]:
         game = await hub.get(game_id, keep=False)
         return {"actions": [e["action"] for e in game.state.view(None).get("log", [])]}
+
+    @app.get("/api/games/{game_id}/events", summary="Timeouts, take-overs and chat")
+    async def events(game_id: str) -> dict[str, Any]:
+        game = await hub.get(game_id, keep=False)
+        return {"events": [event_json(e) for e in game.events]}
+
+    # -- players and ratings ------------------------------------------------------------
+    @app.post("/api/players", status_code=201, summary="Become a player (name, webhook)")
+    async def new_player(body: NewPlayer) -> dict[str, Any]:
+        webhook = check_webhook(body.webhook)
+        token = new_token()
+        player = PlayerRecord(new_game_id(), clean_name(body.name, 0), webhook, now_iso())
+        await hub.db(hub.store.create_player, player, hash_token(token))
+        return {"player": player_json(player), "token": token}
+
+    @app.get("/api/players/me", summary="The player a token belongs to")
+    async def me(token: str = Query(max_length=200)) -> dict[str, Any]:
+        return player_json(await hub.players.by_token(token))
+
+    @app.post("/api/players/me", summary="Change one's name or webhook")
+    async def update_me(body: UpdatePlayer) -> dict[str, Any]:
+        player = await hub.players.by_token(body.token)
+        if body.name is not None:
+            player = replace(player, name=clean_name(body.name, 0))
+        if body.webhook is not None:
+            player = replace(player, webhook=check_webhook(body.webhook))
+        await hub.db(hub.store.update_player, player)
+        return player_json(player)
+
+    @app.get("/api/players/me/games", summary="One's unfinished games, to act first")
+    async def my_games(token: str = Query(max_length=200)) -> dict[str, Any]:
+        player = await hub.players.by_token(token)
+        out = []
+        for game_id, seat in await hub.db(hub.store.player_games, player.id):
+            game = await hub.get(game_id)
+            out.append({**game.summary(), "seat": seat,
+                        "waiting": game.summary()["to_act"] == seat})
+        out.sort(key=lambda g: not g["waiting"])
+        return {"games": out}
+
+    @app.get("/api/ratings", summary="The leaderboard of one game kind")
+    async def ratings(game: str = Query(default="elfenland", max_length=40)) -> dict[str, Any]:
+        rows = await hub.db(hub.store.ratings, game)
+        return {"game": game, "ratings": [rating_json(r) for r in rows]}
 
     @app.get("/api/maps/elfenland", summary="The Elfenland board")
     async def elfenland_map() -> Response:
@@ -289,6 +342,13 @@ async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) 
             if not _is_int(since) or since < 0:
                 raise ServerError("bad-request", "since is a non-negative integer")
             conn.send(hub.update_text(game, conn, since=since))
+        elif kind == "undo":
+            seq = msg.get("seq")
+            if not (isinstance(seq, int) and not isinstance(seq, bool)):
+                raise ServerError("bad-request", "seq is the integer seq the client has seen")
+            await hub.undo(game, conn, seq)
+        elif kind == "chat":
+            await hub.chat(game, conn, msg.get("text"), msg.get("name"))
         elif kind == "action":
             action, seq = msg.get("action"), msg.get("seq")
             if not (isinstance(action, str | int) and not isinstance(action, bool)):
@@ -297,7 +357,7 @@ async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) 
                 raise ServerError("bad-request", "seq is the integer seq the client has seen")
             await hub.act(game, conn, action, seq)
         else:
-            raise ServerError("bad-request", "type is one of action, sync, ping")
+            raise ServerError("bad-request", "type is one of action, undo, chat, sync, ping")
     except ServerError as exc:
         conn.send(json.dumps(exc.to_json(ref)))
 

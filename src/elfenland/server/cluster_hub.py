@@ -64,8 +64,9 @@ class EventHub(Hub):
     def name(self) -> str:
         return "single"
 
-    async def create(self, req: CreateGame, host: str) -> tuple[LiveGame, int | None, str | None]:
-        game, seat, token = await super().create(req, host)
+    async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
+                     ) -> tuple[LiveGame, int | None, str | None]:
+        game, seat, token = await super().create(req, host, hotseat)
         self.events.publish({"type": "lobby", "game": game.summary()})
         return game, seat, token
 
@@ -151,8 +152,9 @@ class ClusterHub(EventHub):
             return await self._load(game_id)
         return await self._take(game_id, wait=True)
 
-    async def create(self, req: CreateGame, host: str) -> tuple[LiveGame, int | None, str | None]:
-        game, seat, token = await super().create(req, host)
+    async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
+                     ) -> tuple[LiveGame, int | None, str | None]:
+        game, seat, token = await super().create(req, host, hotseat)
         # Stored, not kept: the process the load balancer sends the game's requests to
         # claims it on the first one.
         self.games.pop(game.id, None)
@@ -251,6 +253,7 @@ class ClusterHub(EventHub):
         if self.games.get(game.id) is game:
             del self.games[game.id]
         self.store.epochs.pop(game.id, None)
+        self.timers.cancel(game.id)  # its clock is armed again by whoever serves it now
         if game.bot_task is not None and game.bot_task is not asyncio.current_task():
             game.bot_task.cancel()
         for conn in list(game.connections):

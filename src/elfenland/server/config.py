@@ -22,6 +22,13 @@ class Limits:
     absent_after: float = 10.0
     #: Messages waiting for a slow client before the server drops the connection.
     send_queue: int = 256
+    #: The shortest time per turn a game's tempo may set, in seconds (tests lower it).
+    min_per_move: float = 10.0
+    #: Chat: the longest message (characters), and messages per second and per burst
+    #: on one connection.
+    chat_max: int = 500
+    chat_per_second: float = 0.5
+    chat_burst: int = 5
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,8 @@ class ServerConfig:
     bot_time_limit: float = 10.0
     #: Threads that run bots' thinking.
     bot_threads: int = 2
+    #: The bot level that plays for a player whose time ran out.
+    timeout_level: str = "greedy"
     limits: Limits = field(default_factory=Limits)
     #: Set: this process is one of several over the same PostgreSQL store.
     cluster: ClusterSettings | None = None

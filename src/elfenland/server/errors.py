@@ -19,6 +19,8 @@ HTTP_STATUS: dict[str, int] = {
     "already-started": 409,
     "game-over": 409,
     "wrong-phase": 409,
+    "timed-out": 409,
+    "cannot-undo": 409,
     "too-large": 413,
     "rate-limited": 429,
     "too-many-games": 429,

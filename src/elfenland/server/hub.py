@@ -28,6 +28,8 @@ from ..core.errors import ActionParseError, ElfenlandError, GameOverError
 from ..core.game import GameState, JSONDict
 from ..games.registry import game_info, new_game
 from .botseats import bot_decision, decision_seed, resolve_level
+from .chat import clean_message, spectator_name
+from .clock import Clock, Timers
 from .config import ServerConfig
 from .errors import ServerError
 from .hints import check_hint, route_hint
@@ -39,9 +41,11 @@ from .lobby import (
     rules_name,
     summary,
 )
+from .players import Players
 from .ratelimit import TokenBucket
-from .store import GameRecord, SeatRecord, SqliteStore, Store
+from .store import EventRecord, GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
+from .undo import effective_actions, undo_refusal
 
 log = logging.getLogger("elfenland.server")
 T = TypeVar("T")
@@ -61,8 +65,27 @@ def build_state(record: GameRecord, actions: Sequence[str] = ()) -> GameState:
     return state
 
 
+def warm_engines() -> None:
+    """Build each engine's shared tables (its action space, the board) once, on this
+    thread.  They are made lazily behind ``functools.cache``, which does not stop two
+    threads from building them at once; actions are compared by identity, so two bot
+    threads racing to build them made a legal action look illegal."""
+    from ..games.registry import GAMES
+
+    for name, info in GAMES.items():
+        state = new_game(game=name, players=info.min_players, seed=0)
+        state.apply_action(state.parse_action(str(state.legal_actions()[0])))
+
+
 def now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def event_json(event: EventRecord) -> JSONDict:
+    """An event as clients get it: its number, kind, seat, the game's seq, the time and
+    what its kind carries."""
+    return {**event.body, "n": event.n, "kind": event.kind, "seat": event.seat,
+            "seq": event.seq, "at": event.created}
 
 
 @dataclass(eq=False)
@@ -78,6 +101,8 @@ class Connection:
     dropped: bool = False
     #: The close code the writer uses once the queue is sent (``close``).
     close_code: int | None = None
+    #: Chat's own, slower rate limit (made at the first message).
+    chat_bucket: TokenBucket | None = None
 
     def send(self, text: str) -> None:
         if self.dropped:
@@ -115,6 +140,11 @@ class LiveGame:
     #: Seat -> monotonic time since which it has had no connection.
     left_at: dict[int, float] = field(default_factory=dict)
     bot_task: asyncio.Task[None] | None = None
+    #: The game's clock (None: no tempo, no deadlines) and its events (timeouts, chat).
+    clock: Clock | None = None
+    events: list[EventRecord] = field(default_factory=list)
+    #: The store row of each action of the game (rows taken back are not among them).
+    rows: list[int] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -136,7 +166,12 @@ class LiveGame:
         return {c.seat for c in self.connections if c.seat is not None and not c.dropped}
 
     def summary(self) -> dict[str, Any]:
-        return summary(self.record, self.connected(), self.seq)
+        out = summary(self.record, self.connected(), self.seq)
+        running = self.record.status == "running" and not self.state.is_terminal()
+        out["to_act"] = self.state.current_player() if running else None
+        if self.clock is not None:
+            out["clock"] = self.clock.public()
+        return out
 
 
 class Hub:
@@ -152,6 +187,10 @@ class Hub:
         self.games: dict[str, LiveGame] = {}
         self._loading = asyncio.Lock()
         self._closing = False
+        self.timers = Timers(self._on_deadline)
+        warm_engines()
+        self.players = Players(store)
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- plumbing --------------------------------------------------------------------
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -174,12 +213,14 @@ class Hub:
 
     async def shutdown(self) -> None:
         self._closing = True
+        self.timers.cancel_all()
         for game in list(self.games.values()):
             if game.bot_task is not None:
                 game.bot_task.cancel()
             for conn in game.connections:
                 conn.drop()
         self._cpu_pool.shutdown(wait=False, cancel_futures=True)
+        self.players.close()
         self._db_pool.shutdown(wait=True)
         self.store.close()
 
@@ -198,19 +239,25 @@ class Hub:
             record = await self.db(self.store.load_game, game_id)
             if record is None:
                 raise ServerError("not-found", f"no game {game_id!r}")
-            actions = await self.db(self.store.actions, game_id)
+            events = await self.db(self.store.events, game_id)
+            actions, rows = effective_actions(await self.db(self.store.actions, game_id),
+                                              events)
             state = await self.cpu(build_state, record, actions)
-            game = LiveGame(record, state)
+            game = LiveGame(record, state, events=events, rows=rows)
+            clock = await self.db(self.store.load_clock, game_id)
+            game.clock = Clock.loads(clock) if clock is not None else None
             now = time.monotonic()
             game.left_at = {s.seat: now for s in record.seats}
             if keep or record.status != "finished":
                 self.games[game_id] = game
+                self._arm(game)
             return game
 
     def _forget_if_idle(self, game: LiveGame) -> None:
         """Finished games nobody watches leave memory; the store keeps them."""
         if game.record.status == "finished" and not game.connections:
             self.games.pop(game.id, None)
+            self.timers.cancel(game.id)
 
     # -- lobby -----------------------------------------------------------------------
     async def list_games(self, status: str | None) -> list[dict[str, Any]]:
@@ -221,7 +268,10 @@ class Hub:
             out.append(live.summary() if live else summary(record, set(), record.seq))
         return out
 
-    async def create(self, req: CreateGame, host: str) -> tuple[LiveGame, int | None, str | None]:
+    async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
+                     ) -> tuple[LiveGame, int | None, str | None]:
+        """A new game; with ``req.hotseat`` the tokens of the other human seats go into
+        ``hotseat`` (seat -> token)."""
         try:
             info = game_info(req.game)
         except ElfenlandError as exc:
@@ -234,6 +284,9 @@ class Hub:
         if not info.min_players <= players <= info.max_players:
             raise ServerError("bad-request", f"{info.title} is for {info.min_players} to "
                                              f"{info.max_players} players, not {players}")
+        player = await self.players.by_token(req.player) if req.player else None
+        if player is not None and not req.name:
+            req = req.model_copy(update={"name": player.name})
         kinds = [s.kind for s in req.seats] if req.seats else ["human"] + ["open"] * (players - 1)
         levels = [s.level for s in req.seats] if req.seats else [None] * players
         try:
@@ -252,6 +305,13 @@ class Hub:
                                         hash_token(token)))
             elif kind == "bot":
                 seats.append(SeatRecord(i, "bot", None, resolve_level(level)))
+            elif kind == "human" and req.hotseat:
+                seat_token = new_token()
+                if hotseat is not None:
+                    hotseat[i] = seat_token
+                name = req.seats[i].name if req.seats else None
+                seats.append(SeatRecord(i, "human", clean_name(name, i), None,
+                                        hash_token(seat_token)))
             else:  # other "human" seats wait for their players to join
                 seats.append(SeatRecord(i, "open"))
         record = GameRecord(new_game_id(), info.name, players, req.rules, options,
@@ -266,16 +326,24 @@ class Hub:
             raise ServerError("too-many-games",
                               f"{host} has {self.limits.games_per_host} unfinished games; "
                               "finish one first")
-        await self.db(self.store.create_game, record)
-        game = LiveGame(record, state)
+        clock = (Clock.new(req.tempo, players, self.limits.min_per_move)
+                 if req.tempo is not None else None)
+        await self.db(self.store.create_game, record,
+                      clock.dumps() if clock is not None else None)
+        game = LiveGame(record, state, clock=clock)
+        if player is not None and creator is not None:
+            await self.players.link(record.id, creator, player)
         now = time.monotonic()
         game.left_at = {s.seat: now for s in seats}
         self.games[record.id] = game
         return game, creator, token
 
-    async def join(self, game_id: str, name: str | None, seat: int | None
-                   ) -> tuple[LiveGame, int, str]:
+    async def join(self, game_id: str, name: str | None, seat: int | None,
+                   player_token: str | None = None) -> tuple[LiveGame, int, str]:
         game = await self.get(game_id)
+        player = await self.players.by_token(player_token) if player_token else None
+        if player is not None and not name:
+            name = player.name
         async with game.lock:
             self._require_open(game)
             seats = list(game.record.seats)
@@ -292,6 +360,8 @@ class Hub:
             seats[seat] = SeatRecord(seat, "human", clean_name(name, seat), None,
                                      hash_token(token))
             await self._save_seats(game, tuple(seats))
+            if player is not None:
+                await self.players.link(game.id, seat, player)
             game.left_at[seat] = time.monotonic()
         self._broadcast_lobby(game)
         return game, seat, token
@@ -307,10 +377,15 @@ class Hub:
             seats = tuple(SeatRecord(s.seat, "bot", None, level) if s.kind == "open" else s
                           for s in game.record.seats)
             await self._save_seats(game, seats, "running")
+            if game.clock is not None:
+                game.clock = game.clock.turn(game.state.current_player(), game.seq, time.time())
+                await self.db(self.store.save_clock, game.id, game.clock.dumps())
+                self._arm(game)
             self._broadcast_lobby(game)
             # The views sent before the start offered nothing; now the seat to act gets its
             # choices.
             self._broadcast_update(game)
+            self._turn_started(game)
         self._kick(game)
         return game
 
@@ -348,6 +423,9 @@ class Hub:
                 raise ServerError("not-found", f"no seat {seat}")
             if not token_matches(token, seats[seat].token_hash):
                 raise ServerError("bad-token", f"that is not seat {seat}'s token")
+            if game.clock is not None and game.clock.out_for_good(seat):
+                raise ServerError("timed-out", f"seat {seat} ran out of time "
+                                  f"{game.clock.max_timeouts} times: a bot plays it to the end")
             if seats[seat].kind == "bot":
                 seats[seat] = replace(seats[seat], kind="human", level=None)
                 await self._save_seats(game, tuple(seats))
@@ -388,9 +466,81 @@ class Hub:
             current = game.state.current_player()
             if current != seat:
                 raise ServerError("not-your-turn", f"it is seat {current}'s turn")
+            if self._standing_in(game) == seat:
+                raise ServerError("not-your-turn", "your time ran out: a bot plays this turn")
             if seq != game.seq:
                 raise ServerError("stale", f"the game is at seq {game.seq}, not {seq}")
             await self._apply(game, seat, action)
+
+    async def chat(self, game: LiveGame, conn: Connection, text: object, name: object
+                   ) -> None:
+        """A chat message from a seat (under the seat's name) or a spectator (under the
+        name they give), stored with the game, then sent to every connection."""
+        if conn.chat_bucket is None:
+            conn.chat_bucket = TokenBucket(self.limits.chat_per_second, self.limits.chat_burst)
+        message = clean_message(text, self.limits.chat_max)
+        if not conn.chat_bucket.take():
+            raise ServerError("rate-limited", "too many chat messages; wait a moment")
+        async with game.lock:
+            if conn.seat is None:
+                body = {"text": message, "name": spectator_name(name), "spectator": True}
+            else:
+                seat = game.record.seats[conn.seat]
+                body = {"text": message, "name": seat.name or f"Player {conn.seat + 1}",
+                        "spectator": False}
+            event = EventRecord("chat", conn.seat, game.seq, body, now_iso())
+            stored = await self.db(self.store.add_event, game.id, event)
+            assert stored is not None  # a chat message has no key, so it is always new
+            game.events.append(stored)
+            self._broadcast_event(game, stored)
+
+    async def undo(self, game: LiveGame, conn: Connection, seq: int) -> None:
+        """Take back the game's last action for the seat that played it (undo.py has
+        the rule); stored as an ``undo`` event, then everyone gets the earlier state."""
+        if conn.seat is None:
+            raise ServerError("bad-token", "spectators cannot take anything back")
+        seat = conn.seat
+        async with game.lock:
+            if game.record.status == "open":
+                raise ServerError("not-started", "the game has not started")
+            if game.state.is_terminal():
+                raise ServerError("game-over", "the game is over")
+            if game.record.seats[seat].kind != "human" or self._standing_in(game) == seat:
+                raise ServerError("not-your-turn", f"a bot plays seat {seat} now")
+            if seq != game.seq:
+                raise ServerError("stale", f"the game is at seq {game.seq}, not {seq}")
+            if not game.rows:
+                raise ServerError("cannot-undo", "there is nothing to take back")
+            texts = [str(a) for a in game.state.history]
+            before = await self.cpu(build_state, game.record, texts[:-1])
+            if before.current_player() != seat:
+                raise ServerError("cannot-undo", "the last action is not yours")
+            why = await self.cpu(undo_refusal, before, texts[-1])
+            if why is not None:
+                raise ServerError("cannot-undo", f"that action cannot be taken back: {why}")
+            public = game.state.view(None).get("log", [])
+            row = game.rows[-1]
+            clock = game.clock
+            if clock is not None:
+                clock = clock.turn(seat, len(texts) - 1, time.time())
+            event = EventRecord("undo", seat, game.seq,
+                                {"row": row, "action": public[-1]["action"] if public else ""},
+                                now_iso(), key=f"undo:{row}")
+            stored = await self.db(self.store.add_event, game.id, event,
+                                   clock.dumps() if clock is not None else None)
+            if stored is None:
+                raise ServerError("cannot-undo", "that action was taken back already")
+            game.state = before
+            game.rows.pop()
+            game.events.append(stored)
+            if clock is not None:
+                game.clock = clock
+                self._arm(game)
+            for c in game.connections:
+                c.log_seq = min(c.log_seq, game.seq)
+            self._broadcast_event(game, stored)
+            self._broadcast_update(game)
+        self._kick(game)
 
     async def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
         """The planner's best route for the seat to act, on a copy of the state taken under
@@ -412,6 +562,7 @@ class Hub:
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
         """Apply, store, then tell: the caller holds the game's lock."""
         state = game.state
+        mover = state.current_player()
         try:
             parsed = state.parse_action(action)
         except ElfenlandError as exc:
@@ -426,19 +577,33 @@ class Hub:
         except ElfenlandError as exc:
             raise ServerError("illegal", str(exc)) from None
         seq = game.seq
+        # The store numbers its rows on past actions taken back; the game's seq does not.
+        row = game.record.seq + 1
         finished = state.is_terminal()
+        clock = game.clock
+        if clock is not None:
+            clock = clock.turn(None if finished else state.current_player(), seq, time.time())
         try:
-            await self.db(self.store.append_action, game.id, seq, player, text, finished)
+            await self.db(self.store.append_action, game.id, row, player, text, finished,
+                          clock.dumps() if clock is not None else None)
         except Exception as exc:
-            log.exception("cannot store action %d of game %s", seq, game.id)
-            actions = await self.db(self.store.actions, game.id)
+            log.exception("cannot store action %d of game %s", row, game.id)
+            actions, game.rows = effective_actions(
+                await self.db(self.store.actions, game.id), game.events)
             game.state = await self.cpu(build_state, game.record, actions)
             raise ServerError("internal", f"the action could not be stored: {exc}") from None
-        game.record = replace(game.record, seq=seq,
+        game.rows.append(row)
+        game.record = replace(game.record, seq=row,
                               status="finished" if finished else "running")
+        if clock is not None:
+            game.clock = clock
+            self._arm(game)
         self._broadcast_update(game)
         if finished:
             self._broadcast_lobby(game)
+            await self._rate(game)
+        elif state.current_player() != mover:
+            self._turn_started(game)
         self._kick(game)
 
     # -- messages --------------------------------------------------------------------
@@ -463,8 +628,10 @@ class Hub:
         after = conn.log_seq if since is None else since
         new = [e for e in entries if int(e["seq"]) > after]
         conn.log_seq = max([after] + [int(e["seq"]) for e in new])
-        return json.dumps({"type": "update", "seq": game.seq, "view": view, "log": new},
-                          separators=(",", ":"))
+        message: JSONDict = {"type": "update", "seq": game.seq, "view": view, "log": new}
+        if game.clock is not None:
+            message["clock"] = game.clock.public()
+        return json.dumps(message, separators=(",", ":"))
 
     def _broadcast_update(self, game: LiveGame) -> None:
         cache: dict[Any, tuple[JSONDict, list[JSONDict]]] = {}
@@ -489,6 +656,8 @@ class Hub:
         conn.send(json.dumps({"type": "hello", "game": game.summary(), "seat": conn.seat},
                              separators=(",", ":")))
         conn.send(self.update_text(game, conn, since=since))
+        conn.send(json.dumps({"type": "events", "events": [event_json(e) for e in game.events]},
+                             separators=(",", ":")))
         if conn.seat is not None and not was_connected:
             self._broadcast_lobby(game)
 
@@ -507,7 +676,106 @@ class Hub:
         seat = game.state.current_player()
         if 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "bot":
             return seat
-        return None
+        return self._standing_in(game)
+
+    @staticmethod
+    def _standing_in(game: LiveGame) -> int | None:
+        """The seat a bot plays this turn for because its time ran out, if any."""
+        clock = game.clock
+        if clock is None or not clock.stand_in or game.state.is_terminal():
+            return None
+        seat = game.state.current_player()
+        return seat if seat == clock.turn_seat else None
+
+    # -- players -----------------------------------------------------------------------
+    def _turn_started(self, game: LiveGame) -> None:
+        """A new seat is to act: its player's webhook, if any, is called (once a turn)."""
+        if game.state.is_terminal():
+            return
+        seat = game.state.current_player()
+        if not 0 <= seat < len(game.record.seats) or game.record.seats[seat].kind != "human":
+            return
+        deadline = game.clock.deadline if game.clock is not None else None
+        task = asyncio.create_task(self.players.your_turn(game.record, seat, game.seq, deadline))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _rate(self, game: LiveGame) -> None:
+        """Update the ratings of a game that just ended, and tell the table."""
+        try:
+            state = game.state
+            new = await self.players.rate_finished(game.record, list(state.scores()),
+                                                   list(state.winners()), game.seq, now_iso())
+        except Exception:
+            log.exception("cannot rate game %s", game.id)
+            return
+        if new:
+            game.events = await self.db(self.store.events, game.id)
+            self._broadcast_event(game, game.events[-1])
+
+    # -- clocks ----------------------------------------------------------------------
+    def _arm(self, game: LiveGame) -> None:
+        """(Re)arm the game's one timer at its clock's deadline, if it has one."""
+        if game.clock is None or game.record.status != "running":
+            self.timers.cancel(game.id)
+            return
+        self.timers.arm(game.id, game.clock.deadline)
+
+    async def _on_deadline(self, game_id: str) -> None:
+        try:
+            await self._time_out(game_id)
+        except Exception:
+            log.exception("the deadline of game %s failed", game_id)
+
+    async def _time_out(self, game_id: str) -> None:
+        """A turn's time ran out: record the timeout (once: its key is the turn's seq),
+        let a bot play the turn, and after too many timeouts give the seat to a bot."""
+        game = self.games.get(game_id)
+        if game is None or self._closing:
+            return
+        async with game.lock:
+            clock = game.clock
+            if clock is None or clock.deadline is None or game.record.status != "running":
+                return
+            if time.time() < clock.deadline:  # the clock changed since the timer was set
+                self._arm(game)
+                return
+            seat = clock.turn_seat
+            if seat is None or game.state.is_terminal() or game.state.current_player() != seat:
+                return
+            if game.record.seats[seat].kind != "human":
+                return  # a bot plays the seat anyway
+            after = clock.timed_out()
+            seats = None
+            if after.out_for_good(seat):
+                seats = tuple(replace(s, kind="bot", level=resolve_level(self.config.timeout_level))
+                              if s.seat == seat else s for s in game.record.seats)
+            event = EventRecord("timeout", seat, game.seq,
+                                {"timeouts": after.timeouts[seat], "for_good": seats is not None},
+                                now_iso(), key=f"timeout:{game.record.seq}")
+            stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats)
+            if stored is None:
+                # Recorded before (by a process that stopped since): the store's clock and
+                # seats already say what this timeout did.
+                text = await self.db(self.store.load_clock, game.id)
+                record = await self.db(self.store.load_game, game.id)
+                after = Clock.loads(text) if text is not None else after
+                seats = record.seats if record is not None else None
+            else:
+                game.events.append(stored)
+                self._broadcast_event(game, stored)
+            game.clock = after
+            self.timers.cancel(game.id)
+            if seats is not None:
+                game.record = game.record.with_seats(seats)
+                self._broadcast_lobby(game)
+            self._broadcast_update(game)
+        self._kick(game)
+
+    def _broadcast_event(self, game: LiveGame, event: EventRecord) -> None:
+        text = json.dumps({"type": "event", "event": event_json(event)}, separators=(",", ":"))
+        for conn in game.connections:
+            conn.send(text)
 
     def _kick(self, game: LiveGame) -> None:
         """Make sure a bot whose turn it is gets to play."""
@@ -535,7 +803,7 @@ class Hub:
             await asyncio.sleep(self.config.bot_delay)
             if game.seq != seq or self._bot_to_move(game) != seat:
                 continue
-            level = game.record.seats[seat].level or resolve_level(None)
+            level = game.record.seats[seat].level or resolve_level(self.config.timeout_level)
             seed = decision_seed(game.record.seed, seat, seq)
             text, own = await bot_decision(self._cpu_pool, level, game.record.game, seed,
                                            game.state, self.config.bot_time_limit)

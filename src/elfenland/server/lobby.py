@@ -12,6 +12,7 @@ from ..core.errors import ElfenlandError
 from ..core.game import GameState
 from ..games.registry import GAMES, new_game
 from .botseats import bot_title
+from .clock import TempoRequest
 from .store import GameRecord
 
 NAME_MAX = 40
@@ -27,6 +28,8 @@ NEW_GAME_DEFAULTS: dict[str, dict[str, Any]] = {"elfenland": {"final_keep": Fals
 class SeatRequest(BaseModel):
     kind: Literal["human", "open", "bot"] = "open"
     level: str | None = Field(default=None, max_length=40)
+    #: A hotseat seat's player name.
+    name: str | None = Field(default=None, max_length=NAME_MAX)
 
 
 class CreateGame(BaseModel):
@@ -37,11 +40,19 @@ class CreateGame(BaseModel):
     seed: int | None = Field(default=None, ge=0, lt=2**63)
     name: str | None = Field(default=None, max_length=NAME_MAX)
     seats: list[SeatRequest] | None = Field(default=None, max_length=12)
+    #: Live (a clock per turn with a bank) or turn-based (hours per turn); None: no clock.
+    tempo: TempoRequest | None = None
+    #: A player token (POST /api/players): the creator's seat is linked to that player.
+    player: str | None = Field(default=None, max_length=200)
+    #: Hotseat: every "human" seat is played from the creator's device, each with its
+    #: own token (answered in ``hotseat``), instead of waiting for others to join.
+    hotseat: bool = False
 
 
 class JoinGame(BaseModel):
     name: str | None = Field(default=None, max_length=NAME_MAX)
     seat: int | None = None
+    player: str | None = Field(default=None, max_length=200)
 
 
 class StartGame(BaseModel):

@@ -26,6 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--absent-after", type=float, default=Limits.absent_after,
                         help="seconds without a connection after which another player may "
                              "hand a seat to a bot")
+    parser.add_argument("--min-move-seconds", type=float, default=Limits.min_per_move,
+                        help="the shortest time per turn a game's tempo may ask for")
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--log-format", choices=("text", "json"), default="text",
                         help="json: one JSON object per log line")
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
     limits = Limits(games_per_host=args.games_per_host, messages_per_second=args.rate,
                     burst=max(Limits.burst, int(args.rate * 2)),
-                    absent_after=args.absent_after)
+                    absent_after=args.absent_after, min_per_move=args.min_move_seconds)
     cluster = (ClusterSettings(lease_seconds=args.lease_seconds, name=args.name)
                if args.cluster else None)
     config = ServerConfig(db=args.db, bot_delay=args.bot_delay,

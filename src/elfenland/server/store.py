@@ -57,6 +57,48 @@ class GameRecord:
         return replace(self, seats=seats, status=status or self.status)
 
 
+@dataclass(frozen=True)
+class EventRecord:
+    """Something that happened at a table besides an action: a timeout, a bot taking a
+    seat over, a chat message.  ``seq`` is the game's seq when it happened; ``key``,
+    when set, is unique per game (one timeout per turn)."""
+
+    kind: str
+    seat: int | None
+    seq: int
+    body: dict[str, Any]
+    created: str
+    key: str | None = None
+    n: int = 0
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A player kept across games: a name and an optional webhook, proven by a device
+    token (stored as its sha256, like seat tokens)."""
+
+    id: str
+    name: str
+    webhook: str | None
+    created: str
+
+
+@dataclass(frozen=True)
+class RatingRecord:
+    """One OpenSkill rating per player (or bot level, ``bot:<level>``) and game."""
+
+    player_id: str
+    game: str
+    name: str
+    mu: float
+    sigma: float
+    games: int
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS games (
         id TEXT PRIMARY KEY,
@@ -83,6 +125,40 @@ SCHEMA = (
         player INTEGER NOT NULL,
         action TEXT NOT NULL,
         PRIMARY KEY (game_id, seq))""",
+    # Added for async play (issue 15); a database made before them gains them on open.
+    """CREATE TABLE IF NOT EXISTS clocks (
+        game_id TEXT PRIMARY KEY REFERENCES games(id),
+        state TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS events (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        n INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        seat INTEGER,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created TEXT NOT NULL,
+        key TEXT,
+        PRIMARY KEY (game_id, n))""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS events_by_key ON events (game_id, key)",
+    """CREATE TABLE IF NOT EXISTS players (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        webhook TEXT,
+        created TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS seat_players (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        seat INTEGER NOT NULL,
+        player_id TEXT NOT NULL REFERENCES players(id),
+        PRIMARY KEY (game_id, seat))""",
+    """CREATE TABLE IF NOT EXISTS ratings (
+        player_id TEXT NOT NULL,
+        game TEXT NOT NULL,
+        name TEXT NOT NULL,
+        mu DOUBLE PRECISION NOT NULL,
+        sigma DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        PRIMARY KEY (player_id, game))""",
     "CREATE INDEX IF NOT EXISTS games_by_status ON games (status)",
     "CREATE INDEX IF NOT EXISTS games_by_host ON games (host, status)",
 )
@@ -138,13 +214,15 @@ class Store(ABC):
         self._local = threading.local()
 
     # -- games -----------------------------------------------------------------------
-    def create_game(self, game: GameRecord) -> None:
+    def create_game(self, game: GameRecord, clock: str | None = None) -> None:
         with self._tx() as cur:
             cur.execute(
                 self._q(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)"),
                 (game.id, game.game, game.players, game.rules, json.dumps(game.options),
                  game.seed, game.status, game.seq, game.created, game.host))
             self._write_seats(cur, game.id, game.seats)
+            if clock is not None:
+                self._write_clock(cur, game.id, clock)
 
     def save_seats(self, game_id: str, seats: tuple[SeatRecord, ...],
                    status: Status | None = None) -> None:
@@ -171,12 +249,16 @@ class Store(ABC):
                 (game_id, s.seat, s.kind, s.name, s.level, s.token_hash))
 
     def append_action(self, game_id: str, seq: int, player: int, action: str,
-                      finished: bool = False) -> None:
+                      finished: bool = False, clock: str | None = None) -> None:
         """Store the action that makes the game's ``seq``-th; raises ``StoreConflict``
-        when that row exists already (the caller's idea of the game is stale)."""
+        when that row exists already (the caller's idea of the game is stale).  A game
+        with a clock stores the clock as it is after the action in the same transaction,
+        so the two never disagree after a crash."""
         try:
             with self._tx() as cur:
                 self._guard(cur, game_id, seq)
+                if clock is not None:
+                    self._write_clock(cur, game_id, clock)
                 cur.execute(self._q("INSERT INTO actions (game_id, seq, player, action) "
                                     "VALUES (?,?,?,?)"), (game_id, seq, player, action))
                 cur.execute(
@@ -234,6 +316,148 @@ class Store(ABC):
             if int(seq) != i + 1:  # pragma: no cover - the keys make this impossible
                 raise StoreConflict(f"game {game_id} has a gap before action {seq}")
         return [str(r[1]) for r in rows]
+
+    # -- clocks and events --------------------------------------------------------------
+    def _write_clock(self, cur: Any, game_id: str, clock: str) -> None:
+        cur.execute(self._q("INSERT INTO clocks (game_id, state) VALUES (?, ?) "
+                            "ON CONFLICT (game_id) DO UPDATE SET state = excluded.state"),
+                    (game_id, clock))
+
+    def save_clock(self, game_id: str, clock: str) -> None:
+        with self._tx() as cur:
+            self._guard(cur, game_id, None)
+            self._write_clock(cur, game_id, clock)
+
+    def load_clock(self, game_id: str) -> str | None:
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT state FROM clocks WHERE game_id = ?"), (game_id,))
+            row = cur.fetchone()
+            return None if row is None else str(row[0])
+
+    def add_event(self, game_id: str, event: EventRecord, clock: str | None = None,
+                  seats: tuple[SeatRecord, ...] | None = None) -> EventRecord | None:
+        """Append one event (numbered after the game's last one), with the clock and the
+        seats it changes, in one transaction.  An event whose ``key`` the game has
+        already is not stored again: the answer is then None and nothing changed, which
+        is what makes a deadline applied twice (say after a restart) a no-op."""
+        try:
+            with self._tx() as cur:
+                self._guard(cur, game_id, None)
+                cur.execute(self._q("SELECT COALESCE(MAX(n), 0) FROM events WHERE game_id = ?"),
+                            (game_id,))
+                n = int(cur.fetchone()[0]) + 1
+                cur.execute(
+                    self._q("INSERT INTO events (game_id, n, kind, seat, seq, body, created, key) "
+                            "VALUES (?,?,?,?,?,?,?,?)"),
+                    (game_id, n, event.kind, event.seat, event.seq, json.dumps(event.body),
+                     event.created, event.key))
+                if clock is not None:
+                    self._write_clock(cur, game_id, clock)
+                if seats is not None:
+                    cur.execute(self._q("DELETE FROM seats WHERE game_id = ?"), (game_id,))
+                    self._write_seats(cur, game_id, seats)
+        except StoreConflict:
+            raise  # this process no longer owns the game (``_guard``): nothing was stored
+        except Exception as exc:
+            if self._is_conflict(exc):
+                return None
+            raise
+        return replace(event, n=n)
+
+    def events(self, game_id: str) -> list[EventRecord]:
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT n, kind, seat, seq, body, created, key FROM events "
+                                "WHERE game_id = ? ORDER BY n"), (game_id,))
+            return [EventRecord(str(kind), None if seat is None else int(seat), int(seq),
+                                json.loads(body), str(created), key, int(n))
+                    for n, kind, seat, seq, body, created, key in cur.fetchall()]
+
+    # -- players and ratings -----------------------------------------------------------
+    def create_player(self, player: PlayerRecord, token_hash: str) -> None:
+        with self._tx() as cur:
+            cur.execute(self._q("INSERT INTO players (id, name, token_hash, webhook, created) "
+                                "VALUES (?,?,?,?,?)"),
+                        (player.id, player.name, token_hash, player.webhook, player.created))
+
+    def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT id, name, webhook, created FROM players "
+                                "WHERE token_hash = ?"), (token_hash,))
+            row = cur.fetchone()
+            return None if row is None else PlayerRecord(row[0], row[1], row[2], row[3])
+
+    def update_player(self, player: PlayerRecord) -> None:
+        with self._tx() as cur:
+            cur.execute(self._q("UPDATE players SET name = ?, webhook = ? WHERE id = ?"),
+                        (player.name, player.webhook, player.id))
+
+    def link_seat(self, game_id: str, seat: int, player_id: str) -> None:
+        with self._tx() as cur:
+            cur.execute(self._q("DELETE FROM seat_players WHERE game_id = ? AND seat = ?"),
+                        (game_id, seat))
+            cur.execute(self._q("INSERT INTO seat_players (game_id, seat, player_id) "
+                                "VALUES (?,?,?)"), (game_id, seat, player_id))
+
+    def seat_players(self, game_id: str) -> dict[int, PlayerRecord]:
+        with self._tx() as cur:
+            cur.execute(self._q(
+                "SELECT s.seat, p.id, p.name, p.webhook, p.created FROM seat_players s "
+                "JOIN players p ON p.id = s.player_id WHERE s.game_id = ?"), (game_id,))
+            return {int(r[0]): PlayerRecord(r[1], r[2], r[3], r[4]) for r in cur.fetchall()}
+
+    def player_games(self, player_id: str) -> list[tuple[str, int]]:
+        """(game id, seat) of every unfinished game the player sits in."""
+        with self._tx() as cur:
+            cur.execute(self._q(
+                "SELECT s.game_id, s.seat FROM seat_players s JOIN games g ON g.id = s.game_id "
+                "WHERE s.player_id = ? AND g.status <> ? ORDER BY g.created DESC"),
+                (player_id, "finished"))
+            return [(str(r[0]), int(r[1])) for r in cur.fetchall()]
+
+    def ratings(self, game: str, ids: list[str] | None = None, limit: int = 200
+                ) -> list[RatingRecord]:
+        with self._tx() as cur:
+            if ids is None:
+                cur.execute(self._q("SELECT player_id, game, name, mu, sigma, games FROM ratings "
+                                    "WHERE game = ? ORDER BY mu - 3 * sigma DESC, player_id "
+                                    "LIMIT ?"), (game, limit))
+            elif not ids:
+                return []
+            else:
+                marks = ",".join("?" * len(ids))
+                cur.execute(self._q("SELECT player_id, game, name, mu, sigma, games FROM ratings "
+                                    f"WHERE game = ? AND player_id IN ({marks})"),
+                            (game, *ids))
+            return [RatingRecord(str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]),
+                                 int(r[5])) for r in cur.fetchall()]
+
+    def rate_game(self, game_id: str, event: EventRecord, ratings: list[RatingRecord]
+                  ) -> bool:
+        """Store a finished game's rating changes with its ``rated`` event in one
+        transaction; False (and nothing changed) if the game was rated already."""
+        try:
+            with self._tx() as cur:
+                self._guard(cur, game_id, None)
+                cur.execute(self._q("SELECT COALESCE(MAX(n), 0) FROM events WHERE game_id = ?"),
+                            (game_id,))
+                n = int(cur.fetchone()[0]) + 1
+                cur.execute(
+                    self._q("INSERT INTO events (game_id, n, kind, seat, seq, body, created, key) "
+                            "VALUES (?,?,?,?,?,?,?,?)"),
+                    (game_id, n, event.kind, event.seat, event.seq, json.dumps(event.body),
+                     event.created, event.key))
+                for r in ratings:
+                    cur.execute(self._q(
+                        "INSERT INTO ratings (player_id, game, name, mu, sigma, games) "
+                        "VALUES (?,?,?,?,?,?) ON CONFLICT (player_id, game) DO UPDATE SET "
+                        "name = excluded.name, mu = excluded.mu, sigma = excluded.sigma, "
+                        "games = excluded.games"),
+                        (r.player_id, r.game, r.name, r.mu, r.sigma, r.games))
+        except Exception as exc:
+            if self._is_conflict(exc):
+                return False
+            raise
+        return True
 
     # -- rows ------------------------------------------------------------------------
     def _seats(self, cur: Any, ids: list[str]) -> dict[str, list[SeatRecord]]:

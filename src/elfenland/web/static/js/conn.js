@@ -63,10 +63,13 @@ export class GameConnection {
       case "hello": this.h.hello(msg); break;
       case "update":
         this.seq = msg.seq;
+        if (this.since > msg.seq) this.since = msg.seq; // actions were taken back
         for (const e of msg.log || []) if (e.seq > this.since) this.since = e.seq;
         this.h.update(msg);
         break;
       case "lobby": this.h.lobby(msg); break;
+      case "event": if (this.h.event) this.h.event(msg.event); break;
+      case "events": if (this.h.events) this.h.events(msg.events); break;
       case "error":
         if (msg.code === "stale") this.sync();
         this.h.error(msg);
@@ -90,6 +93,12 @@ export class GameConnection {
   }
 
   sync() { this.sendRaw({ type: "sync", since: this.since }); }
+
+  /** Take back this seat's last action (the server checks that it may). */
+  undo() { return this.sendRaw({ type: "undo", seq: this.seq }); }
+
+  /** A chat message (a spectator also gives a name); false when offline. */
+  chat(text, name) { return this.sendRaw({ type: "chat", text, name: name || null }); }
 
   /** Drop the socket on purpose (tests use it to check the reconnection). */
   drop() { if (this.ws) this.ws.close(); }

@@ -6,6 +6,12 @@ import { applyI18n, t } from "./i18n.js";
 import { PLAYER_COLOURS, bootIcon } from "./icons.js";
 import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
+import { ChatBox } from "./chat.js";
+import { ClockView } from "./clock.js";
+import { UndoButton } from "./undo.js";
+import { TurnAlert } from "./turnalert.js";
+import { playerToken } from "./players.js";
+import { HotseatCover } from "./hotseat.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
@@ -74,6 +80,8 @@ export class GamePage {
       },
       lobby: (m) => { this.summary = m.game; this.onSummary(); },
       update: (m) => this.onUpdate(m),
+      events: (list) => { this.events = list; if (this.chat) this.chat.setAll(list); },
+      event: (e) => this.onEvent(e),
       error: (m) => {
         this.pending = false;
         if (m.code === "bad-token") {
@@ -193,7 +201,7 @@ export class GamePage {
     const name = input ? input.value.trim() : "";
     if (name) saveName(name);
     try {
-      const res = await api.join(this.id, { name: name || null, seat });
+      const res = await api.join(this.id, { name: name || null, seat, player: playerToken() });
       saveSeat(this.id, res.seat, res.token, name);
       this.mine = savedSeat(this.id);
       this.summary = res.game;
@@ -221,10 +229,14 @@ export class GamePage {
           <div class="phase-line"><span id="round"></span> · <strong id="phase"></strong></div>
           <div id="turn" class="turn"></div>
           <p id="help" class="help"></p>
+          <div id="clock" class="clock" hidden></div>
+          <div id="undo-box" class="undo-box"></div>
+          <div id="notify-box" class="notify-box"></div>
         </div>
         <div id="controls" class="controls"></div>
         <div id="players" class="players"></div>
         <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log"></ol></details>
+        <div id="chat"></div>
       </aside>
     </div>`;
     applyI18n(this.app);
@@ -234,15 +246,57 @@ export class GamePage {
       names: () => this.names(),
       seat: this.seat,
     });
+    this.addTableExtras();
     applyI18n(this.app);
+  }
+
+  /** The clock and the table talk (chat and the clock's events) beside the board. */
+  addTableExtras() {
+    this.clockView = new ClockView(this.app.querySelector("#clock"), () => this.names());
+    if (this.clockData) this.clockView.set(this.clockData);
+    this.chat = new ChatBox(this.app.querySelector("#chat"), {
+      send: (text, name) => {
+        if (this.conn && this.conn.chat(text, name)) return true;
+        toast(t("conn.offline"), "error");
+        return false;
+      },
+      names: () => this.names(),
+      spectator: this.seat === null,
+    });
+    this.chat.setAll(this.events || []);
+    this.hotseat = new HotseatCover(this);
+    this.turnAlert = new TurnAlert(this.app.querySelector("#notify-box"), this.id);
+    this.undoButton = new UndoButton(this.app.querySelector("#undo-box"), {
+      undo: () => {
+        if (this.conn && this.conn.undo()) return true;
+        toast(t("conn.offline"), "error");
+        return false;
+      },
+    });
+  }
+
+  onEvent(e) {
+    this.events = (this.events || []).concat([e]);
+    if (this.chat) this.chat.add(e);
+    if (e.kind === "timeout" && this.chat) toast(this.chat.line(e), "info");
   }
 
   async onUpdate(m) {
     const view = m.view;
+    // Entries past the update's seq were taken back (undo): the socket's view is the truth.
+    const undone = this.log.length && this.log[this.log.length - 1].seq > m.seq;
+    if (undone) {
+      this.log = this.log.filter((e) => e.seq <= m.seq);
+      this.latest = view;
+    }
     for (const e of m.log || []) {
       if (!this.log.length || e.seq > this.log[this.log.length - 1].seq) this.log.push(e);
     }
     this.pending = false;
+    if (m.clock) {
+      this.clockData = m.clock;
+      if (this.clockView) this.clockView.set(m.clock);
+    }
     if (!this.latest || (view.seq ?? 0) >= (this.latest.seq ?? 0)) this.latest = view;
     // Views come before the start too; the table waits until the game runs.
     if (!this.summary || this.summary.status === "open") return;
@@ -257,6 +311,13 @@ export class GamePage {
     this.renderStatus();
     this.renderPanels();
     this.renderLog();
+    if (this.undoButton) this.undoButton.update(view, this.log, this.seat, this.botted());
+    if (this.hotseat) this.hotseat.check(view);
+    if (this.turnAlert) {
+      const v = this.view;
+      const live = v.current_player !== null && v.current_player !== undefined;
+      this.turnAlert.update(live && v.current_player === v.viewer && !this.botted(), gameTitle(v.game));
+    }
     if (view.scores && !this.finalShown) this.showFinal();
     document.body.dataset.seq = String(view.seq ?? "");
   }
@@ -363,6 +424,9 @@ export class GamePage {
 
   relabel() {
     applyI18n(this.app);
+    if (this.chat) this.chat.relabel();
+    if (this.undoButton) this.undoButton.relabel();
+    if (this.turnAlert) this.turnAlert.relabel();
     if (this.summary && this.summary.status === "open" && !this.view) { this.renderWaiting(); return; }
     if (this.view && this.ui) {
       this.ui.update(this.view);
@@ -380,6 +444,8 @@ export class GamePage {
     clearTimeout(this.poll);
     if (this.conn) this.conn.close();
     if (this.ui && this.ui.destroy) this.ui.destroy();
+    if (this.clockView) this.clockView.destroy();
+    if (this.turnAlert) this.turnAlert.destroy();
     if (window.__elfenland && window.__elfenland.page === this) delete window.__elfenland;
   }
 }

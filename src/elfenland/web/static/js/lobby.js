@@ -3,6 +3,10 @@
 import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
 import { showError } from "./notify.js";
+import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
+import { renderWaiting, waitingHTML, wireWaiting } from "./waiting.js";
+import { playerToken } from "./players.js";
+import { afterCreate, applyHotseat, hotseatFieldHTML } from "./hotseat.js";
 
 export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
@@ -55,7 +59,7 @@ function seatRow(i, kind, level) {
 export function renderLobby(app) {
   const root = document.createElement("div");
   root.className = "lobby";
-  root.innerHTML = `
+  root.innerHTML = `${waitingHTML()}
   <section class="card create">
     <h1 data-i18n="lobby.create"></h1>
     <form id="create-form" autocomplete="off">
@@ -79,6 +83,8 @@ export function renderLobby(app) {
       <label><span data-i18n="lobby.players"></span>
         <select name="players">${[2, 3, 4, 5, 6].map((n) => `<option${n === 4 ? " selected" : ""}>${n}</option>`).join("")}</select></label>
       <fieldset class="seats"><legend data-i18n="lobby.seats"></legend><div id="seat-rows"></div></fieldset>
+      ${hotseatFieldHTML()}
+      ${tempoFieldsHTML()}
       <button type="submit" class="primary big" id="create-btn" data-i18n="lobby.createBtn"></button>
     </form>
   </section>
@@ -120,6 +126,8 @@ export function renderLobby(app) {
   form.players.addEventListener("change", drawSeats);
   drawSeats();
   showVariants();
+  wireTempo(form);
+  wireWaiting(root);
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -139,11 +147,16 @@ export function renderLobby(app) {
     if (name) saveName(name);
     const body = { game, players: n, options, seats, name: name || null };
     if (rules) body.rules = rules;
+    const tempo = readTempo(form);
+    if (tempo) body.tempo = tempo;
+    if (playerToken()) body.player = playerToken();
+    applyHotseat(form, body);
     const btn = root.querySelector("#create-btn");
     btn.disabled = true;
     try {
       const res = await api.create(body);
       if (res.token !== null && res.token !== undefined) saveSeat(res.game.id, res.seat, res.token, name);
+      afterCreate(res);
       location.hash = `#/game/${res.game.id}`;
     } catch (err) {
       showError(err);
@@ -162,6 +175,7 @@ export function renderLobby(app) {
       openBox.innerHTML = games.length ? games.map((g) => gameRow(g, "join")).join("")
         : `<p class="muted" data-i18n="lobby.noOpen"></p>`;
       const all = await api.games();
+      await renderWaiting(root, all.games);
       const mine = all.games.filter((g) => savedSeat(g.id) && g.status !== "open");
       mineBox.innerHTML = mine.length ? mine.map((g) => gameRow(g, "resume")).join("")
         : `<p class="muted" data-i18n="lobby.noMine"></p>`;

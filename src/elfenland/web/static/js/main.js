@@ -4,6 +4,7 @@ import { applyI18n, currentLang, initI18n, onLangChange, setLang } from "./i18n.
 import { renderLobby } from "./lobby.js";
 import { GamePage } from "./game.js";
 import { ReplayPage } from "./replay.js";
+import { LeaderboardPage } from "./leaderboard.js";
 
 let page = null;
 
@@ -18,6 +19,7 @@ async function route() {
   const m = hash.match(/^#\/(game|replay)\/([A-Za-z0-9_-]+)/);
   if (m && m[1] === "game") page = new GamePage(app, m[2]);
   else if (m && m[1] === "replay") page = new ReplayPage(app, m[2]);
+  else if (hash.startsWith("#/leaderboard")) page = new LeaderboardPage(app);
   else page = renderLobby(app);
   if (page && page.start) await page.start();
   applyI18n(document);

@@ -6,6 +6,7 @@ import { PLAYER_COLOURS, bootIcon } from "./icons.js";
 import { gameTitle, seatLabel } from "./lobby.js";
 import { makeUI } from "./game.js";
 import { showError } from "./notify.js";
+import { addReplayEvents } from "./replayevents.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -55,6 +56,8 @@ export class ReplayPage {
       });
       this.app.querySelector("#step").addEventListener("input", (ev) => this.load(Number(ev.target.value)));
       this.show(last);
+      addReplayEvents(this.app.querySelector(".side"), this.id, (step) => this.load(step),
+        () => this.names(last.view));
     } catch (err) {
       showError(err);
       this.app.innerHTML = `<section class="card narrow"><p>${esc(err.message)}</p>

@@ -1,0 +1,176 @@
+"""Players kept across games, their "your turn" webhooks and their ratings.
+
+A player is a name and a device token (no password: whoever holds the token is the
+player, as with seat tokens); a seat taken with a player token is linked to the player.
+Ratings are OpenSkill (Plackett–Luce, for any number of players), one per player and game
+kind; each bot level is rated like a player (``bot:<level>``), so a newcomer sees how
+strong each level is.  A finished game is rated when at least two of its seats are rated
+participants (linked players or bots); guests (seats without a player) are left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import urllib.request
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field
+
+from .botseats import bot_title
+from .errors import ServerError
+from .store import EventRecord, GameRecord, PlayerRecord, RatingRecord, Store
+
+log = logging.getLogger("elfenland.server")
+
+WEBHOOK_MAX = 500
+#: Seconds a webhook call may take.
+WEBHOOK_TIMEOUT = 5.0
+
+
+class NewPlayer(BaseModel):
+    name: str = Field(min_length=1, max_length=40)
+    webhook: str | None = Field(default=None, max_length=WEBHOOK_MAX)
+
+
+class UpdatePlayer(BaseModel):
+    token: str = Field(max_length=200)
+    name: str | None = Field(default=None, min_length=1, max_length=40)
+    #: A URL to set, "" to remove it, None to leave it.
+    webhook: str | None = Field(default=None, max_length=WEBHOOK_MAX)
+
+
+def check_webhook(url: str | None) -> str | None:
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServerError("bad-request", "a webhook is an http:// or https:// URL")
+    return url
+
+
+def player_json(player: PlayerRecord) -> dict[str, Any]:
+    return {"id": player.id, "name": player.name, "webhook": player.webhook,
+            "created": player.created}
+
+
+def rating_json(r: RatingRecord) -> dict[str, Any]:
+    return {"player": r.player_id, "name": r.name, "game": r.game, "mu": round(r.mu, 3),
+            "sigma": round(r.sigma, 3), "rating": round(r.ordinal, 2), "games": r.games,
+            "bot": r.player_id.startswith("bot:")}
+
+
+def ranks(scores: Sequence[int], winners: Sequence[int]) -> list[int]:
+    """1 for the winners (ties broken by the rules), then by score, ties sharing a rank."""
+    key = [(0 if s in winners else 1, -scores[s]) for s in range(len(scores))]
+    order = sorted(set(key))
+    return [order.index(k) + 1 for k in key]
+
+
+def rate(game: str, participants: list[tuple[str, str]], places: list[int],
+          known: dict[str, RatingRecord]) -> list[RatingRecord]:
+    """New ratings for ``participants`` ((id, name) each) finishing at ``places``."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    teams = []
+    for pid, _ in participants:
+        r = known.get(pid)
+        teams.append([model.rating(mu=r.mu, sigma=r.sigma) if r else model.rating()])
+    result = model.rate(teams, ranks=[float(p) for p in places])
+    out = []
+    for (pid, name), team in zip(participants, result, strict=True):
+        before = known.get(pid)
+        out.append(RatingRecord(pid, game, name, float(team[0].mu), float(team[0].sigma),
+                                (before.games if before else 0) + 1))
+    return out
+
+
+class Players:
+    """The hub's link to players: who sits where, webhooks at each new turn, ratings at
+    each game's end.  Webhook calls run in a thread of their own, never on the loop."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._pool = ThreadPoolExecutor(2, thread_name_prefix="elfenland-webhook")
+        #: game id -> seat -> player (a cache of seat_players).
+        self.seats: dict[str, dict[int, PlayerRecord]] = {}
+
+    async def db(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+
+    async def by_token(self, token: str | None) -> PlayerRecord:
+        from .tokens import hash_token
+
+        player = None if not token else await self.db(self.store.player_by_token_hash,
+                                                      hash_token(token))
+        if not isinstance(player, PlayerRecord):
+            raise ServerError("bad-token", "no player has that token")
+        return player
+
+    async def seated(self, game_id: str) -> dict[int, PlayerRecord]:
+        if game_id not in self.seats:
+            self.seats[game_id] = await self.db(self.store.seat_players, game_id)
+        return self.seats[game_id]
+
+    async def link(self, game_id: str, seat: int, player: PlayerRecord) -> None:
+        await self.db(self.store.link_seat, game_id, seat, player.id)
+        (await self.seated(game_id))[seat] = player
+
+    async def your_turn(self, record: GameRecord, seat: int, seq: int,
+                        deadline: float | None) -> None:
+        """Tell the seat's player it is their turn, if they gave a webhook."""
+        player = (await self.seated(record.id)).get(seat)
+        if player is None or not player.webhook:
+            return
+        payload = {"type": "your-turn", "game": record.id, "kind": record.game,
+                   "seat": seat, "seq": seq, "deadline": deadline,
+                   "url": f"/#/game/{record.id}", "player": player.id}
+        loop = asyncio.get_running_loop()
+        loop.run_in_executor(self._pool, post_json, player.webhook, payload)
+
+    async def rate_finished(self, record: GameRecord, scores: list[int], winners: list[int],
+                            seq: int, created: str) -> list[RatingRecord]:
+        """Rate a finished game once (its ``rated`` event's key makes sure)."""
+        seated = await self.seated(record.id)
+        participants: list[tuple[str, str]] = []
+        places: list[int] = []
+        all_places = ranks(scores, winners)
+        for s in record.seats:
+            player = seated.get(s.seat)
+            if player is not None:
+                participants.append((player.id, player.name))
+            elif s.kind == "bot" and s.token_hash is None and s.level:
+                participants.append((f"bot:{s.level}", bot_title(s.level)))
+            else:
+                continue
+            places.append(all_places[s.seat])
+        if len(participants) < 2:
+            return []
+        known = {r.player_id: r for r in await self.db(
+            self.store.ratings, record.game, [p for p, _ in participants])}
+        new = rate(record.game, participants, places, known)
+        event = EventRecord("rated", None, seq,
+                            {"ratings": [rating_json(r) for r in new]}, created, key="rated")
+        done = await self.db(self.store.rate_game, record.id, event, new)
+        return new if done else []
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def post_json(url: str, payload: dict[str, Any]) -> None:
+    """One webhook call; failures are logged, never retried."""
+    data = json.dumps(payload).encode()
+    request = urllib.request.Request(url, data=data, method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              "User-Agent": "elfenland-server"})
+    try:
+        with urllib.request.urlopen(request, timeout=WEBHOOK_TIMEOUT) as answer:
+            answer.read(1024)
+    except Exception as exc:
+        log.warning("webhook %s failed: %s", url, exc)

@@ -1,0 +1,53 @@
+"""Hotseat in the browser: two players share one page, a cover hides the table while the
+device changes hands, and the game is played to its end."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from playwright.sync_api import Page
+
+from .helpers import is_over, my_turn, start_game, take_turn
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.fill("input[name=name]", "Ann")
+    page.select_option("select[name=game]", "king-of-the-elves")
+    page.select_option("select[name=players]", "2")
+    page.select_option("select[name=kind-0]", "human")
+    page.select_option("select[name=kind-1]", "open")
+    page.check("input[name=hotseat]")
+    page.click("#create-btn")
+    page.wait_for_selector(".waiting #start-btn")
+    start_game(page)
+    gid = page.url.rsplit("/", 1)[-1]
+    saved = page.evaluate(f"JSON.parse(localStorage.getItem('elfenland.hotseat'))['{gid}']")
+    assert [s["seat"] for s in saved] == [0, 1]
+    rng = random.Random(11)
+    seats_played = set()
+    switches = 0
+    for _ in range(800):
+        if is_over(page):
+            break
+        if page.locator("#hotseat-go").count():
+            # The table is covered while the device changes hands.
+            assert page.locator(".hotseat-cover").is_visible()
+            page.click("#hotseat-go")
+            switches += 1
+            page.wait_for_selector("#turn.mine, .final", timeout=15000)
+            continue
+        if my_turn(page):
+            seats_played.add(page.evaluate("window.__elfenland.page.seat"))
+            take_turn(page, rng)
+        else:
+            page.wait_for_timeout(30)
+    assert is_over(page), "the game did not end"
+    assert seats_played == {0, 1} and switches > 2
+    names = page.eval_on_selector_all(".final tbody tr td:nth-child(2)",
+                                      "els => els.map(e => e.textContent.trim())")
+    assert any("Ann" in n for n in names) and any("Player 2" in n for n in names)
