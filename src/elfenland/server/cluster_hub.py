@@ -19,7 +19,6 @@ import logging
 import time
 from typing import Any
 
-from ..games.registry import GAMES, new_game
 from .config import ClusterSettings, ServerConfig
 from .errors import ServerError
 from .events import Event, EventBus, PostgresEventBus
@@ -33,21 +32,6 @@ log = logging.getLogger("elfenland.server.cluster")
 #: WebSocket close code asking the client to reconnect (through the load balancer).
 RECONNECT = 1012
 
-
-def warm_up_engines() -> None:
-    """Build each engine's action tables on this thread, before any worker thread runs.
-
-    The engines build their canonical action tables lazily on first use (``@cache``);
-    two threads doing that at once (a game being replayed while a bot thinks, as when a
-    fresh process takes over several games) can each build a table, after which the
-    actions parsed from text are not the very objects the legal-move lists hold, and
-    every move of some kinds is refused as illegal.  Building them once here, before
-    serving, avoids that race."""
-    for info in GAMES.values():
-        state = new_game(game=info.name, players=max(info.min_players, 2), seed=0)
-        state.view(0)
-        for action in state.legal_actions():
-            state.parse_action(str(action))
 
 
 class EventHub(Hub):
@@ -84,7 +68,6 @@ class EventHub(Hub):
                                  "seat": seat})
 
     async def startup(self) -> None:
-        warm_up_engines()
         await self.events.start()
         await super().startup()
 
@@ -119,7 +102,6 @@ class ClusterHub(EventHub):
     async def startup(self) -> None:
         # Unlike one process, this one does not load every unfinished game: the lease
         # loop adopts those no process serves.
-        warm_up_engines()
         await self.events.start()
         self.events.subscribe(self._on_event)
         self._lease_task = asyncio.create_task(self._lease_loop())

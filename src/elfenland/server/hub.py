@@ -65,17 +65,6 @@ def build_state(record: GameRecord, actions: Sequence[str] = ()) -> GameState:
     return state
 
 
-def warm_engines() -> None:
-    """Build each engine's shared tables (its action space, the board) once, on this
-    thread.  They are made lazily behind ``functools.cache``, which does not stop two
-    threads from building them at once; actions are compared by identity, so two bot
-    threads racing to build them made a legal action look illegal."""
-    from ..games.registry import GAMES
-
-    for name, info in GAMES.items():
-        state = new_game(game=name, players=info.min_players, seed=0)
-        state.apply_action(state.parse_action(str(state.legal_actions()[0])))
-
 
 def now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -188,7 +177,6 @@ class Hub:
         self._loading = asyncio.Lock()
         self._closing = False
         self.timers = Timers(self._on_deadline)
-        warm_engines()
         self.players = Players(store)
         self._tasks: set[asyncio.Task[Any]] = set()
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from functools import cache
 from itertools import combinations_with_replacement
 from typing import Final
 
 from ...core.errors import ActionParseError
+from ...core.once import once
 from ...core.transport import COST_TABLE, Terrain, Transport
 from .board import Board, load_board
 
@@ -181,7 +181,7 @@ def _enumerate(board: Board) -> list[Action]:
     return out
 
 
-@cache
+@once
 def _space() -> tuple[tuple[Action, ...], dict[tuple[object, ...], Action]]:
     """Every action of the real board, each carrying its id (built once, on first use)."""
     actions = tuple(_enumerate(load_board()))
@@ -241,7 +241,7 @@ class Tables:
         ]
 
 
-@cache
+@once
 def tables() -> Tables:
     return Tables(_space()[0], load_board())
 

@@ -10,11 +10,11 @@ import json
 import re
 from collections import deque
 from dataclasses import dataclass
-from functools import cache
 from importlib import resources
 from typing import Any
 
 from ...core.errors import UnknownTownError
+from ...core.once import once
 from ...core.transport import Terrain
 
 EXPECTED = {"towns": 21, "roads": 35, "rivers": 7, "lakes": 6, "town_cards": 12}
@@ -184,7 +184,7 @@ def _capital_id(data: dict[str, Any], towns: list[Town]) -> str:
     raise MapError(f"capital {data['capital']!r} is not a town")
 
 
-@cache
+@once
 def load_board() -> Board:
     """The real board (cached: it is immutable)."""
     text = resources.files(__package__).joinpath("data/elfenland-map.json").read_text("utf-8")

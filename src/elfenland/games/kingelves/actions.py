@@ -36,11 +36,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
-from functools import cache
 from itertools import combinations_with_replacement
 from typing import Final
 
 from ...core.errors import ActionParseError
+from ...core.once import once
 from .cards import (
     NUM_KINDS,
     TOWN_ACTION_KINDS,
@@ -166,7 +166,7 @@ def _enumerate() -> list[Action]:
     return out
 
 
-@cache
+@once
 def _space() -> tuple[tuple[Action, ...], dict[Action, Action]]:
     actions = tuple(replace(a, _id=i) for i, a in enumerate(_enumerate()))
     return actions, {a: a for a in actions}
