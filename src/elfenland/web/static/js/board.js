@@ -428,6 +428,20 @@ export class BoardView {
     for (const [id, info] of towns) {
       const [x, y] = this.pos(id);
       el("circle", { cx: x, cy: y, r: 24, class: "hl-town" }, this.hlLayer);
+      if (info && !info.card && info.any) {
+        // A town only a caravan (or the boatmen) reaches: its price is any N cards.
+        const c = el("g", {
+          class: "cost-badge caravan-badge", "data-badge": id,
+          transform: `translate(${(x - 44).toFixed(1)},${(y - 30).toFixed(1)})`,
+        }, this.badgeLayer);
+        el("rect", { x: -2, y: -2, width: 44, height: 24, rx: 6, class: "badge-bg" }, c);
+        for (let k = 0; k < 3; k++) {
+          el("rect", { x: 1 + k * 4, y: 2 + k * 2, width: 12, height: 15, rx: 2, class: "any-card" }, c);
+        }
+        el("text", { x: 20, y: 15, class: "badge-text" }, c).textContent = `×${info.any}`;
+        el("title", {}, c).textContent = info.title || "";
+        continue;
+      }
       if (!info || !info.card) continue;
       const b = el("g", {
         class: "cost-badge", "data-badge": id,

@@ -6,6 +6,7 @@ import { applyI18n, t } from "./i18n.js";
 import { PLAYER_COLOURS, bootIcon } from "./icons.js";
 import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
+import { askedAction, bindConfirmPref, confirmAction, confirmPrefHTML, dropConfirm } from "./confirm.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
@@ -225,9 +226,11 @@ export class GamePage {
         <div id="controls" class="controls"></div>
         <div id="players" class="players"></div>
         <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log"></ol></details>
+        <details class="prefs" id="prefs"><summary data-i18n="prefs.title"></summary><div id="prefs-body"></div></details>
       </aside>
     </div>`;
     applyI18n(this.app);
+    this.renderPrefs();
     this.ui = await makeUI(view, this.app.querySelector("#board"), this.app.querySelector("#controls"), {
       act: (text) => this.act(text),
       hint: () => api.hint(this.id, this.mine ? this.mine.token : ""),
@@ -253,6 +256,8 @@ export class GamePage {
   render(view) {
     // While a bot plays this seat the server refuses its actions: offer none.
     this.view = this.botted() && view.legal ? { ...view, legal: [] } : view;
+    const asked = askedAction();
+    if (asked && !(this.view.legal || []).includes(asked)) dropConfirm();
     this.ui.update(this.view);
     this.renderStatus();
     this.renderPanels();
@@ -324,7 +329,18 @@ export class GamePage {
     ol.dataset.last = String(this.log.length ? this.log[this.log.length - 1].seq : 0);
   }
 
-  act(text) {
+  /** The table's own settings (how often to confirm a choice). */
+  renderPrefs() {
+    const box = this.app.querySelector("#prefs-body");
+    if (!box) return;
+    box.innerHTML = confirmPrefHTML();
+    bindConfirmPref(box);
+  }
+
+  async act(text) {
+    const game = this.view ? this.view.game : "";
+    const question = this.ui && this.ui.confirmText ? this.ui.confirmText(text) : text;
+    if (!(await confirmAction(game, text, question))) return;
     if (!this.conn || !this.conn.act(text)) {
       toast(t("conn.offline"), "error");
       return;
@@ -363,6 +379,7 @@ export class GamePage {
 
   relabel() {
     applyI18n(this.app);
+    this.renderPrefs();
     if (this.summary && this.summary.status === "open" && !this.view) { this.renderWaiting(); return; }
     if (this.view && this.ui) {
       this.ui.update(this.view);

@@ -327,6 +327,9 @@ export class KingUI {
     }
   }
 
+  /** What a confirmation asks before the action is sent. */
+  confirmText(a) { return t("confirm.ask", { what: this.describeAction(a) }); }
+
   scoreDetail(p) { return t("koe.scoreDetail", { n: p.gold ?? this.view.scores[p.seat] }); }
 
   destroy() {}

@@ -142,6 +142,10 @@ export function renderLobby(app) {
     try {
       const res = await api.create(body);
       if (res.token !== null && res.token !== undefined) saveSeat(res.game.id, res.seat, res.token, name);
+      // You and bots only: nobody to wait for, so the game starts at once.
+      if (res.token && !seats.some((s) => s.kind === "open")) {
+        await api.start(res.game.id, { token: res.token });
+      }
       location.hash = `#/game/${res.game.id}`;
     } catch (err) {
       showError(err);
@@ -156,11 +160,14 @@ export function renderLobby(app) {
   let timer = null;
   const refresh = async () => {
     try {
-      const { games } = await api.games("open");
+      // A game this browser holds a seat in is "yours", never one to join.
+      const games = (await api.games("open")).games.filter((g) => !savedSeat(g.id));
       openBox.innerHTML = games.length ? games.map((g) => gameRow(g, "join")).join("")
         : `<p class="muted" data-i18n="lobby.noOpen"></p>`;
       const all = await api.games();
-      const mine = all.games.filter((g) => savedSeat(g.id) && g.status !== "open");
+      const rank = { running: 0, open: 1, finished: 2 };
+      const mine = all.games.filter((g) => savedSeat(g.id))
+        .sort((a, b) => (rank[a.status] ?? 3) - (rank[b.status] ?? 3));
       mineBox.innerHTML = mine.length ? mine.map((g) => gameRow(g, "resume")).join("")
         : `<p class="muted" data-i18n="lobby.noMine"></p>`;
       applyI18n(openBox);

@@ -1,0 +1,160 @@
+"""Issue #17: a table a new player can use without misclicks. Choices that cannot be taken
+back are confirmed (a preference), a caravan is paid by picking cards in the hand, Escape
+closes menus and dialogs."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from playwright.sync_api import Page
+
+from .helpers import (
+    SCREENSHOTS,
+    create_game,
+    is_over,
+    phase_key,
+    seq,
+    start_game,
+    take_turn,
+    wait_turn_or_end,
+)
+
+pytestmark = pytest.mark.browser
+
+LEGAL = "() => window.__elfenland.page.view.legal || []"
+
+
+def play_until_phase(page: Page, rng: random.Random, phase: str, turns: int = 300) -> None:
+    for _ in range(turns):
+        wait_turn_or_end(page)
+        assert not is_over(page), f"the game ended before phase {phase}"
+        if phase_key(page) == phase:
+            return
+        take_turn(page, rng)
+    raise AssertionError(f"never reached {phase}")
+
+
+def test_placing_and_ending_a_move_are_confirmed_and_the_preference_is_kept(
+        page: Page, server: str) -> None:
+    create_game(page, server, players=2, bots=1)
+    start_game(page)
+    rng = random.Random(4)
+    play_until_phase(page, rng, "place")
+    page.wait_for_selector(".road-target[data-action]")
+    before = seq(page)
+    target = page.locator(".road-target[data-action]").first
+    action = target.get_attribute("data-action")
+    assert action and action.startswith("place ")
+    target.click(force=True)
+    # A question, with the focus on its "yes", that names the counter and the road.
+    dialog = page.locator(".confirm[role=alertdialog]")
+    assert dialog.is_visible()
+    assert page.evaluate("document.activeElement.id") == "confirm-ok"
+    question = dialog.locator("p").inner_text()
+    for town in action.split()[2].split("-"):
+        assert page.evaluate("id => window.__elfenland.page.ui.index.townName(id)", town) in question
+    page.screenshot(path=str(SCREENSHOTS / "elfenland-confirm.png"))
+    # Escape says no: nothing was sent.
+    page.keyboard.press("Escape")
+    assert page.locator(".confirm").count() == 0
+    page.wait_for_timeout(300)
+    assert seq(page) == before
+    # Cancel says no too.
+    target.click(force=True)
+    page.click("#confirm-cancel")
+    page.wait_for_timeout(300)
+    assert seq(page) == before
+    # Yes sends it.
+    target.click(force=True)
+    page.click("#confirm-ok")
+    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
+    # The preference: never ask. It is kept in this browser for every table.
+    page.locator("#prefs summary").click()
+    page.select_option("#confirm-pref", "off")
+    assert page.evaluate("localStorage.getItem('elfenland.confirm')") == "off"
+    for _ in range(300):
+        wait_turn_or_end(page)
+        assert not is_over(page)
+        legal = page.evaluate(LEGAL)
+        if any(a.startswith("place ") for a in legal):
+            before = seq(page)
+            page.locator(".road-target[data-action]").first.click(force=True)
+            assert page.locator(".confirm").count() == 0
+            page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
+            break
+        take_turn(page, rng)
+    else:
+        raise AssertionError("no second placement")
+    page.evaluate("localStorage.setItem('elfenland.confirm', 'always')")
+
+
+def test_a_caravan_is_paid_by_picking_cards_then_the_town(page: Page, server: str) -> None:
+    create_game(page, server, players=2, bots=1)
+    start_game(page)
+    rng = random.Random(6)
+    caravan = None
+    for _ in range(400):
+        wait_turn_or_end(page)
+        assert not is_over(page), "no caravan was ever possible"
+        legal = page.evaluate(LEGAL)
+        caravans = [a for a in legal if " caravan:" in a
+                    and len(set(a.split(":")[1].split("+"))) > 1]
+        if phase_key(page) == "move" and caravans:
+            caravan = caravans[0]
+            break
+        take_turn(page, rng, prefer=("place ",))
+    assert caravan is not None
+    town = caravan.split()[1].split("-")[1]
+    cards = caravan.split(":")[1].split("+")
+    # No list of every combination: a town's menu explains the caravan instead.
+    page.click(f".board .town[data-town='{town}']", force=True)
+    page.wait_for_selector(".menu")
+    assert page.locator(".menu .opt.combo").count() == 0
+    assert page.locator(".menu .caravan-how").count() == 1
+    assert page.evaluate("document.activeElement.closest('.menu') !== null")
+    page.keyboard.press("Escape")
+    assert page.locator(".menu").count() == 0
+    # Pick the cards in the hand (any order), then the town.
+    for kind in cards:
+        free = page.locator(f".hand [data-card='{kind}'][aria-pressed=false]")
+        free.first.click()
+    assert page.locator(".hand [data-pick][aria-pressed=true]").count() == len(cards)
+    assert page.locator("#picked").is_visible()
+    # Only the towns these cards pay for stay clickable, the chosen one with its caravan.
+    page.wait_for_selector(f".board .town[data-town='{town}'][data-action]")
+    sent = page.get_attribute(f".board .town[data-town='{town}']", "data-action")
+    assert sent is not None and sorted(sent.split(":")[1].split("+")) == sorted(cards)
+    page.screenshot(path=str(SCREENSHOTS / "elfenland-caravan.png"))
+    before = seq(page)
+    page.click(f".board .town[data-town='{town}']", force=True)
+    page.click("#confirm-ok")
+    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
+    last = page.evaluate("() => window.__elfenland.page.log.at(-1).action")
+    assert last.startswith("move ") and "caravan:" in last, last
+    assert page.locator(".hand [data-pick][aria-pressed=true]").count() == 0
+
+
+def test_your_games_are_yours_and_a_game_with_bots_starts_at_once(page: Page, server: str) -> None:
+    # You and three bots: the table opens without a waiting room or a Start button.
+    solo = create_game(page, server, players=4, bots=3)
+    page.wait_for_selector(".game .panel")
+    assert page.locator("#start-btn").count() == 0
+    assert page.evaluate("() => window.__elfenland.page.summary.status") == "running"
+    # A game still waiting for a friend: in the lobby it is under "your games", not offered
+    # to join — and so is the running one.
+    waiting = create_game(page, server, players=3, bots=1)
+    page.wait_for_selector(".waiting #start-btn")
+    page.goto(f"{server}/#/")
+    page.wait_for_selector(f"#my-games .game-row[data-game='{waiting}']")
+    assert page.locator(f"#my-games .game-row[data-game='{solo}']").count() == 1
+    assert page.locator(f"#open-games .game-row[data-game='{waiting}']").count() == 0
+    # Another browser (no seat in it) sees it as an open game to join.
+    other = page.context.browser.new_context()  # type: ignore[union-attr]
+    try:
+        pg = other.new_page()
+        pg.goto(f"{server}/#/")
+        pg.wait_for_selector(f"#open-games .game-row[data-game='{waiting}']")
+        assert pg.locator(f"#my-games .game-row[data-game='{waiting}']").count() == 0
+    finally:
+        other.close()
