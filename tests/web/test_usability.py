@@ -53,7 +53,8 @@ def test_placing_and_ending_a_move_are_confirmed_and_the_preference_is_kept(
     assert page.evaluate("document.activeElement.id") == "confirm-ok"
     question = dialog.locator("p").inner_text()
     for town in action.split()[2].split("-"):
-        assert page.evaluate("id => window.__elfenland.page.ui.index.townName(id)", town) in question
+        name = page.evaluate("id => window.__elfenland.page.ui.index.townName(id)", town)
+        assert name in question
     page.screenshot(path=str(SCREENSHOTS / "elfenland-confirm.png"))
     # Escape says no: nothing was sent.
     page.keyboard.press("Escape")
