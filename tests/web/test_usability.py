@@ -4,10 +4,12 @@ closes menus and dialogs."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 
 from .helpers import (
     SCREENSHOTS,
@@ -22,6 +24,7 @@ from .helpers import (
 
 pytestmark = pytest.mark.browser
 
+I18N = Path(__file__).resolve().parents[2] / "src" / "elfenland" / "web" / "static" / "i18n"
 LEGAL = "() => window.__elfenland.page.view.legal || []"
 
 
@@ -159,3 +162,52 @@ def test_your_games_are_yours_and_a_game_with_bots_starts_at_once(page: Page, se
         assert pg.locator(f"#my-games .game-row[data-game='{waiting}']").count() == 0
     finally:
         other.close()
+
+
+COSTS = [["1", "1", "–", "–"], ["1", "1", "–", "2"], ["2", "2", "–", "1"],
+         ["–", "1", "2", "1"], ["1", "2", "2", "2"], ["1", "2", "1", "1"]]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "de"])
+def test_the_rules_and_player_aid_in_every_language(browser: Browser, server: str,
+                                                   lang: str) -> None:
+    tables = {k: json.loads((I18N / f"{k}.json").read_text()) for k in ("en", lang)}
+    text = tables[lang]
+    ctx = browser.new_context(locale=lang, viewport={"width": 1280, "height": 800})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server}/")
+        page.wait_for_selector("body[data-ready='1']")
+        # The lobby explains the chosen rule set.
+        page.select_option("select[name=rules]", "moon")
+        page.click("[data-explain='elfenland:rules']")
+        aid = page.locator(".aid[role=dialog]")
+        assert aid.is_visible()
+        assert page.locator(".aid-sec.focus").get_attribute("data-aid") == "moon"
+        assert page.evaluate("document.activeElement.id") == "aid-close"
+        cells = page.eval_on_selector_all(
+            ".cost-table tbody tr", "rows => rows.map(r => [...r.querySelectorAll('td')]"
+            ".map(c => c.textContent.trim()))")
+        assert cells == COSTS
+        body = aid.inner_text()
+        for key in ("aid.elf.caravan", "aid.elf.obstacle", "aid.elf.rivers", "aid.elf.lakes",
+                    "aid.elf.scoring", "aid.elf.amigo", "aid.elf.moon", "aid.elf.destination"):
+            assert text[key] in body, key
+        if lang == "en":
+            page.screenshot(path=str(SCREENSHOTS / "rules-aid.png"))
+        page.keyboard.press("Escape")
+        assert page.locator(".aid").count() == 0
+        # King of the Elves: the journey and every card explained.
+        page.click("#rules-btn")
+        page.click("[data-aid-game='king-of-the-elves']")
+        body = page.locator(".aid").inner_text()
+        for key in ("aid.koe.order", "aid.koe.thief", "aid.koe.gold", "aid.koe.tree",
+                    "aid.koe.seaMonster", "aid.koe.escort", "aid.koe.reverse",
+                    "aid.koe.magic_spell", "aid.koe.weak_gold", "aid.koe.gold_for_all"):
+            assert text[key] in body, key
+        if lang != "en":
+            assert tables["en"]["aid.koe.escort"] not in body
+        page.click("#aid-close")
+        assert page.locator(".aid").count() == 0
+    finally:
+        ctx.close()

@@ -3,6 +3,7 @@
 import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
 import { showError } from "./notify.js";
+import { openRules } from "./rulesaid.js";
 
 export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
@@ -65,14 +66,17 @@ export function renderLobby(app) {
         <label><span data-i18n="lobby.rules"></span>
           <select name="rules"><option value="amigo" data-i18n="rules.amigo"></option>
           <option value="moon" data-i18n="rules.moon"></option></select></label>
+        <button type="button" class="link" data-explain="elfenland:rules" data-i18n="aid.explain"></button>
         <label class="check"><input type="checkbox" name="destination">
           <span data-i18n="opt.destination"></span></label>
+        <button type="button" class="link" data-explain="elfenland:destination" data-i18n="aid.explain"></button>
         <p class="muted small" data-i18n="opt.destinationHelp"></p>
       </div>
       <div class="koe-only" hidden>
         <label class="check"><input type="checkbox" name="magic_spell"><span data-i18n="opt.magic_spell"></span></label>
         <label class="check"><input type="checkbox" name="weak_gold"><span data-i18n="opt.weak_gold"></span></label>
         <label class="check"><input type="checkbox" name="gold_for_all"><span data-i18n="opt.gold_for_all"></span></label>
+        <button type="button" class="link" data-explain="king-of-the-elves:magic_spell" data-i18n="aid.explain"></button>
       </div>
       <label><span data-i18n="lobby.players"></span>
         <select name="players">${[2, 3, 4, 5, 6].map((n) => `<option${n === 4 ? " selected" : ""}>${n}</option>`).join("")}</select></label>
@@ -115,6 +119,12 @@ export function renderLobby(app) {
     root.querySelector(".koe-only").hidden = !koe;
   };
   form.game.addEventListener("change", showVariants);
+  form.addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-explain]");
+    if (!b) return;
+    const [game, anchor] = b.dataset.explain.split(":");
+    openRules(game, anchor === "rules" ? form.rules.value : anchor);
+  });
   form.players.addEventListener("change", drawSeats);
   drawSeats();
   showVariants();

@@ -4,6 +4,7 @@ import { applyI18n, currentLang, initI18n, onLangChange, setLang } from "./i18n.
 import { renderLobby } from "./lobby.js";
 import { GamePage } from "./game.js";
 import { ReplayPage } from "./replay.js";
+import { installRulesButton, relabelRules } from "./rulesaid.js";
 
 let page = null;
 
@@ -32,6 +33,8 @@ async function boot() {
     sel.value = currentLang();
     if (page && page.relabel) page.relabel();
   });
+  onLangChange(relabelRules);
+  installRulesButton();
   applyI18n(document);
   window.addEventListener("hashchange", route);
   await route();
