@@ -111,14 +111,23 @@ def test_a_caravan_is_paid_by_picking_cards_then_the_town(page: Page, server: st
     assert caravan is not None
     town = caravan.split()[1].split("-")[1]
     cards = caravan.split(":")[1].split("+")
-    # No list of every combination: a town's menu explains the caravan instead.
+    # No list of every combination: a town only a caravan reaches shows its price on the
+    # board and its menu explains the caravan; a town with a price pays that price.
+    step = caravan.split()[1]
+    direct = [a for a in legal if a.split()[:2] == ["move", step] and ":" not in a]
     page.click(f".board .town[data-town='{town}']", force=True)
-    page.wait_for_selector(".menu")
-    assert page.locator(".menu .opt.combo").count() == 0
-    assert page.locator(".menu .caravan-how").count() == 1
-    assert page.evaluate("document.activeElement.closest('.menu') !== null")
-    page.keyboard.press("Escape")
-    assert page.locator(".menu").count() == 0
+    if direct:
+        page.wait_for_selector(".confirm")
+        page.keyboard.press("Escape")
+    else:
+        page.wait_for_selector(".menu")
+        assert page.locator(f".board .caravan-badge[data-badge='{town}']").count() == 1
+        assert page.locator(".menu .opt.combo").count() == 0
+        assert page.locator(".menu .caravan-how").count() == 1
+        assert page.evaluate("document.activeElement.closest('.menu') !== null")
+        page.keyboard.press("Escape")
+        assert page.locator(".menu").count() == 0
+    assert page.locator(".menu, .confirm").count() == 0
     # Pick the cards in the hand (any order), then the town.
     for kind in cards:
         free = page.locator(f".hand [data-card='{kind}'][aria-pressed=false]")
@@ -209,5 +218,45 @@ def test_the_rules_and_player_aid_in_every_language(browser: Browser, server: st
             assert tables["en"]["aid.koe.escort"] not in body
         page.click("#aid-close")
         assert page.locator(".aid").count() == 0
+    finally:
+        ctx.close()
+
+
+SIZES = """() => {
+  const w = (sel) => [...document.querySelectorAll(sel)].map(e => e.getBoundingClientRect())
+    .filter(r => r.width > 0).map(r => Math.min(r.width, r.height));
+  const scrolls = (e) => /(auto|scroll)/.test(getComputedStyle(e).overflowY)
+    && e.scrollHeight > e.clientHeight + 1;
+  const scrollers = [...document.querySelectorAll('body *')].filter(scrolls);
+  const nested = scrollers.filter(e => scrollers.some(o => o !== e && o.contains(e)));
+  return { town: Math.min(...w('.board .town-ring')), road: Math.min(...w('.road-target')),
+           label: Math.min(...w('.board .town-label')), nested: nested.map(e => e.className) };
+}"""
+
+
+@pytest.mark.parametrize("size", [(844, 390), (390, 844)])
+def test_phone_targets_names_and_one_scrolling_area(browser: Browser, server: str,
+                                                   size: tuple[int, int]) -> None:
+    w, h = size
+    ctx = browser.new_context(viewport={"width": w, "height": h}, is_mobile=True,
+                              has_touch=True, device_scale_factor=2)
+    try:
+        page = ctx.new_page()
+        create_game(page, server, players=3, bots=2)
+        start_game(page)
+        rng = random.Random(3)
+        play_until_phase(page, rng, "place")
+        page.wait_for_selector(".road-target[data-action]")
+        sizes = page.evaluate(SIZES)
+        assert sizes["town"] >= 24 and sizes["road"] >= 24, sizes
+        assert sizes["label"] >= 10, sizes
+        assert sizes["nested"] == [], sizes
+        page.screenshot(path=str(SCREENSHOTS / f"elfenland-phone-{w}x{h}.png"))
+        # A tap asks before it places (the default: always), a tap on "yes" places.
+        before = seq(page)
+        page.locator(".road-target[data-action]").first.tap(force=True)
+        page.wait_for_selector(".confirm")
+        page.tap("#confirm-ok")
+        page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
     finally:
         ctx.close()

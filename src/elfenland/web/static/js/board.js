@@ -95,6 +95,17 @@ export class BoardView {
     this.knownCounters = null;
     this.buildStatic();
     this.enableZoomPan();
+    // Targets and town names keep a size a finger and an eye can use however small the
+    // board is drawn: CSS reads --px, the board units one screen pixel spans.
+    if (window.ResizeObserver) new ResizeObserver(() => this.updateScale()).observe(this.svg);
+    this.updateScale();
+  }
+
+  updateScale() {
+    const r = this.svg.getBoundingClientRect();
+    if (!r.width || !r.height) return;
+    const px = Math.max(this.vb.w / r.width, this.vb.h / r.height);
+    this.svg.style.setProperty("--px", px.toFixed(3));
   }
 
   pos(id) {
@@ -464,6 +475,7 @@ export class BoardView {
   setViewBox() {
     const v = this.vb;
     this.svg.setAttribute("viewBox", `${v.x.toFixed(1)} ${v.y.toFixed(1)} ${v.w.toFixed(1)} ${v.h.toFixed(1)}`);
+    this.updateScale();
   }
 
   toBoard(clientX, clientY) {

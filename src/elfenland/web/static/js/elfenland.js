@@ -331,7 +331,7 @@ export class ElfenlandUI {
       toast(t("caravan.noMatch", { town: this.index.townName(id) }), "error");
       return;
     }
-    if (direct.length === 1 && (picked.length || !moves.some(pickOnly))) {
+    if (direct.length === 1) {
       this.ctx.act(direct[0].text);
       return;
     }
