@@ -260,3 +260,28 @@ def test_phone_targets_names_and_one_scrolling_area(browser: Browser, server: st
         page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
     finally:
         ctx.close()
+
+
+def test_players_and_terrains_are_told_apart_by_more_than_colour(page: Page, server: str) -> None:
+    create_game(page, server, players=4, bots=3)
+    start_game(page)
+    wait_turn_or_end(page)
+    # Boots carry their seat's number, town markers their seat's shape.
+    for seat in range(4):
+        assert page.locator(f".board [data-boot='{seat}'] .seat-num").text_content() == str(seat + 1)
+    shapes = page.eval_on_selector_all(
+        ".board .town[data-town='feodor'] .marker", "els => els.map(e => e.dataset.shape)")
+    assert len(shapes) == 4 and len(set(shapes)) == 4, shapes
+    panel_shapes = page.eval_on_selector_all(".panel .seat-shape",
+                                             "els => els.map(e => e.dataset.shape)")
+    assert panel_shapes == shapes
+    # My obstacle shows my number.
+    assert page.locator(".row.mine .seat-num").text_content() == "1"
+    # Forest roads have a pattern of their own (as mountains and deserts do); the legend
+    # draws each terrain's pattern.
+    forests = page.locator(".board .route.t-forest").count()
+    assert forests > 0 and page.locator(".board .route.t-forest .road-forest").count() == forests
+    assert page.locator(".board .route.t-plains .road-forest").count() == 0
+    for terrain, mark in (("forest", ".road-forest"), ("mountain", ".road-mountain"),
+                          ("desert", ".road-desert"), ("lake", ".lake-crossing")):
+        assert page.locator(f".legend [data-terrain='{terrain}'] {mark}").count() == 1

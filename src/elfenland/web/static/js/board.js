@@ -3,7 +3,8 @@
 // static layers are built once; pieces (counters, obstacles, markers, boots) and the
 // highlights of legal choices are redrawn from each view.
 import {
-  BOOT_PATH, PLAYER_COLOURS, TRANSPORT_COLOURS, castleInner, obstacleInner, symbolInner,
+  BOOT_PATH, PLAYER_COLOURS, PLAYER_SHAPES, TRANSPORT_COLOURS, castleInner, numberOn, obstacleInner,
+  shapePath, symbolInner,
 } from "./icons.js";
 import { t } from "./i18n.js";
 
@@ -269,6 +270,7 @@ export class BoardView {
         el("path", { d, class: "road", stroke: colour }, g);
         if (r.terrain === "mountain") el("path", { d, class: "road-mountain" }, g);
         if (r.terrain === "desert") el("path", { d, class: "road-desert" }, g);
+        if (r.terrain === "forest") el("path", { d, class: "road-forest" }, g);
         const { p } = this.slot(r.id);
         el("circle", { cx: p[0], cy: p[1], r: 12, class: "slot" }, g);
       }
@@ -381,8 +383,9 @@ export class BoardView {
       const n = missing.length;
       missing.forEach((pl, i) => {
         const ang = Math.PI * (1.15 + (n === 1 ? 0.35 : (0.7 * i) / (n - 1)));
-        el("circle", {
-          cx: (Math.cos(ang) * 19).toFixed(1), cy: (Math.sin(ang) * 19).toFixed(1), r: 4.2,
+        el("path", {
+          d: shapePath(pl.seat, 4.6), "data-shape": PLAYER_SHAPES[pl.seat % PLAYER_SHAPES.length],
+          transform: `translate(${(Math.cos(ang) * 20).toFixed(1)},${(Math.sin(ang) * 20).toFixed(1)})`,
           class: "marker", fill: PLAYER_COLOURS[pl.seat % PLAYER_COLOURS.length],
         }, m);
       });
@@ -408,6 +411,7 @@ export class BoardView {
         b = el("g", { class: "boot", "data-boot": pl.seat }, this.bootsLayer);
         const inner = el("g", { class: "boot-inner", filter: "url(#shadow)" }, b);
         el("path", { d: BOOT_PATH, fill: PLAYER_COLOURS[pl.seat % PLAYER_COLOURS.length], stroke: "#111", "stroke-width": 1.5 }, inner);
+        inner.insertAdjacentHTML("beforeend", numberOn(PLAYER_COLOURS[pl.seat % PLAYER_COLOURS.length], -1, 4, 13));
         el("title", {}, b);
         this.bootEls.set(pl.seat, b);
       }

@@ -106,8 +106,16 @@ export class ElfenlandUI {
   legend(boardEl) {
     const box = document.createElement("div");
     box.className = "legend";
+    // Each terrain as the board draws it: colour and pattern, so colour is not needed.
+    const line = (k) => {
+      const d = "M3 6 H33";
+      if (k === "river") return `<path d="M3 6 q4 -4 7.5 0 t7.5 0 t7.5 0 t7.5 0" class="river" stroke="#3a86c8" fill="none"/>`;
+      if (k === "lake") return `<path d="${d}" class="lake-crossing" stroke="#1f5f8b"/>`;
+      const extra = { mountain: "road-mountain", desert: "road-desert", forest: "road-forest" }[k];
+      return `<path d="${d}" class="road" stroke="${{ plains: "#9ccc65", forest: "#2e7d32", desert: "#e9c46a", mountain: "#8d7b6b" }[k]}"/>${extra ? `<path d="${d}" class="${extra}"/>` : ""}`;
+    };
     box.innerHTML = ["plains", "forest", "desert", "mountain", "river", "lake"].map((k) =>
-      `<span><i class="sw t-${k}"></i><span data-i18n="terrain.${k}"></span></span>`).join("");
+      `<span data-terrain="${k}"><svg class="board lsw" viewBox="0 0 36 12" width="36" height="12" aria-hidden="true">${line(k)}</svg><span data-i18n="terrain.${k}"></span></span>`).join("");
     boardEl.appendChild(box);
   }
 

@@ -3,7 +3,7 @@
 import { api, forgetSeat, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { GameConnection } from "./conn.js";
 import { applyI18n, t } from "./i18n.js";
-import { PLAYER_COLOURS, bootIcon } from "./icons.js";
+import { PLAYER_COLOURS, bootIcon, seatShapeIcon } from "./icons.js";
 import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
 import { askedAction, bindConfirmPref, confirmAction, confirmPrefHTML, dropConfirm } from "./confirm.js";
@@ -296,7 +296,7 @@ export class GamePage {
       const start = v.starting_player === p.seat;
       return `<div class="panel${turn ? " turn" : ""}${p.seat === v.viewer ? " me" : ""}" data-seat="${p.seat}"
           style="--pc:${PLAYER_COLOURS[p.seat % 6]}">
-        <div class="pname">${bootIcon(PLAYER_COLOURS[p.seat % 6], 18)}
+        <div class="pname">${bootIcon(PLAYER_COLOURS[p.seat % 6], 18)}${seatShapeIcon(p.seat)}
           <span class="nm">${esc(names[p.seat])}</span>
           ${s.kind === "human" ? `<i class="dot ${s.connected ? "on" : "off"}" title="${esc(t(s.connected ? "panel.online" : "panel.offline"))}"></i>` : ""}
           ${start ? `<span class="badge" title="${esc(t("panel.starting"))}">1</span>` : ""}

@@ -1,7 +1,7 @@
 // King of the Elves at the table: the kingdoms around the table with their towns, the
 // gold/thief/obstacle cards and banners beside them, the journey town by town, the hand and
 // the bank. As for Elfenland, every choice offered comes from the view's `legal` list.
-import { PLAYER_COLOURS, TRANSPORTS, castleInner, transportIcon } from "./icons.js";
+import { PLAYER_COLOURS, TRANSPORTS, castleInner, numberOn, transportIcon } from "./icons.js";
 import { t } from "./i18n.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -46,7 +46,7 @@ export function cardIcon(kind, size = 30, value = null) {
 export function cardName(kind) { return t(`card.${kind}`); }
 
 function banner(colour, size = 14) {
-  return `<svg viewBox="0 0 12 16" width="${size * 0.75}" height="${size}" aria-hidden="true"><path d="M1 0 V16 M1 1 H11 L8 4.5 L11 8 H1" fill="${colour}" stroke="#111" stroke-width="1"/></svg>`;
+  return `<svg viewBox="0 0 12 16" width="${size * 0.75}" height="${size}" aria-hidden="true"><path d="M1 0 V16 M1 1 H11 L8 4.5 L11 8 H1" fill="${colour}" stroke="#111" stroke-width="1"/>${numberOn(colour, 5.5, 7.3, 7)}</svg>`;
 }
 
 export class KingUI {
