@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from .axe import serious_violations
 from .helpers import (
     SCREENSHOTS,
     create_game,
@@ -268,7 +269,8 @@ def test_players_and_terrains_are_told_apart_by_more_than_colour(page: Page, ser
     wait_turn_or_end(page)
     # Boots carry their seat's number, town markers their seat's shape.
     for seat in range(4):
-        assert page.locator(f".board [data-boot='{seat}'] .seat-num").text_content() == str(seat + 1)
+        boot = page.locator(f".board [data-boot='{seat}'] .seat-num")
+        assert boot.text_content() == str(seat + 1)
     shapes = page.eval_on_selector_all(
         ".board .town[data-town='feodor'] .marker", "els => els.map(e => e.dataset.shape)")
     assert len(shapes) == 4 and len(set(shapes)) == 4, shapes
@@ -285,3 +287,70 @@ def test_players_and_terrains_are_told_apart_by_more_than_colour(page: Page, ser
     for terrain, mark in (("forest", ".road-forest"), ("mountain", ".road-mountain"),
                           ("desert", ".road-desert"), ("lake", ".lake-crossing")):
         assert page.locator(f".legend [data-terrain='{terrain}'] {mark}").count() == 1
+
+
+def test_no_serious_accessibility_violations(page: Page, server: str) -> None:
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready='1'] .lobby")
+    assert serious_violations(page) == []
+    page.click("#rules-btn")
+    assert serious_violations(page) == []
+    page.keyboard.press("Escape")
+    create_game(page, server, players=3, bots=1)  # the waiting room
+    assert serious_violations(page) == []
+    for game, phase in (("elfenland", "place"), ("king-of-the-elves", "journey")):
+        create_game(page, server, game=game, players=3, bots=2)
+        start_game(page)
+        play_until_phase(page, random.Random(2), phase, turns=400)
+        assert serious_violations(page) == [], game
+        page.locator("[data-action]").first.click(force=True)
+        page.wait_for_selector(".confirm")
+        assert serious_violations(page) == [], game
+        page.keyboard.press("Escape")
+
+
+def test_the_board_is_played_with_the_keyboard(page: Page, server: str) -> None:
+    create_game(page, server, players=2, bots=1)
+    start_game(page)
+    rng = random.Random(9)
+    play_until_phase(page, rng, "place")
+    # Tab reaches the roads one may place on; Enter asks, Enter confirms.
+    page.wait_for_selector(".road-target[data-action]")
+    page.locator(".road-target[data-action]").first.focus()
+    focused = page.evaluate("document.activeElement.getAttribute('aria-label')")
+    assert focused and page.evaluate(
+        "document.activeElement.getAttribute('role')") == "button"
+    for _ in range(3):
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.classList.contains('road-target')")
+    before = seq(page)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".confirm")
+    assert page.evaluate("document.activeElement.id") == "confirm-ok"
+    page.keyboard.press("Enter")
+    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
+    # In the move phase the towns one may reach are focusable buttons that say their cost.
+    for _ in range(300):
+        play_until_phase(page, rng, "move")
+        if any(a.startswith("move ") for a in page.evaluate(LEGAL)):
+            break
+        take_turn(page, rng)
+    towns = page.locator(".board .town[tabindex='0']")
+    assert towns.count() > 0
+    label = towns.first.get_attribute("aria-label")
+    assert label and page.evaluate("() => window.__elfenland.page.ui.index.townName("
+                                   f"{towns.first.get_attribute('data-town')!r})") in label
+    assert page.locator(".board .town:not([tabindex])").count() > 0
+    towns.first.focus()
+    before = seq(page)
+    page.keyboard.press(" ")
+    if page.locator(".menu").count():
+        assert page.evaluate("document.activeElement.closest('.menu') !== null")
+        page.keyboard.press("Escape")
+        assert page.locator(".menu").count() == 0
+    else:
+        page.wait_for_selector(".confirm")
+        page.keyboard.press("Escape")
+        assert page.locator(".confirm").count() == 0
+        assert page.evaluate("document.activeElement.dataset.town") is not None
+    assert seq(page) == before

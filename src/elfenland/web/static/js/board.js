@@ -86,7 +86,7 @@ export class BoardView {
     this.h = handlers;
     this.svg = el("svg", {
       class: "board", viewBox: `${-PAD} ${-PAD} ${W + 2 * PAD} ${H + 2 * PAD}`,
-      role: "img", "aria-label": "Elfenland",
+      role: "group", "aria-label": t("board.label"),
     });
     container.appendChild(this.svg);
     this.vb = { x: -PAD, y: -PAD, w: W + 2 * PAD, h: H + 2 * PAD };
@@ -314,6 +314,13 @@ export class BoardView {
       const g = ev.target.closest("[data-town]");
       if (g && this.h.onTown) this.h.onTown(g.dataset.town, ev);
     });
+    this.townsLayer.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Enter" && ev.key !== " ") return;
+      const g = ev.target.closest("[data-town][tabindex]");
+      if (!g || !this.h.onTown) return;
+      ev.preventDefault();
+      this.h.onTown(g.dataset.town, ev);
+    });
     this.townsLayer.addEventListener("pointerover", (ev) => {
       const g = ev.target.closest("[data-town]");
       if (g && this.h.onTownHover) this.h.onTownHover(g.dataset.town, true);
@@ -424,6 +431,23 @@ export class BoardView {
       const by = y - 12 + Math.floor(i / 3) * 22;
       b.style.transform = `translate(${bx.toFixed(1)}px, ${by.toFixed(1)}px)`;
       b.classList.toggle("current", view.current_player === pl.seat);
+    }
+  }
+
+  /** The towns one may travel to take the keyboard's focus and say what they cost;
+   * the others leave the tab order. */
+  focusableTowns(towns) {
+    for (const [id, g] of this.townEls) {
+      const info = towns.get(id);
+      if (info) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.setAttribute("aria-label", info.title || this.index.townName(id));
+      } else {
+        g.removeAttribute("tabindex");
+        g.removeAttribute("role");
+        g.removeAttribute("aria-label");
+      }
     }
   }
 

@@ -205,9 +205,16 @@ export class ElfenlandUI {
       c.setAttribute("class", "road-target");
       c.dataset.action = text;
       c.dataset.route = route;
+      // Reachable by Tab and operated by Enter or Space, named for screen readers.
+      c.setAttribute("tabindex", "0");
+      c.setAttribute("role", "button");
+      c.setAttribute("aria-label", this.confirmText(text).replace(/\?$/, ""));
       c.addEventListener("click", (ev) => {
         ev.stopPropagation();
         if (!this.board.dragged) this.ctx.act(text);
+      });
+      c.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); this.ctx.act(text); }
       });
       this.board.badgeLayer.appendChild(c);
     }
@@ -222,6 +229,7 @@ export class ElfenlandUI {
       else if (direct.length > 1) g.dataset.menu = id;
       else if (!picked.length && moves.some(pickOnly)) g.dataset.caravan = id;
     }
+    this.board.focusableTowns(towns);
     if (this.hint && this.hint.route.length) this.drawHint();
   }
 

@@ -225,7 +225,7 @@ export class GamePage {
         </div>
         <div id="controls" class="controls"></div>
         <div id="players" class="players"></div>
-        <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log"></ol></details>
+        <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log" tabindex="0"></ol></details>
         <details class="prefs" id="prefs"><summary data-i18n="prefs.title"></summary><div id="prefs-body"></div></details>
       </aside>
     </div>`;

@@ -41,11 +41,11 @@ export function rulesLabel(g) {
 function seatRow(i, kind, level) {
   return `<div class="seat-row" data-seat-row="${i}">
     <span class="seat-no">${i + 1}</span>
-    <select name="kind-${i}" data-kind="${i}">
+    <select name="kind-${i}" data-kind="${i}" aria-label="${esc(t("lobby.seatKind", { n: i + 1 }))}">
       ${["human", "open", "bot"].map((k) => `<option value="${k}"${k === kind ? " selected" : ""}
         data-i18n="seatkind.${k}"></option>`).join("")}
     </select>
-    <select name="level-${i}" data-level="${i}"${kind === "bot" ? "" : " hidden"}>
+    <select name="level-${i}" data-level="${i}" aria-label="${esc(t("lobby.seatLevel", { n: i + 1 }))}"${kind === "bot" ? "" : " hidden"}>
       ${BOT_LEVELS.map((l) => `<option value="${l}"${l === level ? " selected" : ""} data-i18n="level.${l}"></option>`).join("")}
     </select>
   </div>`;

@@ -66,7 +66,7 @@ export function openRules(game = "elfenland", anchor = null) {
       <button type="button" class="secondary" id="aid-close">${t("aid.close")}</button></header>
     <div class="aid-tabs" role="tablist">${Object.keys(SECTIONS).map((g) => `<button type="button" role="tab"
       aria-selected="${g === game}" data-aid-game="${g}" class="${g === game ? "primary" : "secondary"}">${t(`game.${g}`)}</button>`).join("")}</div>
-    <div class="aid-body" id="aid-body">${SECTIONS[game].map((s) => sectionHTML(game, s)).join("")}</div></div>`;
+    <div class="aid-body" id="aid-body" tabindex="0">${SECTIONS[game].map((s) => sectionHTML(game, s)).join("")}</div></div>`;
   document.body.appendChild(box);
   dialog = { box, back, game };
   box.addEventListener("click", (ev) => {
