@@ -4,6 +4,7 @@ closes menus and dialogs."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -354,3 +355,62 @@ def test_the_board_is_played_with_the_keyboard(page: Page, server: str) -> None:
         assert page.locator(".confirm").count() == 0
         assert page.evaluate("document.activeElement.dataset.town") is not None
     assert seq(page) == before
+
+
+RECORD_RENDERS = """() => {
+  window.__renders = [];
+  new MutationObserver(() => {
+    const e = window.__elfenland.page.log.at(-1);
+    window.__renders.push({ seq: e.seq, player: e.player, t: performance.now() });
+  }).observe(document.body, { attributes: true, attributeFilter: ['data-seq'] });
+}"""
+
+
+def test_following_the_bots_pace_last_move_and_round_summary(page: Page, server: str) -> None:
+    page.add_init_script("localStorage.setItem('elfenland.confirm', 'off')")
+    create_game(page, server, players=4, bots=3)
+    start_game(page)
+    # This table shows the bots' moves 1.5 s apart (the server plays them at once here).
+    page.locator("#prefs summary").click()
+    page.select_option("#pace-pref", "slow")
+    page.evaluate(RECORD_RENDERS)
+    rng = random.Random(12)
+    for _ in range(3):
+        wait_turn_or_end(page)
+        take_turn(page, rng)
+    wait_turn_or_end(page)
+    renders = page.evaluate("window.__renders")
+    gaps = [b["t"] - a["t"] for a, b in itertools.pairwise(renders)
+            if a["player"] != 0 and b["player"] != 0]
+    assert len(gaps) >= 4 and min(gaps) >= 1400, gaps
+    page.select_option("#pace-pref", "server")
+    # The last move stays marked: a bot's placement on its road, and first in the log.
+    for _ in range(300):
+        wait_turn_or_end(page)
+        last = page.evaluate("() => window.__elfenland.page.log.at(-1)")
+        if last["player"] != 0 and str(last["action"]).startswith("place "):
+            break
+        take_turn(page, rng, prefer=("pass",))
+    else:
+        raise AssertionError("no bot placement seen")
+    mark = page.locator(".board .last-move")
+    assert mark.count() == 1 and mark.get_attribute("data-seq") == str(last["seq"])
+    a, b = last["action"].split()[2].split("-")
+    route = page.evaluate(f"() => window.__elfenland.page.ui.index.routeBetween({a!r}, {b!r}).id")
+    assert mark.get_attribute("data-last-route") == route
+    assert page.locator("#log li").first.get_attribute("data-seq") == str(last["seq"])
+    # A summary closes the round: each player's new towns.
+    for _ in range(400):
+        wait_turn_or_end(page)
+        if page.locator("#round-summary").count():
+            break
+        take_turn(page, rng)
+    summary = page.locator("#round-summary")
+    assert summary.is_visible()
+    assert "1" in summary.locator("strong").inner_text()
+    assert summary.locator("li").count() == 4
+    towns = page.evaluate("() => window.__elfenland.page.view.players.map(p => p.towns.length)")
+    assert f"({towns[0]} " in summary.locator("li").first.inner_text()
+    page.screenshot(path=str(SCREENSHOTS / "elfenland-round-summary.png"))
+    page.click("#round-summary-close")
+    assert page.locator("#round-summary").count() == 0

@@ -137,8 +137,42 @@ export class ElfenlandUI {
     const placeKinds = this.placeKinds();
     if (!placeKinds.includes(this.selected)) this.selected = placeKinds[0] || null;
     this.board.renderPieces(view, this.ctx.names());
+    this.drawLastMove(view);
     this.renderBoardChoices();
     this.renderControls();
+  }
+
+  /** The last move on the board: the road a counter or obstacle was put on, or the step
+   * a boot took, marked until the next move. */
+  drawLastMove(view) {
+    const NS = "http://www.w3.org/2000/svg";
+    if (!this.lastLayer) {
+      this.lastLayer = document.createElementNS(NS, "g");
+      this.lastLayer.setAttribute("class", "last-layer");
+      this.board.svg.insertBefore(this.lastLayer, this.board.piecesLayer);
+    }
+    this.lastLayer.textContent = "";
+    const e = (this.ctx.lastEntry && this.ctx.lastEntry()) || (view.log || [])[(view.log || []).length - 1];
+    if (!e) return;
+    const w = String(e.action).split(/\s+/);
+    let pair = null, want = "road";
+    if (w[0] === "place") pair = w[2];
+    else if (w[0] === "obstacle") pair = w[1];
+    else if (w[0] === "move") {
+      pair = w[1];
+      want = w[2] === "raft" ? "water" : (w[2] || "").startsWith("boatmen") ? "lake" : "road";
+    }
+    if (!pair) return;
+    const [a, b] = pair.split("-");
+    const r = this.index.routeBetween(a, b, want) || this.index.routeBetween(a, b, "water");
+    if (!r) return;
+    const p = document.createElementNS(NS, "path");
+    p.setAttribute("d", this.board.pathD(r.id));
+    p.setAttribute("class", "last-move");
+    p.setAttribute("stroke", PLAYER_COLOURS[(e.player ?? 0) % 6]);
+    p.dataset.lastRoute = r.id;
+    p.dataset.seq = String(e.seq);
+    this.lastLayer.appendChild(p);
   }
 
   placeKinds() {

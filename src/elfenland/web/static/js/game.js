@@ -6,6 +6,7 @@ import { applyI18n, t } from "./i18n.js";
 import { PLAYER_COLOURS, bootIcon, seatShapeIcon } from "./icons.js";
 import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
+import { Pacer, RoundSummary, pacePrefHTML, setPace } from "./follow.js";
 import { askedAction, bindConfirmPref, confirmAction, confirmPrefHTML, dropConfirm } from "./confirm.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -39,6 +40,8 @@ export class GamePage {
     this.poll = null;
     this.pending = false;
     this.finalShown = false;
+    this.pacer = new Pacer((m) => this.onUpdate(m), id, () => this.seat);
+    this.rounds = new RoundSummary();
   }
 
   get seat() { return this.mine ? this.mine.seat : null; }
@@ -74,7 +77,7 @@ export class GamePage {
         this.onSummary();
       },
       lobby: (m) => { this.summary = m.game; this.onSummary(); },
-      update: (m) => this.onUpdate(m),
+      update: (m) => this.pacer.push(m),
       error: (m) => {
         this.pending = false;
         if (m.code === "bad-token") {
@@ -236,6 +239,7 @@ export class GamePage {
       hint: () => api.hint(this.id, this.mine ? this.mine.token : ""),
       names: () => this.names(),
       seat: this.seat,
+      lastEntry: () => this.log[this.log.length - 1] || null,
     });
     applyI18n(this.app);
   }
@@ -262,6 +266,7 @@ export class GamePage {
     this.renderStatus();
     this.renderPanels();
     this.renderLog();
+    this.renderRoundSummary();
     if (view.scores && !this.finalShown) this.showFinal();
     document.body.dataset.seq = String(view.seq ?? "");
   }
@@ -333,8 +338,24 @@ export class GamePage {
   renderPrefs() {
     const box = this.app.querySelector("#prefs-body");
     if (!box) return;
-    box.innerHTML = confirmPrefHTML();
+    box.innerHTML = confirmPrefHTML() + pacePrefHTML(this.id);
     bindConfirmPref(box);
+    box.querySelector("#pace-pref").addEventListener("change", (ev) => setPace(this.id, ev.target.value));
+  }
+
+  /** The summary of the round that has just ended, above the controls until closed. */
+  renderRoundSummary() {
+    const html = this.rounds.check(this.view, this.log, this.names());
+    if (!html) return;
+    const old = this.app.querySelector("#round-summary");
+    if (old) old.remove();
+    const box = this.app.querySelector(".phasebox");
+    if (!box) return;
+    box.insertAdjacentHTML("afterend", html);
+    this.app.querySelector("#round-summary-close").addEventListener("click", () => {
+      const el = this.app.querySelector("#round-summary");
+      if (el) el.remove();
+    });
   }
 
   async act(text) {

@@ -70,6 +70,8 @@ export class KingUI {
     this.view = view;
     this.legal = view.legal || [];
     this.changes = old && view.seq === old.seq + 1 ? this.diff(old, view) : null;
+    // The last move's towns stay marked (without the animation) until the next move.
+    if (!old || view.seq !== old.seq) this.lastChanges = this.changes;
     this.renderTable();
     this.renderControls();
   }
@@ -127,7 +129,9 @@ export class KingUI {
         const ch = this.changes;
         const fresh = ch && ch.fresh.has(tw.ref);
         const arrive = ch && ch.arrived === tw.ref;
-        return `<div class="ktown t-${esc(tw.town)}${visited ? " visited" : ""}${next ? " next" : ""}${here ? " here" : ""}${fresh ? " fresh" : ""}${arrive ? " arrive" : ""}" data-ref="${esc(tw.ref)}">
+        const lc = this.lastChanges;
+        const last = lc && (lc.fresh.has(tw.ref) || lc.arrived === tw.ref);
+        return `<div class="ktown t-${esc(tw.town)}${visited ? " visited" : ""}${next ? " next" : ""}${here ? " here" : ""}${fresh ? " fresh" : ""}${arrive ? " arrive" : ""}${last ? " last" : ""}" data-ref="${esc(tw.ref)}">
           ${arrive && ch.gain > 0 ? `<span class="gain">+${ch.gain}</span>` : ""}
           ${cardIcon(tw.town, 46, tw.value)}
           <div class="kname">${esc(cardName(tw.town))} · ${esc(t("koe.value", { n: tw.value }))}</div>
