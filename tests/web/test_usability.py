@@ -260,6 +260,22 @@ def test_phone_targets_names_and_one_scrolling_area(browser: Browser, server: st
         page.wait_for_selector(".confirm")
         page.tap("#confirm-ok")
         page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
+        # "Only on a touch screen": a tap asks, a mouse click does not.
+        page.evaluate("localStorage.setItem('elfenland.confirm', 'touch')")
+        for _ in range(200):
+            wait_turn_or_end(page)
+            assert not is_over(page)
+            if page.locator(".road-target[data-action]").count():
+                break
+            take_turn(page, rng)
+        target = page.locator(".road-target[data-action]").first
+        target.tap(force=True)
+        page.wait_for_selector(".confirm")
+        page.tap("#confirm-cancel")
+        before = seq(page)
+        target.click(force=True)
+        assert page.locator(".confirm").count() == 0
+        page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
     finally:
         ctx.close()
 

@@ -115,7 +115,7 @@ export class ElfenlandUI {
       return `<path d="${d}" class="road" stroke="${{ plains: "#9ccc65", forest: "#2e7d32", desert: "#e9c46a", mountain: "#8d7b6b" }[k]}"/>${extra ? `<path d="${d}" class="${extra}"/>` : ""}`;
     };
     box.innerHTML = ["plains", "forest", "desert", "mountain", "river", "lake"].map((k) =>
-      `<span data-terrain="${k}"><svg class="board lsw" viewBox="0 0 36 12" width="36" height="12" aria-hidden="true">${line(k)}</svg><span data-i18n="terrain.${k}"></span></span>`).join("");
+      `<span data-terrain="${k}"><svg class="lsw" viewBox="0 0 36 12" width="36" height="12" aria-hidden="true">${line(k)}</svg><span data-i18n="terrain.${k}"></span></span>`).join("");
     boardEl.appendChild(box);
   }
 
