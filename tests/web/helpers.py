@@ -71,6 +71,16 @@ def phase_key(page: Page) -> str:
     }"""))
 
 
+def confirm_if_asked(page: Page) -> bool:
+    """Answer the page's "are you sure?" (asked before a choice that cannot be taken
+    back) with yes; whether it asked."""
+    ok = page.locator(".confirm #confirm-ok")
+    if ok.count():
+        ok.click()
+        return True
+    return False
+
+
 def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> str:
     """Click one offered choice (a random one; those starting with one of ``prefer`` ten
     times as likely); returns the action text sent."""
@@ -100,6 +110,7 @@ def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> s
         j = rng.randrange(opts.count())
         action = opts.nth(j).get_attribute("data-action")
         opts.nth(j).click()
+    confirm_if_asked(page)
     page.wait_for_function("s => document.body.dataset.seq !== s", arg=before, timeout=15000)
     return str(action)
 

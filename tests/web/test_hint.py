@@ -11,6 +11,7 @@ from playwright.sync_api import Page
 
 from .helpers import (
     SCREENSHOTS,
+    confirm_if_asked,
     create_game,
     is_over,
     phase_key,
@@ -70,6 +71,7 @@ def test_suggest_a_route_draws_the_servers_route(page: Page, server: str) -> Non
     page.click(f".board .town[data-town='{first['to']}']", force=True)
     if page.locator(".menu").count():
         page.click(f".menu [data-action='{first['action']}']")
+    confirm_if_asked(page)
     page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
     page.wait_for_function("n => document.querySelectorAll('.board .hint-step').length === n",
                            arg=len(steps) - 1)

@@ -3,7 +3,8 @@
 // static layers are built once; pieces (counters, obstacles, markers, boots) and the
 // highlights of legal choices are redrawn from each view.
 import {
-  BOOT_PATH, PLAYER_COLOURS, TRANSPORT_COLOURS, castleInner, obstacleInner, symbolInner,
+  BOOT_PATH, PLAYER_COLOURS, PLAYER_SHAPES, TRANSPORT_COLOURS, castleInner, numberOn, obstacleInner,
+  shapePath, symbolInner,
 } from "./icons.js";
 import { t } from "./i18n.js";
 
@@ -85,7 +86,7 @@ export class BoardView {
     this.h = handlers;
     this.svg = el("svg", {
       class: "board", viewBox: `${-PAD} ${-PAD} ${W + 2 * PAD} ${H + 2 * PAD}`,
-      role: "img", "aria-label": "Elfenland",
+      role: "group", "aria-label": t("board.label"),
     });
     container.appendChild(this.svg);
     this.vb = { x: -PAD, y: -PAD, w: W + 2 * PAD, h: H + 2 * PAD };
@@ -95,6 +96,17 @@ export class BoardView {
     this.knownCounters = null;
     this.buildStatic();
     this.enableZoomPan();
+    // Targets and town names keep a size a finger and an eye can use however small the
+    // board is drawn: CSS reads --px, the board units one screen pixel spans.
+    if (window.ResizeObserver) new ResizeObserver(() => this.updateScale()).observe(this.svg);
+    this.updateScale();
+  }
+
+  updateScale() {
+    const r = this.svg.getBoundingClientRect();
+    if (!r.width || !r.height) return;
+    const px = Math.max(this.vb.w / r.width, this.vb.h / r.height);
+    this.svg.style.setProperty("--px", px.toFixed(3));
   }
 
   pos(id) {
@@ -258,6 +270,7 @@ export class BoardView {
         el("path", { d, class: "road", stroke: colour }, g);
         if (r.terrain === "mountain") el("path", { d, class: "road-mountain" }, g);
         if (r.terrain === "desert") el("path", { d, class: "road-desert" }, g);
+        if (r.terrain === "forest") el("path", { d, class: "road-forest" }, g);
         const { p } = this.slot(r.id);
         el("circle", { cx: p[0], cy: p[1], r: 12, class: "slot" }, g);
       }
@@ -300,6 +313,13 @@ export class BoardView {
       if (this.dragged) return;
       const g = ev.target.closest("[data-town]");
       if (g && this.h.onTown) this.h.onTown(g.dataset.town, ev);
+    });
+    this.townsLayer.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Enter" && ev.key !== " ") return;
+      const g = ev.target.closest("[data-town][tabindex]");
+      if (!g || !this.h.onTown) return;
+      ev.preventDefault();
+      this.h.onTown(g.dataset.town, ev);
     });
     this.townsLayer.addEventListener("pointerover", (ev) => {
       const g = ev.target.closest("[data-town]");
@@ -370,8 +390,9 @@ export class BoardView {
       const n = missing.length;
       missing.forEach((pl, i) => {
         const ang = Math.PI * (1.15 + (n === 1 ? 0.35 : (0.7 * i) / (n - 1)));
-        el("circle", {
-          cx: (Math.cos(ang) * 19).toFixed(1), cy: (Math.sin(ang) * 19).toFixed(1), r: 4.2,
+        el("path", {
+          d: shapePath(pl.seat, 4.6), "data-shape": PLAYER_SHAPES[pl.seat % PLAYER_SHAPES.length],
+          transform: `translate(${(Math.cos(ang) * 20).toFixed(1)},${(Math.sin(ang) * 20).toFixed(1)})`,
           class: "marker", fill: PLAYER_COLOURS[pl.seat % PLAYER_COLOURS.length],
         }, m);
       });
@@ -397,6 +418,7 @@ export class BoardView {
         b = el("g", { class: "boot", "data-boot": pl.seat }, this.bootsLayer);
         const inner = el("g", { class: "boot-inner", filter: "url(#shadow)" }, b);
         el("path", { d: BOOT_PATH, fill: PLAYER_COLOURS[pl.seat % PLAYER_COLOURS.length], stroke: "#111", "stroke-width": 1.5 }, inner);
+        inner.insertAdjacentHTML("beforeend", numberOn(PLAYER_COLOURS[pl.seat % PLAYER_COLOURS.length], -1, 4, 13));
         el("title", {}, b);
         this.bootEls.set(pl.seat, b);
       }
@@ -409,6 +431,23 @@ export class BoardView {
       const by = y - 12 + Math.floor(i / 3) * 22;
       b.style.transform = `translate(${bx.toFixed(1)}px, ${by.toFixed(1)}px)`;
       b.classList.toggle("current", view.current_player === pl.seat);
+    }
+  }
+
+  /** The towns one may travel to take the keyboard's focus and say what they cost;
+   * the others leave the tab order. */
+  focusableTowns(towns) {
+    for (const [id, g] of this.townEls) {
+      const info = towns.get(id);
+      if (info) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.setAttribute("aria-label", info.title || this.index.townName(id));
+      } else {
+        g.removeAttribute("tabindex");
+        g.removeAttribute("role");
+        g.removeAttribute("aria-label");
+      }
     }
   }
 
@@ -428,6 +467,20 @@ export class BoardView {
     for (const [id, info] of towns) {
       const [x, y] = this.pos(id);
       el("circle", { cx: x, cy: y, r: 24, class: "hl-town" }, this.hlLayer);
+      if (info && !info.card && info.any) {
+        // A town only a caravan (or the boatmen) reaches: its price is any N cards.
+        const c = el("g", {
+          class: "cost-badge caravan-badge", "data-badge": id,
+          transform: `translate(${(x - 44).toFixed(1)},${(y - 30).toFixed(1)})`,
+        }, this.badgeLayer);
+        el("rect", { x: -2, y: -2, width: 44, height: 24, rx: 6, class: "badge-bg" }, c);
+        for (let k = 0; k < 3; k++) {
+          el("rect", { x: 1 + k * 4, y: 2 + k * 2, width: 12, height: 15, rx: 2, class: "any-card" }, c);
+        }
+        el("text", { x: 20, y: 15, class: "badge-text" }, c).textContent = `×${info.any}`;
+        el("title", {}, c).textContent = info.title || "";
+        continue;
+      }
       if (!info || !info.card) continue;
       const b = el("g", {
         class: "cost-badge", "data-badge": id,
@@ -450,6 +503,7 @@ export class BoardView {
   setViewBox() {
     const v = this.vb;
     this.svg.setAttribute("viewBox", `${v.x.toFixed(1)} ${v.y.toFixed(1)} ${v.w.toFixed(1)} ${v.h.toFixed(1)}`);
+    this.updateScale();
   }
 
   toBoard(clientX, clientY) {

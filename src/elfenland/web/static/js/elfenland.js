@@ -7,7 +7,8 @@ import {
   symbolInner, transportIcon,
 } from "./icons.js";
 import { t } from "./i18n.js";
-import { showError } from "./notify.js";
+import { showError, toast } from "./notify.js";
+import { moveForPick, paymentOf, pickOnly } from "./caravan.js";
 
 const HOUSE = `<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M2 8 L8 2 L14 8 V14 H2 Z" fill="#f3e6c4" stroke="#4a3826" stroke-width="1.5"/><rect x="6.5" y="9.5" width="3" height="4.5" fill="#4a3826"/></svg>`;
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -79,6 +80,9 @@ export class ElfenlandUI {
     this.selected = null; // the counter kind (or "obstacle") chosen for placement
     this.hint = null;
     this.menu = null;
+    this.picked = []; // indices into the sorted hand, chosen to pay a step
+    this.onKey = (ev) => { if (ev.key === "Escape" && this.menu) { ev.preventDefault(); this.closeMenu(); } };
+    document.addEventListener("keydown", this.onKey);
   }
 
   addZoomButtons(boardEl) {
@@ -102,8 +106,16 @@ export class ElfenlandUI {
   legend(boardEl) {
     const box = document.createElement("div");
     box.className = "legend";
+    // Each terrain as the board draws it: colour and pattern, so colour is not needed.
+    const line = (k) => {
+      const d = "M3 6 H33";
+      if (k === "river") return `<path d="M3 6 q4 -4 7.5 0 t7.5 0 t7.5 0 t7.5 0" class="river" stroke="#3a86c8" fill="none"/>`;
+      if (k === "lake") return `<path d="${d}" class="lake-crossing" stroke="#1f5f8b"/>`;
+      const extra = { mountain: "road-mountain", desert: "road-desert", forest: "road-forest" }[k];
+      return `<path d="${d}" class="road" stroke="${{ plains: "#9ccc65", forest: "#2e7d32", desert: "#e9c46a", mountain: "#8d7b6b" }[k]}"/>${extra ? `<path d="${d}" class="${extra}"/>` : ""}`;
+    };
     box.innerHTML = ["plains", "forest", "desert", "mountain", "river", "lake"].map((k) =>
-      `<span><i class="sw t-${k}"></i><span data-i18n="terrain.${k}"></span></span>`).join("");
+      `<span data-terrain="${k}"><svg class="lsw" viewBox="0 0 36 12" width="36" height="12" aria-hidden="true">${line(k)}</svg><span data-i18n="terrain.${k}"></span></span>`).join("");
     boardEl.appendChild(box);
   }
 
@@ -118,12 +130,49 @@ export class ElfenlandUI {
     this.view = view;
     this.legal = parseLegal(view.legal, this.index);
     if (phaseChanged) this.closeMenu();
+    const handKey = (v) => (v && v.viewer !== null && v.viewer !== undefined
+      ? (v.players[v.viewer].hand || []).join(",") : "");
+    if (phaseChanged || handKey(before) !== handKey(view) || !this.legal.moves.length) this.picked = [];
     this.hint = this.followHint(before, view);
     const placeKinds = this.placeKinds();
     if (!placeKinds.includes(this.selected)) this.selected = placeKinds[0] || null;
     this.board.renderPieces(view, this.ctx.names());
+    this.drawLastMove(view);
     this.renderBoardChoices();
     this.renderControls();
+  }
+
+  /** The last move on the board: the road a counter or obstacle was put on, or the step
+   * a boot took, marked until the next move. */
+  drawLastMove(view) {
+    const NS = "http://www.w3.org/2000/svg";
+    if (!this.lastLayer) {
+      this.lastLayer = document.createElementNS(NS, "g");
+      this.lastLayer.setAttribute("class", "last-layer");
+      this.board.svg.insertBefore(this.lastLayer, this.board.piecesLayer);
+    }
+    this.lastLayer.textContent = "";
+    const e = (this.ctx.lastEntry && this.ctx.lastEntry()) || (view.log || [])[(view.log || []).length - 1];
+    if (!e) return;
+    const w = String(e.action).split(/\s+/);
+    let pair = null, want = "road";
+    if (w[0] === "place") pair = w[2];
+    else if (w[0] === "obstacle") pair = w[1];
+    else if (w[0] === "move") {
+      pair = w[1];
+      want = w[2] === "raft" ? "water" : (w[2] || "").startsWith("boatmen") ? "lake" : "road";
+    }
+    if (!pair) return;
+    const [a, b] = pair.split("-");
+    const r = this.index.routeBetween(a, b, want) || this.index.routeBetween(a, b, "water");
+    if (!r) return;
+    const p = document.createElementNS(NS, "path");
+    p.setAttribute("d", this.board.pathD(r.id));
+    p.setAttribute("class", "last-move");
+    p.setAttribute("stroke", PLAYER_COLOURS[(e.player ?? 0) % 6]);
+    p.dataset.lastRoute = r.id;
+    p.dataset.seq = String(e.seq);
+    this.lastLayer.appendChild(p);
   }
 
   placeKinds() {
@@ -158,15 +207,26 @@ export class ElfenlandUI {
         : this.legal.places.filter((p) => p.counter === this.selected);
       for (const p of list) roads.set(p.route, p.text);
     }
+    const picked = this.pickedCards();
     for (const [town, moves] of this.movesByTown()) {
+      if (picked.length) {
+        // Cards picked: only the towns those very cards pay for.
+        if (moveForPick(moves, picked, (m) => this.costOf(m))) {
+          towns.set(town, { card: null, title: t("caravan.payThese", { town: this.index.townName(town) }) });
+        }
+        continue;
+      }
       const normal = moves.filter((m) => m.pay === "normal" || m.pay === "raft")
         .map((m) => this.costOf(m)).filter(Boolean)
         .sort((a, b) => a.cards - b.cards);
       const best = normal[0];
+      const any = moves.find(pickOnly);
       towns.set(town, best
         ? { card: best.card, cards: best.cards,
           title: t("move.costTitle", { town: this.index.townName(town), n: best.cards, card: transportName(best.card) }) }
-        : { card: null });
+        : any ? { card: null, any: any.cards.length,
+          title: t("caravan.costTitle", { town: this.index.townName(town), n: any.cards.length }) }
+          : { card: null });
     }
     this.board.renderHighlights({ roads, towns });
     // One big target per legal road, at its counter slot: the thing to click.
@@ -179,9 +239,16 @@ export class ElfenlandUI {
       c.setAttribute("class", "road-target");
       c.dataset.action = text;
       c.dataset.route = route;
+      // Reachable by Tab and operated by Enter or Space, named for screen readers.
+      c.setAttribute("tabindex", "0");
+      c.setAttribute("role", "button");
+      c.setAttribute("aria-label", this.confirmText(text).replace(/\?$/, ""));
       c.addEventListener("click", (ev) => {
         ev.stopPropagation();
         if (!this.board.dragged) this.ctx.act(text);
+      });
+      c.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); this.ctx.act(text); }
       });
       this.board.badgeLayer.appendChild(c);
     }
@@ -189,10 +256,14 @@ export class ElfenlandUI {
       const moves = this.movesByTown().get(id);
       delete g.dataset.action;
       delete g.dataset.menu;
+      delete g.dataset.caravan;
       if (!moves) continue;
-      if (moves.length === 1) g.dataset.action = moves[0].text;
-      else g.dataset.menu = id;
+      const direct = this.directMoves(moves, picked);
+      if (direct.length === 1) g.dataset.action = direct[0].text;
+      else if (direct.length > 1) g.dataset.menu = id;
+      else if (!picked.length && moves.some(pickOnly)) g.dataset.caravan = id;
     }
+    this.board.focusableTowns(towns);
     if (this.hint && this.hint.route.length) this.drawHint();
   }
 
@@ -283,16 +354,67 @@ export class ElfenlandUI {
     if (hit) this.ctx.act(hit.text);
   }
 
+  /** The cards picked in the hand, by kind. */
+  pickedCards() {
+    const me = this.me();
+    if (!me || !this.picked.length) return [];
+    const hand = [...(me.hand || [])].sort((a, b) => TRANSPORTS.indexOf(a) - TRANSPORTS.indexOf(b));
+    return this.picked.map((i) => hand[i]).filter(Boolean);
+  }
+
+  /** The steps to a town offered at a click: with cards picked the one they pay, else
+   * every step with a fixed price (caravans and boatmen are paid by picking cards). */
+  directMoves(moves, picked = this.pickedCards()) {
+    if (picked.length) {
+      const mv = moveForPick(moves, picked, (m) => this.costOf(m));
+      return mv ? [mv] : [];
+    }
+    return moves.filter((m) => !pickOnly(m));
+  }
+
   clickTown(id) {
     const moves = this.movesByTown().get(id);
     if (!moves) return;
-    if (moves.length === 1) { this.ctx.act(moves[0].text); return; }
+    const picked = this.pickedCards();
+    const direct = this.directMoves(moves, picked);
+    if (picked.length && !direct.length) {
+      toast(t("caravan.noMatch", { town: this.index.townName(id) }), "error");
+      return;
+    }
+    if (direct.length === 1) {
+      this.ctx.act(direct[0].text);
+      return;
+    }
     this.openMenu(id, moves);
   }
 
+  /** What a confirmation asks before the action is sent. */
+  confirmText(text) {
+    const w = String(text).split(/\s+/);
+    const town = (id) => this.index.townName(id);
+    const pair = (s) => { const [a, b] = s.split("-"); return { a: town(a), b: town(b) }; };
+    switch (w[0]) {
+      case "place": return t("confirm.place", { counter: transportName(w[1]), ...pair(w[2]) });
+      case "obstacle": return t("confirm.obstacle", pair(w[1]));
+      case "move": {
+        const mv = this.legal.moves.find((m) => m.text === text);
+        const cards = mv ? paymentOf(mv, (m) => this.costOf(m)) : null;
+        return t("confirm.move", { ...pair(w[1]), cards: cards ? cardsText(cards) : "?" });
+      }
+      case "end": return t("confirm.end");
+      case "discard": return t("confirm.discard", { card: transportName(w[1]) });
+      case "keep": return t("confirm.keep", { counter: transportName(w[w.length - 1]) });
+      default: return text;
+    }
+  }
+
   closeMenu() {
-    if (this.menu) this.menu.remove();
+    if (this.menu) {
+      this.menu.remove();
+      if (this.menuReturn && this.menuReturn.isConnected && this.menuReturn.focus) this.menuReturn.focus();
+    }
     this.menu = null;
+    this.menuReturn = null;
   }
 
   /** The ways to reach one town: normal payment, raft, and each caravan/boatmen hand. */
@@ -312,12 +434,12 @@ export class ElfenlandUI {
     for (const [pay, key] of groups) {
       const list = moves.filter((m) => m.pay === pay);
       if (!list.length) continue;
-      rows.push(`<div class="opt-head">${esc(t(key, { n: list[0].cards.length }))}</div>`);
-      rows.push(`<div class="opt-grid">${list.map((mv) => `<button type="button"
-        class="opt combo" data-action="${esc(mv.text)}" title="${esc(cardsText(mv.cards))}">
-        ${mv.cards.map((k) => transportIcon(k, 20)).join("")}</button>`).join("")}</div>`);
+      // Not a list of every combination: the player picks the cards in their hand.
+      rows.push(`<div class="opt-head">${esc(t(key, { n: list[0].cards.length }))}</div>
+        <p class="small caravan-how">${esc(t("caravan.how", { n: list[0].cards.length }))}</p>`);
     }
-    box.innerHTML = `<div class="menu-title">${esc(t("move.to", { town: this.index.townName(town) }))}</div>
+    box.setAttribute("aria-labelledby", "menu-title");
+    box.innerHTML = `<div class="menu-title" id="menu-title">${esc(t("move.to", { town: this.index.townName(town) }))}</div>
       ${rows.join("")}
       <button type="button" class="secondary close" data-i18n="common.cancel">${esc(t("common.cancel"))}</button>`;
     box.addEventListener("click", (ev) => {
@@ -328,6 +450,9 @@ export class ElfenlandUI {
     });
     this.controlsEl.closest(".game").appendChild(box);
     this.menu = box;
+    this.menuReturn = document.activeElement;
+    const first = box.querySelector("button");
+    if (first) first.focus();
   }
 
   helpKey() {
@@ -401,14 +526,25 @@ export class ElfenlandUI {
     if (me) {
       const hand = [...(me.hand || [])].sort((a, b) => TRANSPORTS.indexOf(a) - TRANSPORTS.indexOf(b));
       const discarding = L.discards.size > 0;
-      parts.push(`<div class="row hand${discarding ? " discarding" : ""}">
-        <span class="lbl">${esc(t(discarding ? "discard.choose" : "hand.title"))}</span>
-        ${hand.length ? hand.map((k) => {
+      const picking = !discarding && L.moves.length > 0;
+      parts.push(`<div class="row hand${discarding ? " discarding" : ""}${picking ? " picking" : ""}">
+        <span class="lbl">${esc(t(discarding ? "discard.choose" : picking ? "caravan.pickLabel" : "hand.title"))}</span>
+        ${hand.length ? hand.map((k, i) => {
           const a = L.discards.get(k);
+          if (picking) {
+            const on = this.picked.includes(i);
+            return `<button type="button" class="hcard pick${on ? " on" : ""}" data-pick="${i}" data-card="${k}" aria-pressed="${on}"
+              title="${esc(transportName(k))}" aria-label="${esc(transportName(k))}">${transportIcon(k, 30)}</button>`;
+          }
           return `<button type="button" class="hcard${a ? " can" : ""}" ${a ? `data-action="${esc(a)}"` : "tabindex=\"-1\""}
-            title="${esc(transportName(k))}">${transportIcon(k, 30)}</button>`;
+            title="${esc(transportName(k))}" aria-label="${esc(transportName(k))}">${transportIcon(k, 30)}</button>`;
         }).join("") : `<span class="muted">${esc(t("hand.empty"))}</span>`}
       </div>`);
+      if (picking && this.picked.length) {
+        const n = [...this.movesByTown().values()].filter((ms) => moveForPick(ms, this.pickedCards(), (m) => this.costOf(m))).length;
+        parts.push(`<div class="row picked" id="picked"><span>${esc(t(n ? "caravan.picked" : "caravan.pickedNone", { n: this.picked.length, towns: n }))}</span>
+          <button type="button" class="link" data-unpick="1">${esc(t("caravan.clear"))}</button></div>`);
+      }
       const counters = [...(me.counters || []), ...(me.kept_counters || [])];
       const secret = me.secret || [];
       parts.push(`<div class="row mine"><span class="lbl">${esc(t("counters.yours"))}</span>
@@ -427,7 +563,19 @@ export class ElfenlandUI {
     el.onclick = (ev) => {
       const b = ev.target.closest("button");
       if (!b || b.disabled) return;
-      if (b.dataset.select) {
+      if (b.dataset.pick !== undefined) {
+        const i = Number(b.dataset.pick);
+        this.picked = this.picked.includes(i) ? this.picked.filter((x) => x !== i) : [...this.picked, i];
+        this.closeMenu();
+        this.renderBoardChoices();
+        this.renderControls();
+        const again = this.controlsEl.querySelector(`[data-pick="${i}"]`);
+        if (again) again.focus();
+      } else if (b.dataset.unpick) {
+        this.picked = [];
+        this.renderBoardChoices();
+        this.renderControls();
+      } else if (b.dataset.select) {
         this.selected = b.dataset.select;
         this.renderBoardChoices();
         this.renderControls();
@@ -504,5 +652,8 @@ export class ElfenlandUI {
     return t("score.detail", { towns: n });
   }
 
-  destroy() { this.closeMenu(); }
+  destroy() {
+    this.closeMenu();
+    document.removeEventListener("keydown", this.onKey);
+  }
 }

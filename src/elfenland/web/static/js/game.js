@@ -3,7 +3,7 @@
 import { api, forgetSeat, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { GameConnection } from "./conn.js";
 import { applyI18n, t } from "./i18n.js";
-import { PLAYER_COLOURS, bootIcon } from "./icons.js";
+import { PLAYER_COLOURS, bootIcon, seatShapeIcon } from "./icons.js";
 import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
 import { ChatBox } from "./chat.js";
@@ -12,6 +12,8 @@ import { UndoButton } from "./undo.js";
 import { TurnAlert } from "./turnalert.js";
 import { playerToken } from "./players.js";
 import { HotseatCover } from "./hotseat.js";
+import { Pacer, RoundSummary, pacePrefHTML, setPace } from "./follow.js";
+import { askedAction, bindConfirmPref, confirmAction, confirmPrefHTML, dropConfirm } from "./confirm.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
@@ -44,6 +46,8 @@ export class GamePage {
     this.poll = null;
     this.pending = false;
     this.finalShown = false;
+    this.pacer = new Pacer((m) => this.onUpdate(m), id, () => this.seat);
+    this.rounds = new RoundSummary();
   }
 
   get seat() { return this.mine ? this.mine.seat : null; }
@@ -79,7 +83,7 @@ export class GamePage {
         this.onSummary();
       },
       lobby: (m) => { this.summary = m.game; this.onSummary(); },
-      update: (m) => this.onUpdate(m),
+      update: (m) => this.pacer.push(m),
       events: (list) => { this.events = list; if (this.chat) this.chat.setAll(list); },
       event: (e) => this.onEvent(e),
       error: (m) => {
@@ -235,16 +239,19 @@ export class GamePage {
         </div>
         <div id="controls" class="controls"></div>
         <div id="players" class="players"></div>
-        <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log"></ol></details>
+        <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log" tabindex="0"></ol></details>
         <div id="chat"></div>
+        <details class="prefs" id="prefs"><summary data-i18n="prefs.title"></summary><div id="prefs-body"></div></details>
       </aside>
     </div>`;
     applyI18n(this.app);
+    this.renderPrefs();
     this.ui = await makeUI(view, this.app.querySelector("#board"), this.app.querySelector("#controls"), {
       act: (text) => this.act(text),
       hint: () => api.hint(this.id, this.mine ? this.mine.token : ""),
       names: () => this.names(),
       seat: this.seat,
+      lastEntry: () => this.log[this.log.length - 1] || null,
     });
     this.addTableExtras();
     applyI18n(this.app);
@@ -307,6 +314,8 @@ export class GamePage {
   render(view) {
     // While a bot plays this seat the server refuses its actions: offer none.
     this.view = this.botted() && view.legal ? { ...view, legal: [] } : view;
+    const asked = askedAction();
+    if (asked && !(this.view.legal || []).includes(asked)) dropConfirm();
     this.ui.update(this.view);
     this.renderStatus();
     this.renderPanels();
@@ -318,6 +327,7 @@ export class GamePage {
       const live = v.current_player !== null && v.current_player !== undefined;
       this.turnAlert.update(live && v.current_player === v.viewer && !this.botted(), gameTitle(v.game));
     }
+    this.renderRoundSummary();
     if (view.scores && !this.finalShown) this.showFinal();
     document.body.dataset.seq = String(view.seq ?? "");
   }
@@ -352,7 +362,7 @@ export class GamePage {
       const start = v.starting_player === p.seat;
       return `<div class="panel${turn ? " turn" : ""}${p.seat === v.viewer ? " me" : ""}" data-seat="${p.seat}"
           style="--pc:${PLAYER_COLOURS[p.seat % 6]}">
-        <div class="pname">${bootIcon(PLAYER_COLOURS[p.seat % 6], 18)}
+        <div class="pname">${bootIcon(PLAYER_COLOURS[p.seat % 6], 18)}${seatShapeIcon(p.seat)}
           <span class="nm">${esc(names[p.seat])}</span>
           ${s.kind === "human" ? `<i class="dot ${s.connected ? "on" : "off"}" title="${esc(t(s.connected ? "panel.online" : "panel.offline"))}"></i>` : ""}
           ${start ? `<span class="badge" title="${esc(t("panel.starting"))}">1</span>` : ""}
@@ -385,7 +395,34 @@ export class GamePage {
     ol.dataset.last = String(this.log.length ? this.log[this.log.length - 1].seq : 0);
   }
 
-  act(text) {
+  /** The table's own settings (how often to confirm a choice). */
+  renderPrefs() {
+    const box = this.app.querySelector("#prefs-body");
+    if (!box) return;
+    box.innerHTML = confirmPrefHTML() + pacePrefHTML(this.id);
+    bindConfirmPref(box);
+    box.querySelector("#pace-pref").addEventListener("change", (ev) => setPace(this.id, ev.target.value));
+  }
+
+  /** The summary of the round that has just ended, above the controls until closed. */
+  renderRoundSummary() {
+    const html = this.rounds.check(this.view, this.log, this.names());
+    if (!html) return;
+    const old = this.app.querySelector("#round-summary");
+    if (old) old.remove();
+    const box = this.app.querySelector(".phasebox");
+    if (!box) return;
+    box.insertAdjacentHTML("afterend", html);
+    this.app.querySelector("#round-summary-close").addEventListener("click", () => {
+      const el = this.app.querySelector("#round-summary");
+      if (el) el.remove();
+    });
+  }
+
+  async act(text) {
+    const game = this.view ? this.view.game : "";
+    const question = this.ui && this.ui.confirmText ? this.ui.confirmText(text) : text;
+    if (!(await confirmAction(game, text, question))) return;
     if (!this.conn || !this.conn.act(text)) {
       toast(t("conn.offline"), "error");
       return;
@@ -427,6 +464,7 @@ export class GamePage {
     if (this.chat) this.chat.relabel();
     if (this.undoButton) this.undoButton.relabel();
     if (this.turnAlert) this.turnAlert.relabel();
+    this.renderPrefs();
     if (this.summary && this.summary.status === "open" && !this.view) { this.renderWaiting(); return; }
     if (this.view && this.ui) {
       this.ui.update(this.view);

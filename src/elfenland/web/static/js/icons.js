@@ -16,6 +16,41 @@ export const TRANSPORT_COLOURS = {
 };
 
 export const PLAYER_COLOURS = ["#d62828", "#1d4ed8", "#e9b200", "#15803d", "#7c3aed", "#262626"];
+/** Players are told apart by more than colour: each seat has its shape (town markers, the
+ * panels) and its number (boots, obstacles, banners). */
+export const PLAYER_SHAPES = ["circle", "square", "triangle", "diamond", "hexagon", "star"];
+
+/** The seat's shape as an SVG path of radius r around 0,0. */
+export function shapePath(seat, r) {
+  const poly = (n, rot, radius = (i) => r) => Array.from({ length: n }, (_, i) => {
+    const a = rot + (i * 2 * Math.PI) / n;
+    const q = radius(i);
+    return `${i ? "L" : "M"}${(Math.cos(a) * q).toFixed(2)},${(Math.sin(a) * q).toFixed(2)}`;
+  }).join(" ") + " Z";
+  switch (PLAYER_SHAPES[seat % PLAYER_SHAPES.length]) {
+    case "square": return poly(4, Math.PI / 4, () => r * 1.2);
+    case "triangle": return poly(3, -Math.PI / 2, () => r * 1.35);
+    case "diamond": return poly(4, 0, () => r * 1.3);
+    case "hexagon": return poly(6, 0, () => r * 1.1);
+    case "star": return poly(10, -Math.PI / 2, (i) => (i % 2 ? r * 0.6 : r * 1.45));
+    default: return `M${r},0 A${r},${r} 0 1 1 ${-r},0 A${r},${r} 0 1 1 ${r},0 Z`;
+  }
+}
+
+/** A seat's shape in its colour, as a small inline SVG. */
+export function seatShapeIcon(seat, size = 12) {
+  return `<svg class="seat-shape" data-shape="${PLAYER_SHAPES[seat % PLAYER_SHAPES.length]}" viewBox="-8 -8 16 16" width="${size}" height="${size}" aria-hidden="true">
+    <path d="${shapePath(seat, 5.5)}" fill="${PLAYER_COLOURS[seat % PLAYER_COLOURS.length]}" stroke="#111" stroke-width="1.2"/></svg>`;
+}
+
+/** The seat a player colour belongs to (-1 for another colour). */
+const seatOf = (colour) => PLAYER_COLOURS.indexOf(colour);
+const numberOn = (colour, x, y, size) => {
+  const seat = seatOf(colour);
+  return seat < 0 ? "" : `<text x="${x}" y="${y}" class="seat-num" font-size="${size}" text-anchor="middle"
+    fill="#fff" stroke="#111" stroke-width="${(size / 5).toFixed(1)}" paint-order="stroke" font-weight="800">${seat + 1}</text>`;
+};
+export { numberOn };
 
 const INK = "#2b2118";
 
@@ -100,7 +135,7 @@ export const BOOT_PATH = "M-5 -12 H3 V1 L10 4 Q12 5 12 8 V10 H-6 Q-7 10 -7 8 V-1
 
 export function bootIcon(colour, size = 20) {
   return `<svg viewBox="-9 -14 23 26" width="${size}" height="${size}" aria-hidden="true">
-    <path d="${BOOT_PATH}" fill="${colour}" stroke="#111" stroke-width="1.6"/></svg>`;
+    <path d="${BOOT_PATH}" fill="${colour}" stroke="#111" stroke-width="1.6"/>${numberOn(colour, -1, 4, 13)}</svg>`;
 }
 
 /** The obstacle (a fallen tree trunk), with its owner's colour as a ring. */
@@ -110,7 +145,7 @@ export function obstacleInner(colour) {
       stroke-width="1"/>
     <ellipse cx="8" cy="0" rx="1.8" ry="3.2" fill="#d9b382" stroke="#3a240f" stroke-width="0.8"/>
     <path d="M-3 -3 l-2 -4 M1 -3 l1 -4" stroke="#3f7d3a" stroke-width="1.6"
-      stroke-linecap="round"/>`;
+      stroke-linecap="round"/>${numberOn(colour, 0, 9.5, 9)}`;
 }
 
 export function obstacleIcon(colour, size = 24) {

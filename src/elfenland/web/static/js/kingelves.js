@@ -1,7 +1,7 @@
 // King of the Elves at the table: the kingdoms around the table with their towns, the
 // gold/thief/obstacle cards and banners beside them, the journey town by town, the hand and
 // the bank. As for Elfenland, every choice offered comes from the view's `legal` list.
-import { PLAYER_COLOURS, TRANSPORTS, castleInner, transportIcon } from "./icons.js";
+import { PLAYER_COLOURS, TRANSPORTS, castleInner, numberOn, transportIcon } from "./icons.js";
 import { t } from "./i18n.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -46,7 +46,7 @@ export function cardIcon(kind, size = 30, value = null) {
 export function cardName(kind) { return t(`card.${kind}`); }
 
 function banner(colour, size = 14) {
-  return `<svg viewBox="0 0 12 16" width="${size * 0.75}" height="${size}" aria-hidden="true"><path d="M1 0 V16 M1 1 H11 L8 4.5 L11 8 H1" fill="${colour}" stroke="#111" stroke-width="1"/></svg>`;
+  return `<svg viewBox="0 0 12 16" width="${size * 0.75}" height="${size}" aria-hidden="true"><path d="M1 0 V16 M1 1 H11 L8 4.5 L11 8 H1" fill="${colour}" stroke="#111" stroke-width="1"/>${numberOn(colour, 5.5, 7.3, 7)}</svg>`;
 }
 
 export class KingUI {
@@ -70,6 +70,8 @@ export class KingUI {
     this.view = view;
     this.legal = view.legal || [];
     this.changes = old && view.seq === old.seq + 1 ? this.diff(old, view) : null;
+    // The last move's towns stay marked (without the animation) until the next move.
+    if (!old || view.seq !== old.seq) this.lastChanges = this.changes;
     this.renderTable();
     this.renderControls();
   }
@@ -127,7 +129,9 @@ export class KingUI {
         const ch = this.changes;
         const fresh = ch && ch.fresh.has(tw.ref);
         const arrive = ch && ch.arrived === tw.ref;
-        return `<div class="ktown t-${esc(tw.town)}${visited ? " visited" : ""}${next ? " next" : ""}${here ? " here" : ""}${fresh ? " fresh" : ""}${arrive ? " arrive" : ""}" data-ref="${esc(tw.ref)}">
+        const lc = this.lastChanges;
+        const last = lc && (lc.fresh.has(tw.ref) || lc.arrived === tw.ref);
+        return `<div class="ktown t-${esc(tw.town)}${visited ? " visited" : ""}${next ? " next" : ""}${here ? " here" : ""}${fresh ? " fresh" : ""}${arrive ? " arrive" : ""}${last ? " last" : ""}" data-ref="${esc(tw.ref)}">
           ${arrive && ch.gain > 0 ? `<span class="gain">+${ch.gain}</span>` : ""}
           ${cardIcon(tw.town, 46, tw.value)}
           <div class="kname">${esc(cardName(tw.town))} · ${esc(t("koe.value", { n: tw.value }))}</div>
@@ -326,6 +330,9 @@ export class KingUI {
         return `${name}: ${this.describeAction(e.action)}`;
     }
   }
+
+  /** What a confirmation asks before the action is sent. */
+  confirmText(a) { return t("confirm.ask", { what: this.describeAction(a) }); }
 
   scoreDetail(p) { return t("koe.scoreDetail", { n: p.gold ?? this.view.scores[p.seat] }); }
 

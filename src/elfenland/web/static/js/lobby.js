@@ -7,6 +7,7 @@ import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
 import { renderWaiting, waitingHTML, wireWaiting } from "./waiting.js";
 import { playerToken } from "./players.js";
 import { afterCreate, applyHotseat, hotseatFieldHTML } from "./hotseat.js";
+import { openRules } from "./rulesaid.js";
 
 export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
@@ -46,11 +47,11 @@ export function rulesLabel(g) {
 function seatRow(i, kind, level) {
   return `<div class="seat-row" data-seat-row="${i}">
     <span class="seat-no">${i + 1}</span>
-    <select name="kind-${i}" data-kind="${i}">
+    <select name="kind-${i}" data-kind="${i}" aria-label="${esc(t("lobby.seatKind", { n: i + 1 }))}">
       ${["human", "open", "bot"].map((k) => `<option value="${k}"${k === kind ? " selected" : ""}
         data-i18n="seatkind.${k}"></option>`).join("")}
     </select>
-    <select name="level-${i}" data-level="${i}"${kind === "bot" ? "" : " hidden"}>
+    <select name="level-${i}" data-level="${i}" aria-label="${esc(t("lobby.seatLevel", { n: i + 1 }))}"${kind === "bot" ? "" : " hidden"}>
       ${BOT_LEVELS.map((l) => `<option value="${l}"${l === level ? " selected" : ""} data-i18n="level.${l}"></option>`).join("")}
     </select>
   </div>`;
@@ -71,14 +72,17 @@ export function renderLobby(app) {
         <label><span data-i18n="lobby.rules"></span>
           <select name="rules"><option value="amigo" data-i18n="rules.amigo"></option>
           <option value="moon" data-i18n="rules.moon"></option></select></label>
+        <button type="button" class="link" data-explain="elfenland:rules" data-i18n="aid.explain"></button>
         <label class="check"><input type="checkbox" name="destination">
           <span data-i18n="opt.destination"></span></label>
+        <button type="button" class="link" data-explain="elfenland:destination" data-i18n="aid.explain"></button>
         <p class="muted small" data-i18n="opt.destinationHelp"></p>
       </div>
       <div class="koe-only" hidden>
         <label class="check"><input type="checkbox" name="magic_spell"><span data-i18n="opt.magic_spell"></span></label>
         <label class="check"><input type="checkbox" name="weak_gold"><span data-i18n="opt.weak_gold"></span></label>
         <label class="check"><input type="checkbox" name="gold_for_all"><span data-i18n="opt.gold_for_all"></span></label>
+        <button type="button" class="link" data-explain="king-of-the-elves:magic_spell" data-i18n="aid.explain"></button>
       </div>
       <label><span data-i18n="lobby.players"></span>
         <select name="players">${[2, 3, 4, 5, 6].map((n) => `<option${n === 4 ? " selected" : ""}>${n}</option>`).join("")}</select></label>
@@ -123,6 +127,12 @@ export function renderLobby(app) {
     root.querySelector(".koe-only").hidden = !koe;
   };
   form.game.addEventListener("change", showVariants);
+  form.addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-explain]");
+    if (!b) return;
+    const [game, anchor] = b.dataset.explain.split(":");
+    openRules(game, anchor === "rules" ? form.rules.value : anchor);
+  });
   form.players.addEventListener("change", drawSeats);
   drawSeats();
   showVariants();
@@ -157,6 +167,10 @@ export function renderLobby(app) {
       const res = await api.create(body);
       if (res.token !== null && res.token !== undefined) saveSeat(res.game.id, res.seat, res.token, name);
       afterCreate(res);
+      // You and bots only: nobody to wait for, so the game starts at once.
+      if (res.token && !seats.some((s) => s.kind === "open")) {
+        await api.start(res.game.id, { token: res.token });
+      }
       location.hash = `#/game/${res.game.id}`;
     } catch (err) {
       showError(err);
@@ -171,12 +185,15 @@ export function renderLobby(app) {
   let timer = null;
   const refresh = async () => {
     try {
-      const { games } = await api.games("open");
+      // A game this browser holds a seat in is "yours", never one to join.
+      const games = (await api.games("open")).games.filter((g) => !savedSeat(g.id));
       openBox.innerHTML = games.length ? games.map((g) => gameRow(g, "join")).join("")
         : `<p class="muted" data-i18n="lobby.noOpen"></p>`;
       const all = await api.games();
       await renderWaiting(root, all.games);
-      const mine = all.games.filter((g) => savedSeat(g.id) && g.status !== "open");
+      const rank = { running: 0, open: 1, finished: 2 };
+      const mine = all.games.filter((g) => savedSeat(g.id))
+        .sort((a, b) => (rank[a.status] ?? 3) - (rank[b.status] ?? 3));
       mineBox.innerHTML = mine.length ? mine.map((g) => gameRow(g, "resume")).join("")
         : `<p class="muted" data-i18n="lobby.noMine"></p>`;
       applyI18n(openBox);

@@ -5,6 +5,7 @@ import { renderLobby } from "./lobby.js";
 import { GamePage } from "./game.js";
 import { ReplayPage } from "./replay.js";
 import { LeaderboardPage } from "./leaderboard.js";
+import { installRulesButton, relabelRules } from "./rulesaid.js";
 
 let page = null;
 
@@ -34,6 +35,8 @@ async function boot() {
     sel.value = currentLang();
     if (page && page.relabel) page.relabel();
   });
+  onLangChange(relabelRules);
+  installRulesButton();
   applyI18n(document);
   window.addEventListener("hashchange", route);
   await route();
