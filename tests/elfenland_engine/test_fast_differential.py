@@ -54,6 +54,11 @@ CONFIGS: list[dict[str, Any]] = [
     {"rules": "moon", "counters_kept": 3, "face_up_counters": 3, "counter_draws": 2},
     {"rules": "amigo", "rounds": 2, "cards_per_deal": 5, "mare_magnum_rafts": 1},
     {"rules": "moon", "rounds": 3, "caravan_cards": 3, "hand_limit": 6},
+    {"rules": "amigo", "caravan": "only-if-needed"},
+    {"rules": "moon", "caravan": "only-if-needed", "destination": True},
+    {"rules": "amigo", "early_end": "special-victory", "special_victory_at": "round-3"},
+    {"rules": "amigo", "final_keep": False},
+    {"rules": "amigo", "keep_when": "after-placement", "final_keep": False},
 ]
 PLAYERS = (2, 3, 4, 5, 6)
 STEPS_WANTED = 100_000
@@ -102,10 +107,14 @@ def check_resample(a: ElfenlandState, b: ElfenlandState, seed: int, r: random.Ra
     return steps
 
 
-def play_pair(n: int, seed: int, options: dict[str, Any]) -> int:
+def play_pair(n: int, seed: int, options: dict[str, Any],
+              preset: dict[str, Any] | None = None) -> int:
     a = ElfenlandState(players=n, seed=seed, **options)
     b = FastState(players=n, seed=seed, **options)
     assert type(b) is FastState
+    for name, value in (preset or {}).items():  # a position random play seldom reaches
+        setattr(a, name, copy.deepcopy(value))
+        setattr(b, name, copy.deepcopy(value))
     full_check(a, b)
     r = random.Random(seed * 7919 + n)
     steps = 0
@@ -153,6 +162,38 @@ def test_compiled_engine_plays_exactly_like_the_pure_one() -> None:
                 total += play_pair(n, seed, options)
         seed += 1
     assert total >= STEPS_WANTED
+
+
+@pytest.mark.parametrize("options", [
+    {"early_end": "special-victory"},
+    {"early_end": "special-victory", "special_victory_at": "round-3"},
+    {"early_end": "special-victory", "special_victory_at": "round-3", "final_keep": False},
+    {"final_keep": False},
+    {"final_keep": False, "keep_when": "after-placement"},
+    {"final_keep": False, "rounds": 2},
+])
+def test_a_player_with_every_town_ends_the_game_alike(options: dict[str, Any]) -> None:
+    """Player 1 starts with every town visited and the starting player is player 2:
+    the round ends (special victory, or not yet under ``round-3``, the keep step skipped
+    or not) and the starting player passes on from where it was, on both engines."""
+    board = elfenland.games.elfenland.load_board()
+    everything = (1 << len(board.towns)) - 1 & ~(1 << board.capital)
+    for n in (3, 4):
+        for seed in range(4):
+            a = ElfenlandState(players=n, seed=seed, **options)
+            preset = {"visited": [0, everything] + [0] * (n - 2), "starting": 2}
+            steps = play_pair(n, seed, options, preset)
+            assert steps > 0
+            for name, value in preset.items():
+                setattr(a, name, value)
+            r = random.Random(seed * 7919 + n)
+            while not a.is_terminal():
+                legal = a.legal_actions()
+                a.apply_action(legal[r.randrange(len(legal))])
+            round_3_only = options.get("special_victory_at") == "round-3"
+            assert a.round == (options.get("rounds", 4) - 1 if round_3_only else 1)
+            if options.get("early_end"):
+                assert a.special_victory and a.winners() == [1]
 
 
 def test_saved_games_and_positions_load_on_either_engine() -> None:
@@ -261,7 +302,7 @@ def test_a_field_or_option_new_to_the_pure_engine_switches_the_compiled_one_off(
 
     @dataclass(frozen=True)
     class MoreRules(Rules):
-        final_keep: bool = False
+        ferry: bool = False
 
     assert fast._gaps(probe, MoreRules, fast._KNOWN_STATE, fast._KNOWN_RULES) == [
-        "state field first_player", "rule option final_keep"]
+        "state field first_player", "rule option ferry"]

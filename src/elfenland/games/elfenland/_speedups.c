@@ -81,7 +81,8 @@ typedef struct {
     /* rules */
     int deal_fresh, cards_per_deal, hand_limit, counters_kept, keep_after_placement,
         face_up_counters, counter_draws, magnum_rafts, nebulae_rafts, boatmen,
-        special_victory_rule, rounds, caravan_cards, closest_breaks_ties, rule_town_cards;
+        special_victory_rule, rounds, caravan_cards, closest_breaks_ties, rule_town_cards,
+        caravan_if_needed, victory_round3_only, final_keep;
     /* position */
     int n, round, phase, starting, current, step, passes, discarding;
     int hands[MAXP][NCARD], card_pile[NCARD], counter_pile[NCOUNTER], face_up[NCOUNTER];
@@ -280,8 +281,29 @@ static int after_keep(Core *c) {
     return end_round(c);
 }
 
+/* How the round now ending ends (ElfenlandState._round_outcome); ``complete`` gets the
+ * players who have visited every town. */
+enum { OUT_NEXT, OUT_FINISH, OUT_SPECIAL_VICTORY };
+
+static int round_outcome(S *s, int *complete, int *nc) {
+    long everything = ((1L << NT) - 1) & ~(1L << CAPITAL);
+    *nc = 0;
+    for (int p = 0; p < s->n; p++)
+        if (s->visited[p] == everything) complete[(*nc)++] = p;
+    int last = s->round >= s->rounds;
+    if (s->special_victory_rule) {
+        int checked = !last && (!s->victory_round3_only || s->round == s->rounds - 1);
+        if (*nc && checked) return OUT_SPECIAL_VICTORY;
+        return last ? OUT_FINISH : OUT_NEXT;
+    }
+    return (*nc || last) ? OUT_FINISH : OUT_NEXT;
+}
+
 static int after_moves(Core *c) {
-    if (!c->st.keep_after_placement) return begin(c, P_KEEP);
+    S *s = &c->st;
+    int complete[MAXP], nc;
+    if (!s->keep_after_placement && (s->final_keep || round_outcome(s, complete, &nc) == OUT_NEXT))
+        return begin(c, P_KEEP);
     return end_round(c);
 }
 
@@ -323,7 +345,6 @@ static int begin(Core *c, int phase) {
 
 static int start_round(Core *c) {
     S *s = &c->st;
-    s->starting = (s->round - 1) % s->n;
     if (deal(c) < 0) return -1;
     return begin(c, P_DRAW_SECRET);
 }
@@ -339,12 +360,9 @@ static int end_round(Core *c) {
         s->route_obstacle[r] = NO_PIECE;
     }
     if (refill_face_up(c) < 0) return -1;
-    long everything = ((1L << NT) - 1) & ~(1L << CAPITAL);
-    int complete[MAXP], nc = 0;
-    for (int p = 0; p < s->n; p++)
-        if (s->visited[p] == everything) complete[nc++] = p;
-    int early = s->special_victory_rule && s->round < s->rounds;
-    if (nc && early) {
+    int complete[MAXP], nc;
+    int outcome = round_outcome(s, complete, &nc);
+    if (outcome == OUT_SPECIAL_VICTORY) {
         s->special_victory = 1;
         int best = -1, won[MAXP], nw = 0;
         for (int i = 0; i < nc; i++) {
@@ -354,10 +372,12 @@ static int end_round(Core *c) {
         for (int i = 0; i < nc; i++)
             if (sum(s->hands[complete[i]], NCARD) == best) won[nw++] = complete[i];
         finish(s, won, nw);
-    } else if (nc || s->round >= s->rounds) {
+    } else if (outcome == OUT_FINISH) {
         finish(s, NULL, 0);
     } else {
         s->round++;
+        /* The starting player passes to the left from wherever it is. */
+        s->starting = (s->starting + 1) % s->n;
         return start_round(c);
     }
     return 0;
@@ -381,7 +401,8 @@ static int after_placement_turn(Core *c, int passed) {
     S *s = &c->st;
     s->passes = passed ? s->passes + 1 : 0;
     if (s->passes >= s->n)
-        return begin(c, s->keep_after_placement ? P_KEEP : P_MOVE);
+        return begin(c, s->keep_after_placement && (s->final_keep || s->round < s->rounds)
+                        ? P_KEEP : P_MOVE);
     s->step++;
     s->current = (s->current + 1) % s->n;
     return 0;
@@ -516,7 +537,10 @@ static int generate(Core *c) {
                 int dir = r_a[r] == here ? 0 : 1;
                 int kind, cost;
                 if (!step_cost(s, r, dir, &kind, &cost)) continue;
-                if (hand[kind] >= cost) out[n++] = id_move[r][dir];
+                if (hand[kind] >= cost) {
+                    out[n++] = id_move[r][dir];
+                    if (s->caravan_if_needed && r_road[r]) continue;
+                }
                 int size;
                 if (r_road[r]) size = s->caravan_cards + (s->route_obstacle[r] != NO_PIECE);
                 else if (r_lake[r] == LAKE_NEBULAE && s->boatmen) size = s->caravan_cards;
@@ -686,6 +710,8 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
     s->boatmen = rules.boatmen; s->special_victory_rule = rules.special_victory_rule;
     s->rounds = rules.rounds; s->caravan_cards = rules.caravan_cards;
     s->closest_breaks_ties = rules.closest_breaks_ties; s->rule_town_cards = rules.rule_town_cards;
+    s->caravan_if_needed = rules.caravan_if_needed;
+    s->victory_round3_only = rules.victory_round3_only; s->final_keep = rules.final_keep;
     s->n = (int)n;
     s->round = 1;
     s->phase = P_DRAW_SECRET;
@@ -1169,7 +1195,10 @@ static int set_rules(Core *c, PyObject *v, void *unused) {
         read_rule_eq(v, "early_end", "special-victory", &t.special_victory_rule) < 0 ||
         read_rule_int(v, "rounds", &t.rounds) < 0 ||
         read_rule_int(v, "caravan_cards", &t.caravan_cards) < 0 ||
-        read_rule_int(v, "closest_breaks_ties", &t.closest_breaks_ties) < 0)
+        read_rule_int(v, "closest_breaks_ties", &t.closest_breaks_ties) < 0 ||
+        read_rule_eq(v, "caravan", "only-if-needed", &t.caravan_if_needed) < 0 ||
+        read_rule_eq(v, "special_victory_at", "round-3", &t.victory_round3_only) < 0 ||
+        read_rule_int(v, "final_keep", &t.final_keep) < 0)
         return -1;
     *s = t;
     drop_caches(c);

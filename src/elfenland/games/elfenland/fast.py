@@ -70,6 +70,7 @@ _KNOWN_RULES: Final = frozenset({
     "name", "deal", "cards_per_deal", "hand_limit", "counters_kept", "keep_when",
     "face_up_counters", "counter_draws", "mare_magnum_rafts", "mare_nebulae_rafts",
     "boatmen", "town_cards", "early_end", "rounds", "caravan_cards", "closest_breaks_ties",
+    "caravan", "special_victory_at", "final_keep",
 })
 
 
