@@ -46,6 +46,12 @@ CONFIGS: list[dict[str, Any]] = [
     {"action_cards": 9, "land_transport_cards": 6, "raft_cards": 6},
     {"starting_gold": 3, "magic_spell": True, "gold_supply": 60},
     {"action_cards": 0, "rebuild_deck": False},
+    {"escort_two_towns": True},
+    {"escort_two_towns": True, "weak_gold": True, "action_cards": 9},
+    {"no_town_card_from_discard": True},
+    {"no_town_card_from_discard": True, "rebuild_deck": False},
+    {"no_town_card_from_discard": True, "escort_two_towns": True, "rebuild_deck": False,
+     "land_transport_cards": 6, "raft_cards": 6},
 ]
 PLAYERS = (2, 3, 4, 5, 6)
 STEPS_WANTED = 100_000
@@ -56,7 +62,7 @@ def brief(s: KingOfTheElvesState) -> tuple[Any, ...]:
     return (s.round, s.phase, s.dragon, s.current_player(), s.passes, s.pending,
             s.pending_count, s.hands, s.gold, s.set_aside, s.bought, s.deck, s.discard,
             s.bank, s.kingdoms, s.at, s.direction, s.turned, s.own_visited, s.escort,
-            s.visited, s.bonus_paid, s.earned, s.paid, s.result, s.is_terminal())
+            s.escort_towns, s.visited, s.bonus_paid, s.earned, s.paid, s.result, s.is_terminal())
 
 
 def full_check(a: KingOfTheElvesState, b: KingOfTheElvesState) -> None:
@@ -197,3 +203,45 @@ def test_engine_backend_follows_the_build_and_the_switch(monkeypatch: pytest.Mon
     pure = elfenland.new_game("king-of-the-elves", players=2, seed=1)
     assert type(pure) is KingOfTheElvesState and pure == game
     assert type(elfenland.deserialize(game.serialize())) is KingOfTheElvesState
+
+
+def test_an_escort_for_two_towns_plays_alike() -> None:
+    """``escort_two_towns`` matters only when an escort's kingdom holds three towns and the
+    traveller visits all three, which random play almost never reaches: here the
+    traveller is handed an escort and travel cards from the deck at the castle, plays the
+    escort and visits on; both engines must agree, and the third town must come up."""
+    from elfenland.games.kingelves.actions import Kind
+    from elfenland.games.kingelves.cards import TRANSPORT_KINDS, Card
+    from elfenland.games.kingelves.state import Phase
+
+    unprotected = 0
+    for seed in range(12):
+        options = {"escort_two_towns": True, "gold_for_all": seed % 2 == 1}
+        a = KingOfTheElvesState(players=2, seed=seed, **options)
+        b = FastState(players=2, seed=seed, **options)
+        r = random.Random(seed)
+        while not a.is_terminal():
+            if a.phase is Phase.JOURNEY and a.at == (-1, -1) and a.escort == -1:
+                hands, deck = copy.deepcopy(a.hands), a.deck[:]
+                for card in (Card.ESCORT, *TRANSPORT_KINDS, *TRANSPORT_KINDS):
+                    if deck[card]:
+                        deck[card] -= 1
+                        hands[a.current][card] += 1
+                for s in (a, b):
+                    s.hands, s.deck = copy.deepcopy(hands), deck[:]
+            legal = a.legal_actions()
+            assert [x.id for x in legal] == b.legal_action_ids()
+            if a.phase is Phase.JOURNEY:
+                town = a.next_town()
+                if town is not None and a.escort == town[0] and not a._protected(town):
+                    unprotected += 1
+                pick = ([x for x in legal if x.kind is Kind.ESCORT]
+                        or [x for x in legal if x.kind in (Kind.VISIT, Kind.SPELL)] or legal)
+            else:
+                pick = legal
+            x = pick[r.randrange(len(pick))]
+            a.apply_action(x)
+            b.apply_action(x)
+            assert brief(a) == brief(b)
+        full_check(a, b)
+    assert unprotected > 0

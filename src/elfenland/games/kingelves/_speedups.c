@@ -48,12 +48,13 @@ static PyObject *s_getrandbits, *s_copy, *s_r, *s_id, *s_apply_slow, *s_shuffle,
 
 /* ------------------------------------------------------------------ the state */
 typedef struct {
-    int magic_spell, weak_gold, gold_for_all, rebuild_deck;
+    int magic_spell, weak_gold, gold_for_all, rebuild_deck, escort_two_towns,
+        no_town_from_discard;
     int n, round, phase, dragon, current, passes, pending, pending_count;
     int hands[MAXP][NK], gold[MAXP], set_aside[MAXP], bought[MAXP], deck[NK], discard[NK];
     long bank;
     int nk[MAXP], towns[MAXP][MAXK][4];
-    int at_k, at_i, direction, turned, own_visited, escort, bonus_paid;
+    int at_k, at_i, direction, turned, own_visited, escort, escort_towns, bonus_paid;
     long visited, earned, paid;
     int has_result, nresult, result[MAXP];
     int rng_shared;
@@ -64,7 +65,7 @@ enum { F_HANDS, F_GOLD, F_SET_ASIDE, F_BOUGHT, F_DECK, F_DISCARD, F_KINGDOMS, F_
        F_AT, NCACHE,
        F_N = 100, F_ROUND, F_PHASE, F_DRAGON, F_CURRENT, F_PASSES, F_PENDING,
        F_PENDING_COUNT, F_BANK, F_DIRECTION, F_TURNED, F_OWN_VISITED, F_ESCORT, F_VISITED,
-       F_BONUS_PAID, F_EARNED, F_PAID, F_LENGTH };
+       F_BONUS_PAID, F_EARNED, F_PAID, F_LENGTH, F_ESCORT_TOWNS };
 
 typedef struct {
     PyObject_HEAD
@@ -189,11 +190,19 @@ static int next_town(S *s, int *k, int *i) {
     return 1;
 }
 
+/* Whether an escort covers a visit to town (k, i); with escort_two_towns only two
+ * towns of its kingdom (KingOfTheElvesState._protected). */
+static int protected_town(S *s, int k, int i) {
+    if (s->escort != k) return 0;
+    if (!s->escort_two_towns) return 1;
+    return (s->escort_towns >> (k * MAXK + i) & 1) || __builtin_popcount(s->escort_towns) < 2;
+}
+
 /* (terrain, obstacle applies, thief owner or NO_ONE, gold card doubles) */
 static void visit_terms(S *s, int p, int k, int i, int *terrain, int *obstacle, int *thief,
                         int *doubles) {
     const int *town = s->towns[k][i];
-    int prot = s->escort == k;
+    int prot = protected_town(s, k, i);
     *terrain = town[TERRAIN];
     *obstacle = town[OBSTACLE] != NO_ONE && town[OBSTACLE] != p && !prot;
     *thief = (town[THIEF] != NO_ONE && town[THIEF] != p && !prot) ? town[THIEF] : NO_ONE;
@@ -202,11 +211,18 @@ static void visit_terms(S *s, int p, int k, int i, int *terrain, int *obstacle, 
     if (*doubles && s->weak_gold && prot) *doubles = 0;
 }
 
+/* no_town_card_from_discard: the deck is empty, the discard pile holds a town card. */
+static int no_town_from_discard(S *s) {
+    if (!s->no_town_from_discard || sum(s->deck, NK)) return 0;
+    for (int t = 0; t < 6; t++) if (s->discard[t]) return 1;
+    return 0;
+}
+
 static int may_declare_no_town(S *s, int p) {
     for (int t = 0; t < 6; t++) if (s->hands[p][t]) return 0;
     if (s->nk[p]) return 0;
     for (int t = 0; t < 6; t++) if (s->deck[t]) return 1;
-    return 0;
+    return no_town_from_discard(s);
 }
 
 static int may_place(S *s, int p, int card, int k, int i) {
@@ -315,6 +331,7 @@ static void reset_journey(S *s) {
     s->turned = 0;
     s->own_visited = 0;
     s->escort = NO_ONE;
+    s->escort_towns = 0;
     s->visited = 0;
     s->bonus_paid = 0;
     s->earned = 0;
@@ -323,7 +340,6 @@ static void reset_journey(S *s) {
 
 static int start_round(Core *c) {
     S *s = &c->st;
-    s->dragon = (s->round - 1) % s->n;
     if (deal(c, s->round == 1 ? first_deal : later_deal) < 0) return -1;
     s->phase = P_BUILDING;
     s->current = s->dragon;
@@ -362,6 +378,8 @@ static int end_round(Core *c) {
         return 0;
     }
     s->round++;
+    /* The dragon moves one seat left from wherever it lies. */
+    s->dragon = (s->dragon + 1) % s->n;
     return start_round(c);
 }
 
@@ -415,12 +433,18 @@ static PyObject *do_action(Core *c, int id) {
         break;
     }
     case K_NO_TOWN_CARD: {
-        PyObject *tup = PyTuple_New(NK);
+        /* the hand shown, and a last 1 if the discard pile became the deck */
+        int rebuilt = no_town_from_discard(s);
+        PyObject *tup = PyTuple_New(NK + rebuilt);
         if (!tup) return NULL;
-        for (int x = 0; x < NK; x++) {
-            PyObject *v = PyLong_FromLong(hand[x]);
+        for (int x = 0; x < NK + rebuilt; x++) {
+            PyObject *v = PyLong_FromLong(x < NK ? hand[x] : 1);
             if (!v) { Py_DECREF(tup); return NULL; }
             PyTuple_SET_ITEM(tup, x, v);
+        }
+        if (rebuilt) {
+            memcpy(s->deck, s->discard, sizeof s->deck);
+            memset(s->discard, 0, sizeof s->discard);
         }
         s->pending = PD_TAKE;
         return tup;
@@ -511,8 +535,11 @@ static PyObject *do_action(Core *c, int id) {
         if (s->escort != NO_ONE && s->escort != tk) {
             s->discard[C_ESCORT]++;
             s->escort = NO_ONE;
+            s->escort_towns = 0;
             dropped = 1;
         }
+        if (s->escort_two_towns && protected_town(s, tk, ti))
+            s->escort_towns |= 1 << (tk * MAXK + ti);
         visit_terms(s, p, tk, ti, &terrain, &obstacle, &thief, &doubles);
         if (k == K_VISIT) {
             hand[card] -= a_count[id];
@@ -559,6 +586,7 @@ static PyObject *do_action(Core *c, int id) {
         hand[C_ESCORT]--;
         if (s->escort != NO_ONE) s->discard[C_ESCORT]++;
         s->escort = tk;
+        s->escort_towns = 0;
         fact = tk;
         break;
     }
@@ -703,19 +731,21 @@ static PyObject *Core_clone(Core *c, PyObject *unused) { return (PyObject *)copy
  * from ``player``; with ``keep`` the deck keeps exactly its town cards. */
 static int deal_unseen(S *s, S *t, int player, PyObject *rng, int keep) {
     int pool[NK], hands[MAXP][NK], seats[NK * 16 + 8], nseats = 0;
+    /* A player in the middle of "no town card" has shown their hand: everyone knows it. */
+    int shown = s->pending == PD_TAKE || s->pending == PD_DISCARD_OTHER ? s->current : NO_ONE;
     memcpy(pool, s->deck, sizeof pool);
     memset(hands, 0, sizeof hands);
     for (int p = 0; p < s->n; p++) {
-        if (p == player) continue;
+        if (p == player || p == shown) continue;
         for (int x = 0; x < NK; x++) pool[x] += s->hands[p][x];
     }
     int total_seats = 0;
-    for (int p = 0; p < s->n; p++) if (p != player) total_seats += sum(s->hands[p], NK);
+    for (int p = 0; p < s->n; p++) if (p != player && p != shown) total_seats += sum(s->hands[p], NK);
     int *seat = total_seats <= (int)(sizeof seats / sizeof *seats) ? seats
                 : PyMem_Malloc(sizeof(int) * (size_t)total_seats);
     if (!seat) { PyErr_NoMemory(); return -1; }
     for (int p = 0; p < s->n; p++) {
-        if (p == player) continue;
+        if (p == player || p == shown) continue;
         for (int j = sum(s->hands[p], NK); j > 0; j--) seat[nseats++] = p;
     }
     int rc = -1;
@@ -757,7 +787,7 @@ static int deal_unseen(S *s, S *t, int player, PyObject *rng, int keep) {
         }
     }
     for (int p = 0; p < s->n; p++)
-        if (p != player) memcpy(t->hands[p], hands[p], sizeof hands[p]);
+        if (p != player && p != shown) memcpy(t->hands[p], hands[p], sizeof hands[p]);
     memcpy(t->deck, pool, sizeof pool);
     rc = 0;
 done:
@@ -828,6 +858,8 @@ static PyObject *Core_start(Core *c, PyObject *args) {
     memset(s, 0, sizeof *s);
     s->magic_spell = keep.magic_spell; s->weak_gold = keep.weak_gold;
     s->gold_for_all = keep.gold_for_all; s->rebuild_deck = keep.rebuild_deck;
+    s->escort_two_towns = keep.escort_two_towns;
+    s->no_town_from_discard = keep.no_town_from_discard;
     s->n = n;
     s->round = 1;
     s->phase = P_BUILDING;
@@ -920,6 +952,7 @@ static PyObject *get_field(Core *c, void *closure) {
     case F_TURNED: return PyBool_FromLong(s->turned);
     case F_OWN_VISITED: return PyBool_FromLong(s->own_visited);
     case F_ESCORT: return PyLong_FromLong(s->escort);
+    case F_ESCORT_TOWNS: return PyLong_FromLong(s->escort_towns);
     case F_VISITED: return PyLong_FromLong(s->visited);
     case F_BONUS_PAID: return PyBool_FromLong(s->bonus_paid);
     case F_EARNED: return PyLong_FromLong(s->earned);
@@ -980,6 +1013,7 @@ static int set_field(Core *c, PyObject *v, void *closure) {
     case F_TURNED: s->turned = x != 0; return 0;
     case F_OWN_VISITED: s->own_visited = x != 0; return 0;
     case F_ESCORT: s->escort = (int)x; return 0;
+    case F_ESCORT_TOWNS: s->escort_towns = (int)x; return 0;
     case F_VISITED: s->visited = x; return 0;
     case F_BONUS_PAID: s->bonus_paid = x != 0; return 0;
     case F_EARNED: s->earned = x; return 0;
@@ -1079,7 +1113,9 @@ static int set_rules(Core *c, PyObject *v, void *u) {
     if (read_rule_bool(v, "magic_spell", &t.magic_spell) < 0 ||
         read_rule_bool(v, "weak_gold", &t.weak_gold) < 0 ||
         read_rule_bool(v, "gold_for_all", &t.gold_for_all) < 0 ||
-        read_rule_bool(v, "rebuild_deck", &t.rebuild_deck) < 0)
+        read_rule_bool(v, "rebuild_deck", &t.rebuild_deck) < 0 ||
+        read_rule_bool(v, "escort_two_towns", &t.escort_two_towns) < 0 ||
+        read_rule_bool(v, "no_town_card_from_discard", &t.no_town_from_discard) < 0)
         return -1;
     c->st = t;
     drop_caches(c);
@@ -1146,6 +1182,7 @@ static PyGetSetDef Core_getset[] = {
     FIELD("pending", F_PENDING), FIELD("pending_count", F_PENDING_COUNT),
     FIELD("bank", F_BANK), FIELD("direction", F_DIRECTION), FIELD("turned", F_TURNED),
     FIELD("own_visited", F_OWN_VISITED), FIELD("escort", F_ESCORT),
+    FIELD("escort_towns", F_ESCORT_TOWNS),
     FIELD("visited", F_VISITED), FIELD("bonus_paid", F_BONUS_PAID),
     FIELD("earned", F_EARNED), FIELD("paid", F_PAID), FIELD("_length", F_LENGTH),
     FIELD("hands", F_HANDS), FIELD("gold", F_GOLD), FIELD("set_aside", F_SET_ASIDE),

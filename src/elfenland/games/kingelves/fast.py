@@ -19,7 +19,7 @@ from ...core.game import JSONDict, PlayerId
 from ...core.rng import Rng
 from ...core.saving import load_game
 from ...core.transport import COST_TABLE, Transport
-from .actions import SPELL_PAYMENTS, Action, Kind, _space
+from .actions import SPELL_PAYMENTS, Action, Kind, _space, all_actions, canonical
 from .cards import NUM_KINDS, Card, counts_to_list, obstacle_for, town_value
 from .rules import (
     ALL_TOWNS_BONUS,
@@ -46,6 +46,7 @@ except ImportError:  # built without a C compiler: the pure engine runs
 AVAILABLE: Final = _speedups is not None
 
 _SLUGS: Final = tuple(c.slug for c in Card)
+_ACTIONS: Final = all_actions()
 
 
 def _gaps(probe: object, rules: type, known_state: frozenset[str],
@@ -61,7 +62,8 @@ def _gaps(probe: object, rules: type, known_state: frozenset[str],
 #: The pure engine's state fields and rule options this compiled engine mirrors.
 _KNOWN_STATE: Final = frozenset({
     "_history", "_legal", "_legal_ids", "_ring", "at", "bank", "bonus_paid", "bought",
-    "current", "deck", "direction", "discard", "dragon", "earned", "escort", "gold",
+    "current", "deck", "direction", "discard", "dragon", "earned", "escort",
+    "escort_towns", "gold",
     "hands", "kingdoms", "log", "n", "origin", "own_visited", "paid", "passes", "pending",
     "pending_count", "phase", "result", "rng", "round", "rules", "seed", "set_aside",
     "turned", "visited",
@@ -69,6 +71,7 @@ _KNOWN_STATE: Final = frozenset({
 _KNOWN_RULES: Final = frozenset({
     "name", "magic_spell", "weak_gold", "gold_for_all", "land_transport_cards",
     "raft_cards", "action_cards", "starting_gold", "gold_supply", "rebuild_deck",
+    "escort_two_towns", "no_town_card_from_discard",
 })
 
 
@@ -118,7 +121,8 @@ def _fact(action: Action, public: JSONDict, private: JSONDict) -> Any:
     """What the compiled engine's history keeps of an action's facts."""
     k = action.kind
     if k is Kind.NO_TOWN_CARD:
-        return tuple(_counts(public["hand"]))
+        # the hand shown, and a last 1 if the discard pile became the deck
+        return tuple(_counts(public["hand"])) + ((1,) if public.get("deck_rebuilt") else ())
     if k is Kind.DRAW:
         fact, shift = int(public["drew"]), 2
         for kind, n in enumerate(_counts(private["cards"])):
@@ -149,7 +153,10 @@ def _facts(action: Action, fact: Any) -> tuple[JSONDict, JSONDict]:
     """The pure engine's public and private facts, from what was kept."""
     k = action.kind
     if k is Kind.NO_TOWN_CARD:
-        return {"hand": counts_to_list(fact)}, {}
+        shown: JSONDict = {"hand": counts_to_list(list(fact[:NUM_KINDS]))}
+        if len(fact) > NUM_KINDS:
+            shown["deck_rebuilt"] = True
+        return shown, {}
     if k is Kind.DRAW:
         drawn = [_SLUGS[fact >> (2 + 5 * i) & 31] for i in range(fact & 3)]
         return {"drew": fact & 3}, {"cards": drawn}
@@ -183,7 +190,8 @@ def _facts(action: Action, fact: Any) -> tuple[JSONDict, JSONDict]:
 _FIELDS: Final = (
     "round", "phase", "dragon", "current", "passes", "pending", "pending_count", "hands",
     "gold", "set_aside", "bought", "deck", "discard", "bank", "kingdoms", "at", "direction",
-    "turned", "own_visited", "escort", "visited", "bonus_paid", "earned", "paid", "result",
+    "turned", "own_visited", "escort", "escort_towns", "visited", "bonus_paid", "earned",
+    "paid", "result",
 )
 
 
@@ -292,6 +300,9 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
         """Everything but a legal canonical action: parse, then the pure engine's errors."""
         if not isinstance(action, Action):
             action = self.parse_action(action if isinstance(action, str | int) else str(action))
+        elif not (0 <= action.id < len(_ACTIONS) and _ACTIONS[action.id] is action):
+            # Built by hand: its id may not be its own, so look it up by value.
+            action = canonical(action)
         if self.phase is Phase.OVER:
             raise GameOverError("the game is over")
         if not self._apply_id(action.id):
