@@ -286,6 +286,12 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                 await _handle(hub, game, conn, raw)
         except WebSocketDisconnect:
             pass
+        except asyncio.CancelledError:
+            if not hub.closing:
+                raise
+            # A drain holds the game's lock and has told this client to reconnect; an
+            # action that was waiting for the lock is ended by uvicorn's shutdown, not
+            # stored, and the client sends it again to the process that serves it now.
         finally:
             hub.detach(game, conn)
             if not writer.done():

@@ -31,7 +31,7 @@ from .botseats import bot_decision, decision_seed, resolve_level
 from .chat import clean_message, spectator_name
 from .clock import Clock, Timers
 from .config import ServerConfig
-from .errors import ServerError
+from .errors import ServerError, StoreConflict
 from .hints import check_hint, route_hint
 from .lobby import (
     CreateGame,
@@ -438,6 +438,11 @@ class Hub:
         await self.db(self.store.save_seats, game.id, seats, status)
         game.record = game.record.with_seats(seats, status)
 
+    @property
+    def closing(self) -> bool:
+        """Whether the process is shutting down (or draining): no new turns start."""
+        return self._closing
+
     # -- play ------------------------------------------------------------------------
     async def act(self, game: LiveGame, conn: Connection, action: str | int, seq: int) -> None:
         if conn.seat is None:
@@ -575,7 +580,10 @@ class Hub:
             await self.db(self.store.append_action, game.id, row, player, text, finished,
                           clock.dumps() if clock is not None else None)
         except Exception as exc:
-            log.exception("cannot store action %d of game %s", row, game.id)
+            if isinstance(exc, StoreConflict):  # a stale idea of the game, or lost its lease
+                log.warning("cannot store action %d of game %s: %s", row, game.id, exc)
+            else:
+                log.exception("cannot store action %d of game %s", row, game.id)
             actions, game.rows = effective_actions(
                 await self.db(self.store.actions, game.id), game.events)
             game.state = await self.cpu(build_state, game.record, actions)
@@ -804,6 +812,11 @@ class Hub:
                 try:
                     await self._apply(game, seat, text)
                 except ServerError as exc:
+                    if exc.code == "unavailable":
+                        # The game moved to another process (a drain or a takeover):
+                        # its bots play on there.
+                        log.info("bots of game %s stop here: %s", game.id, exc.message)
+                        return
                     log.error("bot %s in game %s played %r: %s", level, game.id, text,
                               exc.message)
                     legal = game.state.legal_actions()
