@@ -343,14 +343,7 @@ class Store(ABC):
         try:
             with self._tx() as cur:
                 self._guard(cur, game_id, None)
-                cur.execute(self._q("SELECT COALESCE(MAX(n), 0) FROM events WHERE game_id = ?"),
-                            (game_id,))
-                n = int(cur.fetchone()[0]) + 1
-                cur.execute(
-                    self._q("INSERT INTO events (game_id, n, kind, seat, seq, body, created, key) "
-                            "VALUES (?,?,?,?,?,?,?,?)"),
-                    (game_id, n, event.kind, event.seat, event.seq, json.dumps(event.body),
-                     event.created, event.key))
+                n = self._insert_event(cur, game_id, event)
                 if clock is not None:
                     self._write_clock(cur, game_id, clock)
                 if seats is not None:
@@ -363,6 +356,18 @@ class Store(ABC):
                 return None
             raise
         return replace(event, n=n)
+
+    def _insert_event(self, cur: Any, game_id: str, event: EventRecord) -> int:
+        """Append ``event`` after the game's last one; its number."""
+        cur.execute(self._q("SELECT COALESCE(MAX(n), 0) FROM events WHERE game_id = ?"),
+                    (game_id,))
+        n = int(cur.fetchone()[0]) + 1
+        cur.execute(
+            self._q("INSERT INTO events (game_id, n, kind, seat, seq, body, created, key) "
+                    "VALUES (?,?,?,?,?,?,?,?)"),
+            (game_id, n, event.kind, event.seat, event.seq, json.dumps(event.body),
+             event.created, event.key))
+        return n
 
     def events(self, game_id: str) -> list[EventRecord]:
         with self._tx() as cur:
@@ -438,14 +443,7 @@ class Store(ABC):
         try:
             with self._tx() as cur:
                 self._guard(cur, game_id, None)
-                cur.execute(self._q("SELECT COALESCE(MAX(n), 0) FROM events WHERE game_id = ?"),
-                            (game_id,))
-                n = int(cur.fetchone()[0]) + 1
-                cur.execute(
-                    self._q("INSERT INTO events (game_id, n, kind, seat, seq, body, created, key) "
-                            "VALUES (?,?,?,?,?,?,?,?)"),
-                    (game_id, n, event.kind, event.seat, event.seq, json.dumps(event.body),
-                     event.created, event.key))
+                self._insert_event(cur, game_id, event)
                 for r in ratings:
                     cur.execute(self._q(
                         "INSERT INTO ratings (player_id, game, name, mu, sigma, games) "
