@@ -1,8 +1,10 @@
-"""Only the optional compiled engine lives here; everything else is in pyproject.toml.
+"""Only the optional compiled engines (and the planner's search) live here; everything
+else is in pyproject.toml.
 
 ``optional=True``: on a machine without a C compiler (or without Python's headers) the
-build of ``_speedups`` fails with a warning and the package installs without it; the pure
-engine then runs.  ``ELFENLAND_PURE=1`` skips the compiled engine on purpose.
+build of ``_speedups`` or ``_planner`` fails with a warning and the package installs
+without it; the pure engine (or planner) then runs.  ``ELFENLAND_PURE=1`` skips the
+compiled code on purpose.
 """
 
 import os
@@ -18,5 +20,12 @@ if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):
             extra_compile_args=["-O2"],
             optional=True,
         ))
+    # The movement planner's search (bots/planner.py), compiled the same way.
+    ext_modules.append(Extension(
+        "elfenland.bots._planner",
+        sources=["src/elfenland/bots/_planner.c"],
+        extra_compile_args=["-O2"],
+        optional=True,
+    ))
 
 setup(ext_modules=ext_modules)

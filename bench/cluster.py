@@ -5,8 +5,10 @@ Throughput: for each N, first one ``elfenland serve`` process on PostgreSQL (tod
 set-up), then ``--processes`` cluster processes behind HAProxy on the same PostgreSQL,
 each loaded with N concurrent 4-player Elfenland games exactly as ``bench/server.py``
 does (seat 0 a WebSocket client playing at once, three server bots after
-``--bot-delay``); the clients run in ``--clients`` processes of their own.  Prints the
-actions per second applied and the action -> update latency (median, p99).
+``--bot-delay``); the clients run in ``--clients`` processes of their own, which create
+all N games first and then start playing together.  Prints the actions per second
+applied and the action -> update latency (median, p99), the errors clients saw and why,
+and how often HAProxy took a process out.
 
 Failover: ``--failover-games`` games with a reconnecting client each run on the cluster;
 then the process owning the most of them is killed with SIGKILL, and for every client of
@@ -23,6 +25,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import random
 import secrets
@@ -30,8 +33,10 @@ import signal
 import statistics
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -41,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from elfenland.server.background import free_port
 from elfenland.server.cluster import LocalCluster
-from server import Tally, pct, post, serve
+from server import Tally, create_games, pct, play, serve
 
 DEFAULT_DB = os.environ.get("ELFENLAND_TEST_PG_URL",
                             "postgresql://elf:elf@127.0.0.1:5432/elfenland")
@@ -63,85 +68,34 @@ def fresh_schema(base: str):  # type: ignore[no-untyped-def]
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
-async def _seat(base: str, ws_base: str, http: httpx.AsyncClient, rng: random.Random,
-                tally: Tally, until: float) -> None:
-    """Like bench/server.py's client (seat 0 of game after game), but a dropped socket
-    is reconnected (and counted as an error) instead of ending the run."""
-    while time.monotonic() < until:
-        made = (await post(http, f"{base}/api/games", {
-            "players": 4, "seed": rng.randrange(2**62), "name": "bench",
-            "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 3})).json()
-        gid, token = made["game"]["id"], made["token"]
-        await post(http, f"{base}/api/games/{gid}/start", {"token": token})
-        last_seq, sent_seq, sent_at, over = 0, -1, None, False
-        while not over and time.monotonic() < until:
-            url = f"{ws_base}/ws/games/{gid}?token={token}&since={last_seq}"
-            try:
-                async with connect(url, open_timeout=30) as ws:
-                    while time.monotonic() < until:
-                        try:
-                            raw = await asyncio.wait_for(
-                                ws.recv(), max(0.01, until - time.monotonic()))
-                        except TimeoutError:
-                            return
-                        msg = json.loads(raw)
-                        if msg["type"] == "error":
-                            tally.errors += 1
-                            continue
-                        if msg["type"] != "update":
-                            continue
-                        seq = msg["seq"]
-                        if sent_at is not None and seq > sent_seq:
-                            if tally.counting():
-                                tally.latencies.append(time.perf_counter() - sent_at)
-                            sent_at = None
-                        if seq > last_seq:
-                            if tally.counting():
-                                tally.actions += seq - last_seq
-                            last_seq = seq
-                        view = msg["view"]
-                        if view["current_player"] is None:
-                            tally.games_done += 1
-                            over = True
-                            break
-                        if view["current_player"] == 0 and view.get("legal") \
-                                and seq > sent_seq:
-                            sent_seq = seq
-                            action = view["legal"][rng.randrange(len(view["legal"]))]
-                            sent_at = time.perf_counter()
-                            await ws.send(json.dumps({"type": "action", "action": action,
-                                                      "seq": seq}))
-            except Exception:
-                tally.errors += 1
-                sent_seq, sent_at = -1, None
-                await asyncio.sleep(0.2)
-
-
-async def _share(port: int, games: int, seconds: float, seed: int, warm_up: float
-                 ) -> Tally:
-    base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
-    tally = Tally()
-    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=200)) as http:
-        tally.since = time.monotonic() + warm_up
-        until = tally.since + seconds
-        rng = random.Random(seed)
-        await asyncio.gather(*(_seat(base, ws_base, http, random.Random(rng.random()), tally,
-                                     until) for _ in range(games)))
-    return tally
-
-
 def _client_share(port: int, games: int, seconds: float, level: str, seed: int,
-                  warm_up: float) -> Tally:
-    return asyncio.run(_share(port, games, seconds, seed, warm_up))
+                  warm_up: float, ready: Any) -> Tally:
+    """One client process: create its games, wait at ``ready`` until every client
+    process has, then play them all for ``warm_up`` + ``seconds``."""
+    async def run() -> Tally:
+        base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+        rng = random.Random(seed)
+        made = await create_games(base, games, 4, level, rng)
+        await asyncio.get_running_loop().run_in_executor(None, ready.wait)
+        tally = Tally()
+        await play(base, ws_base, made, 4, level, rng, tally, warm_up, seconds)
+        return tally
+
+    return asyncio.run(run())
 
 
 def load(port: int, games: int, seconds: float, level: str, seed: int, warm_up: float,
          clients: int) -> tuple[Tally, float]:
-    """Run N games' clients split over ``clients`` processes; the merged tally."""
+    """Run N games' clients split over ``clients`` processes (one Python process does
+    not keep up with a thousand games on its own); the merged tally.  The processes
+    start playing together once all of them have created their games."""
     shares = [games // clients + (1 if i < games % clients else 0) for i in range(clients)]
-    with ProcessPoolExecutor(clients) as pool:
+    shares = [n for n in shares if n]
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Manager() as manager, ProcessPoolExecutor(len(shares), ctx) as pool:
+        ready = manager.Barrier(len(shares))
         futures = [pool.submit(_client_share, port, n, seconds, level, seed * 100 + i,
-                               warm_up) for i, n in enumerate(shares) if n]
+                               warm_up, ready) for i, n in enumerate(shares)]
         parts = [f.result() for f in futures]
     total = Tally()
     for t in parts:
@@ -149,6 +103,7 @@ def load(port: int, games: int, seconds: float, level: str, seed: int, warm_up: 
         total.actions += t.actions
         total.games_done += t.games_done
         total.errors += t.errors
+        total.reasons.update(t.reasons)
     return total, seconds
 
 
@@ -157,7 +112,21 @@ def row(label: str, n: int, tally: Tally, elapsed: float) -> str:
     med = statistics.median(lat) * 1000 if lat else float("nan")
     return (f"{label:<14} {n:>6} {tally.actions / elapsed:>10.1f} {med:>11.1f} ms "
             f"{pct(lat, 0.99) * 1000:>8.1f} ms {len(lat):>8} {tally.games_done:>8} "
-            f"{tally.errors:>6}")
+            f"{tally.errors:>6}"
+            + (f"  ({', '.join(f'{k} {v}' for k, v in tally.reasons.most_common())})"
+               if tally.reasons else ""))
+
+
+def marked_down(cluster: LocalCluster) -> str:
+    """How often HAProxy took a process out, and why (a failed health check cuts the
+    process's sessions: its games move, and their clients reconnect)."""
+    text = (cluster.log_dir / "haproxy.log").read_text(errors="replace")
+    reasons = Counter(line.partition("reason: ")[2].partition(",")[0] or "?"
+                      for line in text.splitlines() if " is DOWN" in line)
+    if not reasons:
+        return ""
+    return (f"  HAProxy marked a process down {sum(reasons.values())} times ("
+            + ", ".join(f"{k} {v}" for k, v in reasons.most_common()) + ")")
 
 
 # -- failover -----------------------------------------------------------------------
@@ -229,7 +198,8 @@ async def _failover_round(cluster: LocalCluster, games: int, seed: int) -> list[
         hit = [s for s in states if owners.get(str(s.get("game"))) == victim]
         # The connection each client had when the process died: the failover ends with
         # the first update on a later one.
-        before = {id(s): int(s["connections"]) for s in hit}  # type: ignore[call-overload]
+        # (0 for a client still setting its game up when the process died.)
+        before = {id(s): int(s.get("connections", 0)) for s in hit}  # type: ignore[call-overload]
         killed = time.monotonic()
         cluster.servers[victim].send_signal(signal.SIGKILL)
         cluster.servers[victim].wait(10)
@@ -238,7 +208,7 @@ async def _failover_round(cluster: LocalCluster, games: int, seed: int) -> list[
         await asyncio.gather(*tasks, return_exceptions=True)
     times = []
     for s in hit:
-        after = [t for n, t in s["updates"] if n > before[id(s)]]  # type: ignore[attr-defined]
+        after = [t for n, t in s.get("updates", []) if n > before[id(s)]]  # type: ignore[attr-defined]
         if after:
             times.append(after[0] - killed)
     missing = len(hit) - len(times)
@@ -289,7 +259,8 @@ def main() -> int:
                     LocalCluster(db, args.processes, serve_args=serve_args) as cluster:
                 tally, elapsed = load(cluster.port, n, args.seconds, "random", args.seed,
                                       args.warm_up, args.clients)
-                print(row(f"{args.processes} + HAProxy", n, tally, elapsed), flush=True)
+                print(row(f"{args.processes} + HAProxy", n, tally, elapsed)
+                      + marked_down(cluster), flush=True)
     if args.failover_rounds:
         print(f"failover: {args.failover_games} games, SIGKILL of the busiest process, "
               "time to the first update after the reconnect", flush=True)

@@ -161,8 +161,11 @@ def search_positions(game: str, count: int) -> list[GameState]:
 
 def search_rate(game: str, positions: int, iterations: int, backends: list[str]) -> None:
     """The search bot's iterations per CPU second on the same positions, on each engine
-    (an iteration deals the hidden cards again and plays every candidate on from it)."""
+    (an iteration deals the hidden cards again and plays every candidate on from it).
+    ``ELFENLAND_ENGINE`` also chooses the Elfenland movement planner: the compiled
+    column runs the compiled planner too (``bots/_planner.c``), the pure one the pure."""
     from elfenland.bots import make_bot
+    from elfenland.bots.planner import planner_backend
     from elfenland.games.elfenland.fast import from_pure as elfenland_fast
     from elfenland.games.kingelves.fast import from_pure as kingelves_fast
 
@@ -181,7 +184,8 @@ def search_rate(game: str, positions: int, iterations: int, backends: list[str])
             bot.iterations, bot.seconds = iterations, 1e9
             bot.choose(state)
         rates[b] = positions * iterations / (time.process_time() - start)
-        print(f"{b:<10}{rates[b]:>10.1f} iterations/s")
+        print(f"{b:<10}{rates[b]:>10.1f} iterations/s"
+              + (f" (planner: {planner_backend()})" if game == "elfenland" else ""))
     if len(rates) == 2:
         print(f"{'ratio':<10}{rates['compiled'] / rates['pure']:>10.2f}x")
 

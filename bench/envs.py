@@ -1,12 +1,15 @@
-"""The research adapters' cost: random-play steps per second through the raw engine, the
-PettingZoo environment and the OpenSpiel state, side by side in one run.
+"""The research adapters' cost: random-play steps per second through the raw engines
+(pure and compiled), the PettingZoo environment and the OpenSpiel state, side by side in
+one run.
 
-    python bench/envs.py [--seconds 3] [--rounds 3] [--players 2 4]
+    python bench/envs.py [--seconds 3] [--rounds 3] [--players 2 4] [--pure-adapters]
 
 Every loop plays whole seeded games with a random player that picks among the legal
 actions with ``random.Random``:
 
-* ``engine``: ``state.legal_actions()`` and ``state.apply_action(action)``;
+* ``pure engine`` / ``compiled engine``: ``state.legal_actions()`` and
+  ``state.apply_action(action)`` on the pure engine (``ELFENLAND_ENGINE=pure``, the
+  reference the issue's goal was written against) and on the compiled one;
 * ``pettingzoo``: ``env.last()`` (the observation vector and the action mask, as every
   PettingZoo loop reads them), a legal id from ``infos["legal_actions"]``,
   ``env.step(id)``; the env is the order-enforcing wrapped one that ``env()`` returns;
@@ -20,17 +23,24 @@ actions with ``random.Random``:
   game each call: OpenSpiel's bridge for Python games builds an initial state to learn
   the tensor's shape every time.
 
-Rates are per second of this process's CPU time; the modes take turns in ``--rounds``
-slices so that a busy machine slows them alike.  The ratio column is engine steps/s
-over the adapter's: the adapter's cost as a factor.
+The adapters run on the default backend (the compiled engines); ``--pure-adapters`` adds
+each adapter on the pure engine too.  Rates are per second of this process's CPU time;
+the modes take turns in ``--rounds`` slices so that a busy machine slows them alike.
+Columns: ``µs/step``; ``pure/mode``, the pure engine's rate over the mode's (the goal
+"adapter overhead ≤ 2×" as it was written, against the pure engine); ``same/mode``, the
+rate of the raw engine the mode runs on over the mode's (the adapter's cost as a factor
+of its own engine); ``adapter µs``, the mode's µs/step minus its raw engine's (what the
+adapter itself adds to each step).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pyspiel
@@ -44,7 +54,21 @@ SPIEL_NAMES = {"elfenland": "python_elfenland", "king-of-the-elves": "python_kin
 Loop = Callable[[float], int]
 
 
-def engine_loop(game: str, players: int) -> Loop:
+@contextmanager
+def backend(name: str) -> Iterator[None]:
+    """New games inside start on ``name`` ("pure" or "compiled")."""
+    before = os.environ.get("ELFENLAND_ENGINE")
+    os.environ["ELFENLAND_ENGINE"] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["ELFENLAND_ENGINE"]
+        else:
+            os.environ["ELFENLAND_ENGINE"] = before
+
+
+def engine_loop(game: str, players: int, engine: str) -> Loop:
     rng = random.Random(0)
     seeds = iter(range(10**9))
 
@@ -52,7 +76,8 @@ def engine_loop(game: str, players: int) -> Loop:
         steps = 0
         start = time.process_time()
         while time.process_time() - start < seconds:
-            state = elfenland.new_game(game=game, players=players, seed=next(seeds))
+            with backend(engine):
+                state = elfenland.new_game(game=game, players=players, seed=next(seeds))
             while not state.is_terminal():
                 legal = state.legal_actions()
                 state.apply_action(legal[rng.randrange(len(legal))])
@@ -61,7 +86,7 @@ def engine_loop(game: str, players: int) -> Loop:
     return run
 
 
-def pettingzoo_loop(game: str, players: int, use_infos: bool) -> Loop:
+def pettingzoo_loop(game: str, players: int, use_infos: bool, engine: str) -> Loop:
     rng = random.Random(0)
     env = make_env(game, players=players)
     seeds = iter(range(10**9))
@@ -70,7 +95,8 @@ def pettingzoo_loop(game: str, players: int, use_infos: bool) -> Loop:
         steps = 0
         start = time.process_time()
         while time.process_time() - start < seconds:
-            env.reset(seed=next(seeds))
+            with backend(engine):
+                env.reset(seed=next(seeds))
             for _agent in env.agent_iter():
                 obs, _, terminated, truncated, infos = env.last()
                 if terminated or truncated:
@@ -83,7 +109,7 @@ def pettingzoo_loop(game: str, players: int, use_infos: bool) -> Loop:
     return run
 
 
-def openspiel_loop(game: str, players: int, observe: bool) -> Loop:
+def openspiel_loop(game: str, players: int, observe: bool, engine: str) -> Loop:
     rng = random.Random(0)
     spiel_game = pyspiel.load_game(SPIEL_NAMES[game], {"players": players})
     observer = make_observation(spiel_game)
@@ -92,7 +118,8 @@ def openspiel_loop(game: str, players: int, observe: bool) -> Loop:
         steps = 0
         start = time.process_time()
         while time.process_time() - start < seconds:
-            state = spiel_game.new_initial_state()
+            with backend(engine):
+                state = spiel_game.new_initial_state()
             while not state.is_terminal():
                 if observe:
                     observer.set_from(state, state.current_player())
@@ -103,34 +130,56 @@ def openspiel_loop(game: str, players: int, observe: bool) -> Loop:
     return run
 
 
+def adapters(game: str, n: int, engine: str) -> dict[str, Loop]:
+    return {
+        "pettingzoo": pettingzoo_loop(game, n, use_infos=True, engine=engine),
+        "pettingzoo+mask": pettingzoo_loop(game, n, use_infos=False, engine=engine),
+        "openspiel": openspiel_loop(game, n, observe=False, engine=engine),
+        "openspiel+obs": openspiel_loop(game, n, observe=True, engine=engine),
+    }
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="per mode and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--game", nargs="+", default=sorted(SPIEL_NAMES))
+    parser.add_argument("--pure-adapters", action="store_true",
+                        help="also run every adapter on the pure engine")
     args = parser.parse_args()
-    print(f"{'game':<19}{'players':>8}{'mode':>17}{'steps/s':>10}{'engine/mode':>13}")
+    default = elfenland.engine_backend()
+    print(f"default backend: {default}; load average {os.getloadavg()[0]:.2f}")
+    print(f"{'game':<18}{'players':>8}{'mode':>26}{'steps/s':>10}{'µs/step':>9}"
+          f"{'pure/mode':>10}{'same/mode':>10}{'adapter µs':>11}")
     for game in args.game:
         for n in args.players:
-            loops = {
-                "engine": engine_loop(game, n),
-                "pettingzoo": pettingzoo_loop(game, n, use_infos=True),
-                "pettingzoo+mask": pettingzoo_loop(game, n, use_infos=False),
-                "openspiel": openspiel_loop(game, n, observe=False),
-                "openspiel+obs": openspiel_loop(game, n, observe=True),
+            # mode -> (loop, the raw engine mode it runs on)
+            loops: dict[str, tuple[Loop, str]] = {
+                "pure engine": (engine_loop(game, n, "pure"), "pure engine"),
+                "compiled engine": (engine_loop(game, n, "compiled"), "compiled engine"),
             }
-            for run in loops.values():  # warm the lazily built tables
+            for mode, loop in adapters(game, n, default).items():
+                loops[mode] = (loop, f"{default} engine")
+            if args.pure_adapters:
+                for mode, loop in adapters(game, n, "pure").items():
+                    loops[f"{mode} (pure)"] = (loop, "pure engine")
+            for run, _ in loops.values():  # warm the lazily built tables
                 run(0.05)
             steps = dict.fromkeys(loops, 0)
             for _ in range(args.rounds):
-                for mode, run in loops.items():
+                for mode, (run, _) in loops.items():
                     steps[mode] += run(args.seconds)
             total = args.seconds * args.rounds
-            base = steps["engine"] / total
-            for mode, count in steps.items():
-                rate = count / total
-                print(f"{game:<19}{n:>8}{mode:>17}{rate:>10,.0f}{base / rate:>12.2f}x")
+            rate = {mode: count / total for mode, count in steps.items()}
+            for mode, (_, raw) in loops.items():
+                us = 1e6 / rate[mode]
+                own = us - 1e6 / rate[raw]
+                print(f"{game:<18}{n:>8}{mode:>26}{rate[mode]:>10,.0f}{us:>9.2f}"
+                      f"{rate['pure engine'] / rate[mode]:>9.2f}x"
+                      f"{rate[raw] / rate[mode]:>9.2f}x{own:>11.2f}")
+    print(f"load average {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -272,6 +272,15 @@ import elfenland
 from elfenland.games.elfenland import fast
 from elfenland.games.kingelves import fast as fast_kote
 assert not fast.AVAILABLE and not fast_kote.AVAILABLE
+from elfenland.core.errors import ElfenlandError
+for cls, title in ((fast.FastElfenlandState, "Elfenland"),
+                   (fast_kote.FastKingOfTheElvesState, "King of the Elves")):
+    try:
+        cls(players=2, seed=1)
+    except ElfenlandError as exc:
+        assert f"compiled {title} engine was not built" in str(exc), exc
+    else:
+        raise AssertionError("a compiled state without the compiled engine")
 import random
 r = random.Random(4)
 for game in ("elfenland", "king-of-the-elves"):
@@ -306,3 +315,77 @@ def test_a_field_or_option_new_to_the_pure_engine_switches_the_compiled_one_off(
 
     assert fast._gaps(probe, MoreRules, fast._KNOWN_STATE, fast._KNOWN_RULES) == [
         "state field first_player", "rule option ferry"]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), [
+    ((), {"players": 2, "seed": 3}),
+    ((3, 9), {}),
+    ((4, 2**70, "moon", True), {}),
+    ((), {"players": 5, "seed": 0, "rules": " Moon ", "destination": False}),
+    ((), {"players": 6, "seed": -4, "rules": "amigo", "destination": True}),
+    ((), {"seed": 7}),
+    ((), {"players": 3, "seed": 1, "boatmen": True}),
+    ((), {"players": 3, "seed": True}),
+    ((), {"players": 2, "seed": 1, "rules": elfenland.games.elfenland.MOON}),
+])
+def test_a_new_game_is_the_same_however_it_is_asked_for(args: tuple[Any, ...],
+                                                        kwargs: dict[str, Any]) -> None:
+    """The C base builds the everyday new game itself (its Rng too); every other call
+    goes through Python.  Either way: the pure engine's game, random state and all."""
+    a = ElfenlandState(*args, **kwargs)
+    b = FastState(*args, **kwargs)
+    full_check(a, b)
+    assert type(b.rng) is Rng and type(b.rng._r) is random.Random
+    assert vars(b.rng._r) == vars(a.rng._r) == {"gauss_next": None}
+    assert b.rules == a.rules and b.board is a.board and b.seed == a.seed
+    assert b.origin is None and b.log == [] and b.history == []
+    for _ in range(30):  # the same random state draws the same future
+        x = a.legal_actions()[-1]
+        a.apply_action(x)
+        b.apply_action(x)
+    full_check(a, b)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"players": 1, "seed": 1}, {"players": 7, "seed": 1}, {"players": 2**80, "seed": 1},
+    {"players": "2", "seed": 1}, {"players": 2, "seed": "x"}, {"players": 2, "seed": 1.5},
+    {"players": 2, "seed": 1, "rules": "chess"}, {"players": 2, "seed": 1, "rules": 3},
+    {"players": 2, "seed": 1, "hand_limit": 0}, {"players": 2, "seed": 1, "colour": "red"},
+])
+def test_a_bad_new_game_fails_alike(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ElfenlandError) as pure:
+        ElfenlandState(**kwargs)
+    with pytest.raises(ElfenlandError) as compiled:
+        FastState(**kwargs)
+    assert type(compiled.value) is type(pure.value) and str(compiled.value) == str(pure.value)
+    with pytest.raises(TypeError):
+        FastState(2, 1, players=2)
+
+
+def test_clones_that_play_on_keep_their_own_history() -> None:
+    """Clones share their history's storage until one of them plays on: then each keeps
+    its own, whichever plays first, and reading it (``log``) changes nothing."""
+    r = random.Random(3)
+    root = FastState(players=3, seed=3)
+    pure = root.to_pure()
+    for _ in range(20):
+        x = root.legal_actions()[r.randrange(len(root.legal_actions()))]
+        root.apply_action(x)
+        pure.apply_action(x)
+    family: list[tuple[ElfenlandState, ElfenlandState]] = [(root, pure)]
+    for step in range(300):
+        b, a = family[r.randrange(len(family))]
+        if step % 7 == 0:
+            family.append((b.clone(), a.clone()))
+        if step % 13 == 0:
+            assert b.log == a.log  # made into links: later steps go on from them
+        if not a.is_terminal():
+            x = a.legal_actions()[r.randrange(len(a.legal_actions()))]
+            a.apply_action(x)
+            b.apply_action(x)
+        if step % 50 == 0:
+            del family[1:3]  # a dead clone's entries are nobody's
+    assert len(family) > 10
+    for b, a in family:
+        full_check(a, b)
+        assert b.history == a.history and b._length == a._length

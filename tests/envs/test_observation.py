@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from .conftest import need
+from .conftest import need, required
 
 np = need("numpy")
 
@@ -22,9 +22,18 @@ GAMES = [("elfenland", {}), ("elfenland", {"rules": "moon"}),
 
 @pytest.mark.parametrize(("game", "options"), GAMES)
 @pytest.mark.parametrize("players", [2, 5])
+@pytest.mark.parametrize("backend", ["compiled", "pure"])
 def test_vector_fixed_bounded_and_blind_to_hidden_information(
-        game: str, options: dict[str, object], players: int) -> None:
+        game: str, options: dict[str, object], players: int, backend: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the compiled engine the C encoder writes the vectors (and the resampled
+    states are compiled too); on the pure one the Python reference does."""
+    monkeypatch.setenv("ELFENLAND_ENGINE", backend)
+    if backend == "compiled" and elfenland.engine_backend(game) != backend and not required():
+        pytest.skip("the compiled engines are not built on this machine")
+    assert elfenland.engine_backend(game) == backend
     state = elfenland.new_game(game=game, players=players, seed=players, **options)
+    assert hasattr(state, "_observe_into") == (backend == "compiled")
     encoder = encoder_for(state)
     high = encoder.layout.high()
     assert encoder.layout.size == high.shape[0]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from websockets.asyncio.client import ClientConnection, connect
 
 import elfenland
-from elfenland.server.store import EventRecord
+from elfenland.server.store import EventRecord, open_store
 from elfenland.server.undo import effective_actions, undo_refusal
 
 from .conftest import ServerFactory
@@ -116,3 +116,20 @@ def test_undo_over_the_socket_and_after_a_restart(make_server: ServerFactory,
     assert replay["steps"] == seq + 1
     events = HTTP.get(f"{again.url}/api/games/{gid}/events").json()["events"]
     assert [(e["kind"], e["row"]) for e in events] == [("undo", seq + 1)]
+    again.stop()
+
+    # A finished game is listed without being loaded: its seq still leaves out the
+    # row taken back. (The status is set by hand: playing it out would take long.)
+    store = open_store(db_url)
+    try:
+        with store._tx() as cur:
+            cur.execute(store._q("UPDATE games SET status = ? WHERE id = ?"),
+                        ("finished", gid))
+        assert store.undo_counts([gid, "nope"]) == {gid: 1}
+    finally:
+        store.close()
+    third = make_server()
+    listed = HTTP.get(f"{third.url}/api/games", params={"status": "finished"}).json()
+    games = listed["games"] if isinstance(listed, dict) else listed
+    assert [g["seq"] for g in games if g["id"] == gid] == [seq + 1]
+

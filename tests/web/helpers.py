@@ -4,10 +4,15 @@ with several ways to reach it ``data-menu``), and repeat."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page
+from websockets.asyncio.client import connect
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 CHOICES = ("[data-action]:not([disabled]), .town[data-menu]")
@@ -189,3 +194,27 @@ def watch_table(page: Page) -> None:
 
 def table_changes(page: Page) -> dict[str, int]:
     return dict(page.evaluate("() => window.__changes"))
+
+
+def play_until(ws_base: str, gid: str, token: str, seat: int, until: int) -> int:
+    """Play ``seat``'s turns over its socket until seat ``until`` is to act; returns how
+    many actions that took."""
+
+    async def run() -> int:
+        played = 0
+        async with connect(f"{ws_base}/ws/games/{gid}?token={token}") as ws:
+            while True:
+                msg: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if msg["type"] != "update":
+                    continue
+                view = msg["view"]
+                if view["current_player"] == until:
+                    return played
+                if view["current_player"] == seat and view.get("legal"):
+                    played += 1
+                    await ws.send(json.dumps({"type": "action", "action": view["legal"][0],
+                                              "seq": msg["seq"]}))
+
+    # Playwright's sync API runs an event loop in this thread: use another one.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()

@@ -29,11 +29,18 @@ hand left is H - N less some A cards, and position by position in order of prefe
 its cards are no more preferred, so keeping the ``hand_limit`` best is worth no more.
 So a search state is (town, H - N so far, A so far, towns collected): one child per
 caravan instead of one per multiset of cards, with exactly the same best journeys.
+
+The search runs compiled (``_planner.c``, issue #16) when that extension was built and
+``ELFENLAND_ENGINE`` is not ``pure``: the bots spend nearly all their time here, so a
+faster engine alone does not make them faster.  The C code is a port of ``_reach`` and
+``_Search`` below, which stay the reference and the fallback; the differential test
+holds the two to the same journeys.  ``planner_backend()`` says which one runs.
 """
 
 from __future__ import annotations
 
 import heapq
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,7 +50,24 @@ from typing import Final
 from ..core.errors import ElfenlandError
 from ..core.transport import COST_TABLE, Terrain, Transport
 from ..games.elfenland.actions import Action, CardCounts, Pay, cards_to_text
-from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
+from ..games.elfenland.board import Board
+from ..games.elfenland.state import NO_PIECE, RAFT, ElfenlandState, Phase
+
+try:
+    from . import _planner
+except ImportError:  # built without a C compiler: the pure search runs
+    _planner = None  # type: ignore[assignment]
+
+#: Whether the compiled search was built and imports.
+AVAILABLE: Final = _planner is not None
+
+
+def planner_backend() -> str:
+    """``"compiled"`` when ``plan_journey`` searches in C, else ``"pure"``; read at every
+    call, like the engines' ``ELFENLAND_ENGINE=pure`` switch it follows."""
+    if _planner is None or os.environ.get("ELFENLAND_ENGINE", "").strip().lower() == "pure":
+        return "pure"
+    return "compiled"
 
 #: Default preference of card kinds (index = ``Transport`` value), higher is kept first.
 PREFERENCE: Final[tuple[int, ...]] = (
@@ -199,6 +223,99 @@ def edges_of(state: ElfenlandState, wild_kinds: Sequence[int] = (),
     return out
 
 
+#: An ``Edge``'s fields as a plain tuple (what the compiled search reads).
+RawEdge = tuple[int, int, int, int, int, int, Pay, bool]
+#: Per town, its links: (route, direction, to, terrain, style, rafts), style 0 for a
+#: road, 1 a river (rafts: its fixed price), 2 Mare Magnum, 3 Mare Nebulae.
+_Links = list[list[tuple[int, int, int, int, int, int]]]
+_BOARDS: dict[int, tuple[Board, _Links, tuple[int, ...]]] = {}
+_COST: Final = tuple(tuple(COST_TABLE[t]) for t in Transport)
+
+
+def _board_tables(board: Board) -> tuple[_Links, tuple[int, ...]]:
+    """What ``_raw_edges`` and the compiled search need of a board, worked out once."""
+    hit = _BOARDS.get(id(board))
+    if hit is not None and hit[0] is board:
+        return hit[1], hit[2]
+    links: _Links = []
+    for town in range(len(board.towns)):
+        row = []
+        for r, to in board.adjacent[town]:
+            route = board.routes[r]
+            direction = 0 if route.a == town else 1
+            if route.is_road:
+                style, rafts = 0, 0
+            elif route.terrain is Terrain.RIVER:
+                style, rafts = 1, 1 if to == route.downstream else 2
+            else:
+                style, rafts = (3 if route.lake == "mare-nebulae" else 2), 0
+            row.append((r, direction, to, int(route.terrain), style, rafts))
+        links.append(row)
+    flat = tuple(d for row in board.distances for d in row)
+    _BOARDS[id(board)] = (board, links, flat)
+    return links, flat
+
+
+def _raw_edges(state: ElfenlandState, wild_kinds: Sequence[int] = (),
+               any_cards: bool = True) -> list[list[RawEdge]]:
+    """``edges_of`` as tuples, for the compiled search: the same steps in the same order,
+    priced as ``state.step_cost`` and ``state.caravan_size`` price them but reading the
+    counters once (``edges_of`` is most of a compiled plan's time otherwise).  The
+    differential test checks it against ``edges_of``."""
+    links, _ = _board_tables(state.board)
+    rules = state.rules
+    boatmen = rules.caravan_cards if rules.boatmen and any_cards else 0
+    caravan = rules.caravan_cards if any_cards else 0
+    magnum, nebulae = rules.mare_magnum_rafts, rules.mare_nebulae_rafts
+    counters, obstacles = state.route_counter, state.route_obstacle
+    normal, by_caravan, by_boat = Pay.NORMAL, Pay.CARAVAN, Pay.BOATMEN
+    wild = [(k, COST_TABLE[Transport(k)]) for k in wild_kinds]
+    out: list[list[RawEdge]] = []
+    for row in links:
+        edges: list[RawEdge] = []
+        for r, direction, to, terrain, style, rafts in row:
+            if style == 0:
+                kind = counters[r]
+                if kind == NO_PIECE:
+                    for k, costs in wild:
+                        n = costs[terrain]
+                        if n is not None:
+                            edges.append((r, direction, to, k, n, 0, normal, True))
+                    continue
+                n = _COST[kind][terrain]
+                if n is None:
+                    continue
+                if obstacles[r] != NO_PIECE:
+                    edges.append((r, direction, to, kind, n + 1,
+                                  caravan + 1 if any_cards else 0, by_caravan, False))
+                else:
+                    edges.append((r, direction, to, kind, n, caravan, by_caravan, False))
+            elif style == 1:
+                edges.append((r, direction, to, RAFT, rafts, 0, normal, False))
+            elif style == 2:
+                edges.append((r, direction, to, RAFT, magnum, 0, normal, False))
+            else:
+                edges.append((r, direction, to, RAFT, nebulae, boatmen, by_boat, False))
+        out.append(edges)
+    return out
+
+
+def _kept(hand: CardCounts, owed: int, cheapest_first: Sequence[int]) -> CardCounts:
+    """The hand once its ``owed`` least preferred cards are given."""
+    h = list(hand)
+    for k in cheapest_first:
+        if not owed:
+            break
+        take = min(owed, h[k])
+        h[k] -= take
+        owed -= take
+    return tuple(h)
+
+
+def _cheapest_first(preference: Sequence[int]) -> list[int]:
+    return sorted(range(NUM_KINDS), key=lambda k: (preference[k], k))
+
+
 class _Search:
     """One planning problem: fixed edges and scoring, a memo over the search states.
 
@@ -224,7 +341,7 @@ class _Search:
         self.limit = limit
         self.preference = preference
         #: Card kinds, least preferred first: the ones owed cards are taken from.
-        self.cheapest_first = sorted(range(NUM_KINDS), key=lambda k: (preference[k], k))
+        self.cheapest_first = _cheapest_first(preference)
         bonus = [0] * len(distances) if end_bonus is None else list(end_bonus)
         self.u_span = max_cards * (CARD_VALUE + max(preference)) + max(bonus) + 1
         self.d_span = 1000
@@ -254,14 +371,7 @@ class _Search:
 
     def kept(self, hand: CardCounts, owed: int) -> CardCounts:
         """The hand once its ``owed`` least preferred cards are given."""
-        h = list(hand)
-        for k in self.cheapest_first:
-            if not owed:
-                break
-            take = min(owed, h[k])
-            h[k] -= take
-            owed -= take
-        return tuple(h)
+        return _kept(hand, owed, self.cheapest_first)
 
     def useful(self, hand: CardCounts, owed: int) -> int:
         """Usefulness of the best hand left after giving ``owed`` cards: also a bound on
@@ -448,20 +558,45 @@ def plan_journey(state: ElfenlandState, player: int | None = None,
     target = state.town_cards[p] if use_destination and state.town_cards[p] != NO_PIECE else None
     hand: CardCounts = tuple(state.hands[p])
     board = state.board
+    town, visited = state.boots[p], state.visited[p]
+    needed_only = state.rules.caravan == "only-if-needed"
+    path: list[tuple[Edge, bool]] | None = None
+    if planner_backend() == "compiled":
+        assert _planner is not None
+        raw = _raw_edges(state, wild_kinds, any_cards)
+        codes = _planner.search(len(board.towns), board.capital, raw,
+                                _board_tables(board)[1], -1 if target is None else target,
+                                end_bonus, state.rules.hand_limit, preference, hand, town,
+                                visited, needed_only)
+        if codes is not None:  # None: too big for the C code, which says so
+            path = []
+            here = town
+            for code in codes:
+                e = Edge(*raw[here][code >> 1])
+                path.append((e, bool(code & 1)))
+                here = e.to
+    if path is None:
+        path = _pure_path(state, board, hand, town, visited, target, preference,
+                          wild_kinds, any_cards, end_bonus, needed_only)
+    return _journey(state, p, path, hand, visited, target, preference)
+
+
+def _pure_path(state: ElfenlandState, board: Board, hand: CardCounts, town: int,
+               visited: int, target: int | None, preference: Sequence[int],
+               wild_kinds: Sequence[int], any_cards: bool,
+               end_bonus: Sequence[int] | None,
+               needed_only: bool) -> list[tuple[Edge, bool]]:
+    """The reference search: the best journey's steps, each with whether it pays any
+    cards (a caravan or the boatmen)."""
     edges = edges_of(state, wild_kinds, any_cards)
     if sum(hand) + 50 > sys.getrecursionlimit():
         sys.setrecursionlimit(sum(hand) + 100)
-    town, visited = state.boots[p], state.visited[p]
     search = _Search(edges, board.capital, target, board.distances,
                      state.rules.hand_limit, preference, sum(hand), end_bonus)
-    search.needed_only = state.rules.caravan == "only-if-needed"
+    search.needed_only = needed_only
     search.best(town, hand, 0, visited)
-    # Walk the best journey, then choose the cards its any-cards steps give: the least
-    # preferred of what its normal payments leave.  Giving them in the journey's order
-    # is legal, as every later normal payment is made from the other cards.
     path: list[tuple[Edge, bool]] = []
     owed = 0
-    new = 0
     here, left, seen = town, hand, visited
     while True:
         _, e, any_step, _ = search.memo[search.key(here, left, owed, seen)]
@@ -473,10 +608,32 @@ def plan_journey(state: ElfenlandState, player: int | None = None,
         else:
             left = tuple(c - e.n if k == e.kind else c for k, c in enumerate(left))
         bit = 0 if e.to == board.capital else 1 << e.to
+        here, seen = e.to, seen | bit
+    return path
+
+
+def _journey(state: ElfenlandState, p: int, path: list[tuple[Edge, bool]],
+             hand: CardCounts, visited: int, target: int | None,
+             preference: Sequence[int]) -> Journey:
+    """The journey of a path the search found: then choose the cards its any-cards
+    steps give, the least preferred of what its normal payments leave.  Giving them in
+    the journey's order is legal, as every later normal payment is made from the other
+    cards."""
+    board = state.board
+    cheapest_first = _cheapest_first(preference)
+    owed = 0
+    new = 0
+    here, left, seen = state.boots[p], hand, visited
+    for e, any_step in path:
+        if any_step:
+            owed += e.any_cards
+        else:
+            left = tuple(c - e.n if k == e.kind else c for k, c in enumerate(left))
+        bit = 0 if e.to == board.capital else 1 << e.to
         if bit and not seen & bit:
             new += 1
         here, seen = e.to, seen | bit
-    final = search.kept(left, owed)
+    final = _kept(left, owed, cheapest_first)
     given = [a - b for a, b in zip(left, final, strict=True)]
     steps: list[Step] = []
     for e, any_step in path:
@@ -484,7 +641,7 @@ def plan_journey(state: ElfenlandState, player: int | None = None,
         if any_step:
             chosen = [0] * NUM_KINDS
             size = e.any_cards
-            for k in search.cheapest_first:
+            for k in cheapest_first:
                 take = min(size, given[k])
                 chosen[k] = take
                 given[k] -= take
@@ -493,13 +650,23 @@ def plan_journey(state: ElfenlandState, player: int | None = None,
         if e.wild:
             action = _wild_action(e)
         elif paid == _normal_paid(e):
-            action = Action.move(e.route, e.direction)
+            action = _MOVES.get((e.route, e.direction)) or _move(e.route, e.direction)
         else:
             action = Action.move(e.route, e.direction, e.pay, paid)
         steps.append(Step(action, e.to, paid))
     distance = None if target is None else board.distances[here][target]
     return Journey(p, tuple(steps), new, distance, final,
                    usefulness(final, state.rules.hand_limit, preference))
+
+
+#: The canonical normal-payment step per (route, direction): building it is a good part
+#: of a compiled plan's time.
+_MOVES: dict[tuple[int, int], Action] = {}
+
+
+def _move(route: int, direction: int) -> Action:
+    action = _MOVES[route, direction] = Action.move(route, direction)
+    return action
 
 
 def _wild_action(e: Edge) -> Action:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .errors import ElfenlandError, PositionError, SerializationError
 from .game import GameState, JSONDict
@@ -86,3 +86,39 @@ def check_playable(state: GameState) -> None:
         except (ValueError, LookupError, ArithmeticError, AssertionError) as exc:
             raise PositionError(f"this position offers {action}, which cannot be played "
                                 f"from it: {exc or type(exc).__name__}") from None
+
+
+def parse_counts(value: Any, kinds: int, what: str, kind_of: Callable[[str], int]) -> list[int]:
+    """Counts per kind from a position's list of names or {name: count} mapping; both
+    games write hands and piles this way, so a hand-made position reads either.
+    ``kind_of`` names the kind or raises ``ValueError``."""
+    out = [0] * kinds
+    if value is None:
+        return out
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, list):
+        items = [(name, 1) for name in value]
+    else:
+        raise PositionError(f"{what}: expected a list or an object, not {value!r}")
+    for name, n in items:
+        try:
+            k = kind_of(str(name))
+        except ValueError as exc:
+            raise PositionError(f"{what}: {exc}") from None
+        if not 0 <= k < kinds:
+            raise PositionError(f"{what}: there are no {name} here")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise PositionError(f"{what}: bad count {n!r} for {name}")
+        out[k] += n
+    return out
+
+
+def per_player(doc: JSONDict, key: str, n: int, default: Any) -> list[Any]:
+    """A position's per-player entry: a list with one item per player, or the default."""
+    value = doc.get(key)
+    if value is None:
+        return [default] * n
+    if not isinstance(value, list) or len(value) != n:
+        raise PositionError(f"{key}: expected a list with one entry per player ({n})")
+    return value

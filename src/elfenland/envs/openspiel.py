@@ -146,20 +146,35 @@ class _SpielState(pyspiel.State):
         e = self._e
         return e.state.is_terminal() or (e.cap > 0 and e.moves >= e.cap)
 
-    def _legal_actions(self, player: int) -> list[int]:
-        if player < 0 or player != self.current_player():
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """OpenSpiel's answer, given here: its C++ ``LegalActions`` calls back into
+        Python four times to reach ``_legal_actions`` (player to act, terminal, chance,
+        player again), which cost more than the compiled engine's whole step.  C++
+        callers (``legal_actions_mask``, C++ algorithms) still go that way, to the same
+        list."""
+        e = self._e
+        if e.state.is_terminal() or (e.cap > 0 and e.moves >= e.cap):
             return []
+        if player is not None and player != e.state.current_player():
+            if player < 0:  # OpenSpiel's error for a pseudo-player
+                return super().legal_actions(player)  # type: ignore[no-any-return]
+            return []
+        return sorted(e.state.legal_action_ids())
+
+    def _legal_actions(self, player: int) -> list[int]:
+        # OpenSpiel calls this only for the player to act of a state not over (its
+        # ``LegalActions(player)`` checks both first, and answers [] itself otherwise).
         return sorted(self._e.state.legal_action_ids())
 
     def _apply_action(self, action: int) -> None:
-        s = self._e.state
-        if self.is_terminal():
+        e = self._e
+        if e.cap > 0 and e.moves >= e.cap:
             raise IllegalSpielAction("the game is over")
         try:
-            s.apply_action(int(action))
+            e.state.apply_action(int(action))  # a finished game raises GameOverError
         except ElfenlandError as exc:
             raise IllegalSpielAction(f"action {action}: {exc}") from None
-        self._e.moves += 1
+        e.moves += 1
 
     def _action_to_string(self, player: int, action: int) -> str:
         return self._e.state.action_to_string(int(action))
@@ -222,11 +237,15 @@ class _Observer:
         self._hands = [b for b in self._hidden if b.name in ("hand", "secret")]
 
     def set_from(self, state: _SpielState, player: int) -> None:
-        vec = self.game.encoder.encode(state.engine, player)  # type: ignore[arg-type]
+        engine = state._e.state
+        fill = getattr(engine, "_observe_into", None)
+        if fill is not None:  # the compiled engine writes into the tensor itself
+            fill(self.tensor, player)
+        else:
+            self.tensor[:] = self.game.encoder.encode(engine, player)
         if self.spectator:
             for b in self._hands if state.is_terminal() else self._hidden:
-                vec[b.offset:b.offset + b.size] = 0.0
-        self.tensor[:] = vec
+                self.tensor[b.offset:b.offset + b.size] = 0.0
 
     def string_from(self, state: _SpielState, player: int) -> str:
         viewer = None if self.spectator else player
@@ -329,3 +348,51 @@ class KingOfTheElvesGame(_SpielGame):
 
 pyspiel.register_game(ELFENLAND_TYPE, ElfenlandGame)
 pyspiel.register_game(KING_OF_THE_ELVES_TYPE, KingOfTheElvesGame)
+
+# ----------------------------------------------------------------- saving a game and state
+#
+# ``pyspiel.serialize_game_and_state`` (and pickling a game or state) cannot work for a
+# Python game with sampled chance: OpenSpiel's C++ ``Game::Serialize`` then asks the game
+# for its random state through ``Game::GetRNGState``, a virtual that pybind11 does not
+# route to Python (``python_games.h`` has no trampoline for it), so it raises
+# "GetRNGState unimplemented" whatever the game defines.  Declaring the games
+# deterministic would silence it and mislead every algorithm that reads the chance mode.
+# Everything else it needs works (``state.serialize()`` and ``game.deserialize_state``
+# carry the engine's own saved game), so these two functions do the same job with the
+# game's seed sequence saved by the adapter.
+
+_SAVE_HEAD = "# elfenland.envs.openspiel game and state"
+
+
+def serialize_game_and_state(game: _SpielGame, state: _SpielState) -> str:
+    """``pyspiel.serialize_game_and_state`` for these games: the game (with where its
+    sequence of seeded games has got to) and the state, as text."""
+    if not isinstance(game, _SpielGame) or not isinstance(state, _SpielState):
+        raise TypeError("serialize_game_and_state takes an elfenland OpenSpiel game and state")
+    # The parameters as JSON, not ``str(game)``: OpenSpiel's game string cannot quote an
+    # ``options`` value holding commas.
+    spec = {"game": game.get_type().short_name, "parameters": game.get_parameters()}
+    return "\n".join([_SAVE_HEAD, "[Game]", _dumps(spec), "[Seeds]",
+                      _dumps(game._seeds.to_json()), "[State]", state.serialize()])
+
+
+def deserialize_game_and_state(text: str) -> tuple[_SpielGame, _SpielState]:
+    """The game and state ``serialize_game_and_state`` saved: the state plays on as the
+    saved one would, and the game's next ``new_initial_state()`` is the one it would
+    have started."""
+    lines = text.split("\n", 6)
+    if len(lines) != 7 or lines[0] != _SAVE_HEAD or lines[1] != "[Game]" \
+            or lines[3] != "[Seeds]" or lines[5] != "[State]":
+        raise ValueError("not a game and state saved by serialize_game_and_state")
+    try:
+        spec = json.loads(lines[2])
+        game = pyspiel.load_game(spec["game"], spec["parameters"])
+        seeds = Rng.from_json(json.loads(lines[4]))
+    except (ValueError, KeyError, TypeError, pyspiel.SpielError) as exc:
+        raise ValueError(f"a bad saved game: {exc}") from None
+    if not isinstance(game, _SpielGame):
+        raise ValueError(f"{spec['game']} is not an elfenland OpenSpiel game")
+    state = game.deserialize_state(lines[6])
+    # Restored last: deserializing a state starts a new game first, which draws a seed.
+    game._seeds = seeds
+    return game, state

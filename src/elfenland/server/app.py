@@ -143,7 +143,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.get("/api/games/{game_id}", summary="A game's summary and public view")
     async def get_game(game_id: str) -> dict[str, Any]:
         game = await hub.get(game_id, keep=False)
-        return {"game": game.summary(), "view": game.state.view(None)}
+        [out] = await hub.with_presence([game.summary()])
+        return {"game": out, "view": game.state.view(None)}
 
     @app.post("/api/games/{game_id}/join", summary="Take an open seat")
     async def join_game(game_id: str, body: JoinGame) -> dict[str, Any]:
@@ -226,9 +227,12 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         player = await hub.players.by_token(token)
         out = []
         for game_id, seat in await hub.db(hub.store.player_games, player.id):
-            game = await hub.get(game_id)
-            out.append({**game.summary(), "seat": seat,
-                        "waiting": game.summary()["to_act"] == seat})
+            # Looked at, not claimed: in a cluster, asking must not pull the game away
+            # from the process that serves it.
+            game = await hub.get(game_id, keep=False)
+            summary = game.summary()
+            out.append({**summary, "seat": seat, "waiting": summary["to_act"] == seat})
+        out = await hub.with_presence(out)
         out.sort(key=lambda g: not g["waiting"])
         return {"games": out}
 

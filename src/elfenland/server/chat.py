@@ -6,9 +6,11 @@ play's."""
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 from .errors import ServerError
 from .lobby import NAME_MAX
+from .store import EventRecord
 
 
 def clean_message(text: object, limit: int) -> str:
@@ -29,3 +31,22 @@ def spectator_name(name: object) -> str:
     """A spectator says who they are; the name is marked as a spectator's by clients."""
     text = " ".join(name.split())[:NAME_MAX] if isinstance(name, str) else ""
     return text or "Spectator"
+
+
+def recent_events(events: Sequence[EventRecord], chat_lines: int) -> tuple[list[EventRecord], int]:
+    """The events a connecting socket gets, and how many chat lines were left out: a long
+    game's table talk must not make every reconnect heavy, while timeouts and take-backs,
+    which explain the board, are always sent."""
+    chats = sum(1 for e in events if e.kind == "chat")
+    skip = max(0, chats - max(0, chat_lines))
+    if not skip:
+        return list(events), 0
+    out: list[EventRecord] = []
+    seen = 0
+    for e in events:
+        if e.kind == "chat":
+            seen += 1
+            if seen <= skip:
+                continue
+        out.append(e)
+    return out, skip

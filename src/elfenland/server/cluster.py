@@ -63,11 +63,13 @@ backend games
     option httpchk GET /healthz
     http-check expect status 200
     # A busy process answers slowly but is alive: cutting its sessions would only pile
-    # its games onto the others.  A dead one refuses at once.
-    timeout check 3s
-    # Checked every {inter} ms; down after 2 failures, up after 2 successes.  Sessions
+    # its games onto the others, which then answer slowly too (with a thousand games on
+    # two cores, checks taking over 3 s did exactly that).  A dead one refuses at once,
+    # and its clients' requests go elsewhere on the first refusal (redispatch above).
+    timeout check 5s
+    # Checked every {inter} ms; down after 3 failures, up after 2 successes.  Sessions
     # on a process marked down are cut, so its clients reconnect to the new owner.
-    default-server inter {inter} fall 2 rise 2 on-marked-down shutdown-sessions{dns}
+    default-server inter {inter} fall 3 rise 2 on-marked-down shutdown-sessions{dns}
 {game_servers}
 
 # Everything else (the lobby list, creating a game, the browser client's files).

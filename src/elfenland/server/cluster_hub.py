@@ -8,7 +8,8 @@ process that holds it to hand it over if need be — and replays it from the sto
 this process loses (handed over, taken over after a stall) is let go, and its sockets are
 closed with code 1012 so that clients reconnect through the load balancer to the new
 owner.  Running games nobody owns (their process died) are adopted in the lease loop, so
-their bots play on even with no client asking for them.
+their bots play on even with no client asking for them.  Which seats have a player
+connected is kept in the store (``presence.py``), so every process's lobby shows it.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from typing import Any
 from .config import ClusterSettings, ServerConfig
 from .errors import ServerError
 from .events import Event, EventBus, PostgresEventBus
-from .hub import GAME_ID, Hub, LiveGame, build_state
-from .lobby import CreateGame
+from .hub import GAME_ID, Connection, Hub, LiveGame, build_state
+from .lobby import CreateGame, mark_connected, summary
 from .ownership import ClusterStore
+from .presence import Presence
 from .store import Store, open_store
 
 log = logging.getLogger("elfenland.server.cluster")
@@ -71,6 +73,11 @@ class EventHub(Hub):
         await self.events.start()
         await super().startup()
 
+    async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Summaries whose ``connected`` flags also count other processes' sockets: one
+        process knows them all."""
+        return summaries
+
     async def shutdown(self) -> None:
         await self.events.stop()
         await super().shutdown()
@@ -93,6 +100,7 @@ class ClusterHub(EventHub):
         self._claiming: dict[str, asyncio.Lock] = {}
         self._lease_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.presence = Presence(store, self.db, self._connected_here)
 
     @property
     def name(self) -> str:
@@ -104,6 +112,8 @@ class ClusterHub(EventHub):
         # loop adopts those no process serves.
         await self.events.start()
         self.events.subscribe(self._on_event)
+        await self.presence.start(max(0.2, self.settings.lease_seconds / 3),
+                                  self._presence_gone)
         self._lease_task = asyncio.create_task(self._lease_loop())
         log.info("server %s up", self.name)
 
@@ -120,7 +130,46 @@ class ClusterHub(EventHub):
             task.cancel()
         with contextlib.suppress(Exception):
             await self.release_all()
+        await self.presence.stop()
         await super().shutdown()
+
+    # -- who is connected ------------------------------------------------------------
+    def _connected_here(self, game_id: str) -> set[int]:
+        game = self.games.get(game_id)
+        return game.connected() if game is not None else set()
+
+    def attach(self, game: LiveGame, conn: Connection, since: int) -> None:
+        super().attach(game, conn, since)
+        if conn.seat is not None:
+            self.presence.changed(game.id)
+
+    def detach(self, game: LiveGame, conn: Connection) -> None:
+        super().detach(game, conn)
+        if conn.seat is not None:
+            self.presence.changed(game.id)
+
+    async def list_games(self, status: str | None) -> list[dict[str, Any]]:
+        return await self.with_presence(await super().list_games(status))
+
+    async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        there = await self.presence.elsewhere(s["id"] for s in summaries)
+        for s in summaries:
+            mark_connected(s, there.get(s["id"], set()))
+        return summaries
+
+    async def _presence_gone(self, game_ids: list[str]) -> None:
+        """A process died with players connected to these games: tell the lobby feeds."""
+        for game_id in game_ids:
+            game = self.games.get(game_id)
+            if game is not None:
+                out = game.summary()
+            else:
+                record = await self.db(self.store.load_game, game_id)
+                if record is None:
+                    continue
+                out = summary(record, set(), record.seq)
+            await self.with_presence([out])
+            self.events.publish({"type": "lobby", "game": out})
 
     # -- owning games ----------------------------------------------------------------
     async def get(self, game_id: str, keep: bool = True) -> LiveGame:
@@ -236,6 +285,7 @@ class ClusterHub(EventHub):
             del self.games[game.id]
         self.store.epochs.pop(game.id, None)
         self.timers.cancel(game.id)  # its clock is armed again by whoever serves it now
+        self.presence.changed(game.id)
         if game.bot_task is not None and game.bot_task is not asyncio.current_task():
             game.bot_task.cancel()
         for conn in list(game.connections):

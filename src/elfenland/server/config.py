@@ -29,6 +29,9 @@ class Limits:
     chat_max: int = 500
     chat_per_second: float = 0.5
     chat_burst: int = 5
+    #: Chat lines a socket gets on connect (the latest ones; every other event is always
+    #: sent). The whole chat stays in the store and at ``GET /api/games/{id}/events``.
+    chat_history: int = 200
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """Events that clients of every server process may need: lobby changes (a game created,
-a seat taken, handed to a bot or taken back, a start, an end, a player connecting),
-whose turn it is, and the processes' own requests to hand a game over.
+a seat taken, handed to a bot or taken back, a start, an end, a player connecting or
+leaving — also when their process dies: presence.py), whose turn it is, and the
+processes' own requests to hand a game over.  The browser lobby follows them on
+``/ws/lobby`` (js/lobbyfeed.js).
 
 With one process they are handed round in memory.  With several they travel through
 PostgreSQL's LISTEN/NOTIFY: the store is already there (no second service to run and

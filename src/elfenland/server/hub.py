@@ -28,7 +28,7 @@ from ..core.errors import ActionParseError, ElfenlandError, GameOverError
 from ..core.game import GameState, JSONDict
 from ..games.registry import game_info, new_game
 from .botseats import bot_decision, decision_seed, resolve_level
-from .chat import clean_message, spectator_name
+from .chat import clean_message, recent_events, spectator_name
 from .clock import Clock, Timers
 from .config import ServerConfig
 from .errors import ServerError, StoreConflict
@@ -171,6 +171,10 @@ class Hub:
         # SQLite has one writer at a time anyway; PostgreSQL commits in parallel.
         workers = 1 if isinstance(store, SqliteStore) else 4
         self._db_pool = ThreadPoolExecutor(workers, thread_name_prefix="elfenland-db")
+        # Health checks get a thread (and so a store connection) of their own: queued
+        # behind a busy server's game writes they would time out, and a load balancer
+        # would take a server that is merely busy for a dead one.
+        self._probe_pool = ThreadPoolExecutor(1, thread_name_prefix="elfenland-probe")
         self._cpu_pool = ThreadPoolExecutor(config.bot_threads,
                                             thread_name_prefix="elfenland-bot")
         self.games: dict[str, LiveGame] = {}
@@ -184,6 +188,11 @@ class Hub:
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(
             self._db_pool, partial(fn, *args))
+
+    async def probe(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn`` on the health check's own store connection."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self._probe_pool, partial(fn, *args))
 
     async def cpu(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(
@@ -210,6 +219,7 @@ class Hub:
         self._cpu_pool.shutdown(wait=False, cancel_futures=True)
         self.players.close()
         self._db_pool.shutdown(wait=True)
+        self._probe_pool.shutdown(wait=True)
         self.store.close()
 
     async def get(self, game_id: str, keep: bool = True) -> LiveGame:
@@ -250,10 +260,13 @@ class Hub:
     # -- lobby -----------------------------------------------------------------------
     async def list_games(self, status: str | None) -> list[dict[str, Any]]:
         records = await self.db(self.store.list_games, status)
+        resting = [r.id for r in records if r.id not in self.games]
+        undone = await self.db(self.store.undo_counts, resting) if resting else {}
         out = []
         for record in records:
             live = self.games.get(record.id)
-            out.append(live.summary() if live else summary(record, set(), record.seq))
+            out.append(live.summary() if live else
+                       summary(record, set(), record.seq - undone.get(record.id, 0)))
         return out
 
     async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
@@ -652,8 +665,9 @@ class Hub:
         conn.send(json.dumps({"type": "hello", "game": game.summary(), "seat": conn.seat},
                              separators=(",", ":")))
         conn.send(self.update_text(game, conn, since=since))
-        conn.send(json.dumps({"type": "events", "events": [event_json(e) for e in game.events]},
-                             separators=(",", ":")))
+        events, left_out = recent_events(game.events, self.limits.chat_history)
+        conn.send(json.dumps({"type": "events", "events": [event_json(e) for e in events],
+                              "chat_left_out": left_out}, separators=(",", ":")))
         if conn.seat is not None and not was_connected:
             self._broadcast_lobby(game)
 

@@ -148,3 +148,10 @@ def summary(record: GameRecord, connected: set[int], seq: int) -> dict[str, Any]
         "join_url": f"/#/game/{record.id}",
         **seed_facts(record),
     }
+
+
+def mark_connected(out: dict[str, Any], seats: set[int]) -> None:
+    """Also count ``seats`` as connected in a summary (sockets on another process)."""
+    for entry in out["seats"]:
+        if "connected" in entry and entry["seat"] in seats:
+            entry["connected"] = True

@@ -27,7 +27,7 @@ def add_ops_routes(app: FastAPI, hub: EventHub) -> None:
         body: dict[str, Any] = {"server": hub.name, "games": len(hub.games),
                                 "draining": hub.draining, "events": hub.events.healthy}
         try:
-            await asyncio.wait_for(hub.db(hub.store.count_unfinished, "-healthz-"),
+            await asyncio.wait_for(hub.probe(hub.store.count_unfinished, "-healthz-"),
                                    STORE_TIMEOUT)
             body["store"] = True
         except Exception:  # unreachable or too slow: either way, send players elsewhere

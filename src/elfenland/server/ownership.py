@@ -129,6 +129,23 @@ class ClusterStore(PostgresStore):
             self.lost.add(game_id)
             raise LeaseLost(f"game {game_id} is now served by another process")
 
+    def _fence_sql(self, game_id: str, seq: int) -> tuple[str, str, dict[str, Any]]:
+        # ``_guard`` in the one statement of ``PostgresStore.append_action``: the share
+        # lock on the lease row is taken as ``g`` asks whether ``f`` has a row, before
+        # the games row changes, and held until the statement commits.
+        epoch = self.epochs.get(game_id)
+        if epoch is None:
+            raise LeaseLost(f"this process does not own game {game_id}")
+        return ("f AS (SELECT owner, epoch FROM leases WHERE game_id = %(gid)s "
+                "AND owner = %(owner)s AND epoch = %(epoch)s FOR SHARE), ",
+                "w AS (INSERT INTO action_writers (game_id, seq, owner, epoch) "
+                "SELECT g.id, %(seq)s, f.owner, f.epoch FROM g, f RETURNING 1), ",
+                {"owner": self.owner, "epoch": epoch})
+
+    def _fence_failed(self, game_id: str) -> None:
+        self.lost.add(game_id)
+        raise LeaseLost(f"game {game_id} is now served by another process")
+
     # -- claims ----------------------------------------------------------------------
     def _dead(self, cur: Any, key: int) -> bool:
         """Whether the process holding liveness key ``key`` is gone (its lock is free)."""
@@ -227,7 +244,7 @@ class ClusterStore(PostgresStore):
             return [str(r[0]) for r in cur.fetchall()]
 
     def notify(self, channel: str, payloads: list[str]) -> None:
-        """Send events to every process (delivered in order, after this commits)."""
-        with self._tx() as cur:
-            cur.execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) "
-                        "WITH ORDINALITY AS t(p, i) ORDER BY i", (channel, payloads))
+        """Send events to every process (delivered in order, after this commits): one
+        statement, which commits on its own, so one round trip a batch."""
+        self._conn().execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) "
+                             "WITH ORDINALITY AS t(p, i) ORDER BY i", (channel, payloads))

@@ -377,6 +377,18 @@ class Store(ABC):
                                 json.loads(body), str(created), key, int(n))
                     for n, kind, seat, seq, body, created, key in cur.fetchall()]
 
+    def undo_counts(self, game_ids: list[str]) -> dict[str, int]:
+        """How many stored action rows each game has taken back (games with none are left
+        out): a game's seq is its rows less these."""
+        if not game_ids:
+            return {}
+        marks = ", ".join("?" for _ in game_ids)
+        with self._tx() as cur:
+            cur.execute(self._q(f"SELECT game_id, COUNT(*) FROM events WHERE kind = ? AND "
+                                f"game_id IN ({marks}) GROUP BY game_id"),
+                        ("undo", *game_ids))
+            return {str(g): int(c) for g, c in cur.fetchall()}
+
     # -- players and ratings -----------------------------------------------------------
     def create_player(self, player: PlayerRecord, token_hash: str) -> None:
         with self._tx() as cur:
@@ -589,6 +601,51 @@ class PostgresStore(Store):
         import psycopg
 
         return isinstance(exc, psycopg.errors.UniqueViolation)
+
+    def append_action(self, game_id: str, seq: int, player: int, action: str,
+                      finished: bool = False, clock: str | None = None) -> None:
+        """As ``Store.append_action``, in one statement: the games row moves from ``seq``
+        - 1 to ``seq`` and the action (and clock) rows are inserted only if it did, all or
+        nothing, in one round trip instead of five (BEGIN, three statements, COMMIT).
+        Every action of every game pays those round trips, on the server's database
+        threads and on PostgreSQL's side."""
+        fence, also, fence_params = self._fence_sql(game_id, seq)
+        params: dict[str, Any] = {"gid": game_id, "seq": seq, "player": player,
+                                  "action": action, "clock": clock,
+                                  "status": "finished" if finished else "running",
+                                  **fence_params}
+        clock_cte = ("c AS (INSERT INTO clocks (game_id, state) SELECT id, %(clock)s FROM g "
+                     "ON CONFLICT (game_id) DO UPDATE SET state = excluded.state "
+                     "RETURNING 1), " if clock is not None else "")
+        held = "EXISTS (SELECT 1 FROM f)" if fence else "TRUE"
+        sql = ("WITH " + fence
+               + "g AS (UPDATE games SET seq = %(seq)s, status = %(status)s "
+               "WHERE id = %(gid)s AND seq = %(seq)s - 1 AND " + held + " RETURNING id), "
+               + clock_cte + also
+               + "a AS (INSERT INTO actions (game_id, seq, player, action) "
+               "SELECT id, %(seq)s, %(player)s, %(action)s FROM g RETURNING 1) "
+               "SELECT " + held + ", EXISTS (SELECT 1 FROM a)")
+        try:
+            row = self._conn().execute(sql, params).fetchone()
+        except Exception as exc:
+            if self._is_conflict(exc):
+                raise StoreConflict(f"game {game_id} already has action {seq}") from None
+            raise
+        if not row[0]:
+            self._fence_failed(game_id)
+        if not row[1]:
+            raise StoreConflict(f"game {game_id} is not at seq {seq - 1}")
+
+    def _fence_sql(self, game_id: str, seq: int) -> tuple[str, str, dict[str, Any]]:
+        """Common table expressions (each ending in ``, ``) for ``append_action``: the
+        fence ``f``, a row only while this process may write the game (none here: it
+        always may), which goes before ``g``; what else to store with the action, after
+        ``g``; and their parameters."""
+        return "", "", {}
+
+    def _fence_failed(self, game_id: str) -> None:
+        """``append_action`` found ``f`` empty: nothing was stored."""
+        raise StoreConflict(f"game {game_id} is not writable here")
 
 
 def default_db_path() -> Path:

@@ -75,6 +75,12 @@ static Py_ssize_t rng_r_offset = -1, action_id_offset = -1;
 static int cards_per_kind[NCARD], counters_per_kind[NCOUNTER];
 static PyObject *s_getrandbits, *s_copy, *s_r, *s_shuffle, *s_randrange, *s_id,
     *s_apply_slow, *two63;
+/* A new game's fast path (Core_init): the board, the Rules type, make_rules and what
+ * it returned per rule-set name (one dict without, one with the destination variant),
+ * the C seed of random.Random's base, and the keyword names. */
+static PyObject *board_obj, *rules_type, *make_rules_fn, *rules_by_name[2], *c_seed_fn,
+    *s_init_slow, *s_gauss_next, *s_players, *s_seed, *s_rules, *s_destination, *s_amigo,
+    *empty_tuple;
 
 /* ------------------------------------------------------------------ the state */
 typedef struct {
@@ -103,6 +109,15 @@ enum { F_HANDS, F_CARD_PILE, F_COUNTER_PILE, F_FACE_UP, F_COUNTERS_UP, F_COUNTER
        F_N = 100, F_ROUND, F_PHASE, F_STARTING, F_CURRENT, F_STEP, F_PASSES, F_DISCARDING,
        F_SPECIAL_VICTORY, F_LENGTH, F_RNG_SHARED };
 
+/* The newest actions of a history, not yet made links: two ints each (the action id;
+ * the player and the fact as player | fact << 8).  Clones share a buffer: a state owns
+ * its first ``hcount`` entries, appends in place while nobody appended past them, and
+ * copies them to a buffer of its own otherwise. */
+typedef struct {
+    Py_ssize_t refs, used, cap;
+    int e[];
+} Hist;
+
 typedef struct {
     PyObject_HEAD
     S st;
@@ -111,9 +126,46 @@ typedef struct {
     int has_cache;
     PyObject *cache[NCACHE];
     PyObject *rules, *board, *seed, *origin, *rng, *chain, *origin_snapshot;
+    /* The history is ``chain`` (links as the pure engine makes them) followed by
+     * ``hcount`` entries of ``hist``: playing an action does not build a tuple, reading
+     * ``_chain`` makes the links of the entries (once). */
+    Hist *hist;
+    Py_ssize_t hcount;
 } Core;
 
 static PyTypeObject CoreType;
+
+static void hist_release(Core *c) {
+    if (c->hist && --c->hist->refs == 0) PyMem_Free(c->hist);
+    c->hist = NULL;
+    c->hcount = 0;
+}
+
+static int hist_append(Core *c, int id, int player, int fact) {
+    Hist *h = c->hist;
+    Py_ssize_t k = c->hcount;
+    if (h && h->refs == 1) h->used = k; /* entries past ours belonged to a dead clone */
+    if (!h || h->used != k || k == h->cap) {
+        Py_ssize_t cap = k < 128 ? 256 : 2 * k;
+        Hist *g;
+        if (h && h->refs == 1) {
+            g = PyMem_Realloc(h, sizeof(Hist) + sizeof(int) * 2 * (size_t)cap);
+            if (!g) { PyErr_NoMemory(); return -1; }
+        } else {
+            g = PyMem_Malloc(sizeof(Hist) + sizeof(int) * 2 * (size_t)cap);
+            if (!g) { PyErr_NoMemory(); return -1; }
+            g->refs = 1;
+            if (k) memcpy(g->e, h->e, sizeof(int) * 2 * (size_t)k);
+            if (h) h->refs--; /* shared, so not the last reference */
+        }
+        g->cap = cap;
+        c->hist = h = g;
+    }
+    h->e[2 * k] = id;
+    h->e[2 * k + 1] = player | fact << 8;
+    h->used = c->hcount = k + 1;
+    return 0;
+}
 
 static void drop_caches(Core *c) {
     if (!c->has_cache) return;
@@ -170,6 +222,30 @@ static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
     }
     PyErr_SetString(PyExc_AssertionError, "unreachable");
     return -1;
+}
+
+/* ``Rng(seed)`` for an int seed, built here: the same objects and state as Rng.__init__
+ * makes (a random.Random seeded by its C base's seed, gauss_next None), without the
+ * three Python frames (Rng.__init__, Random.__init__, Random.seed) a new game paid.
+ * Any other seed, or types not as configure found them, take Rng(seed) itself. */
+static PyObject *new_rng(PyObject *seed) {
+    if (!c_seed_fn || !random_type || rng_r_offset < 0 || !PyLong_CheckExact(seed))
+        return PyObject_CallOneArg(rng_type, seed);
+    PyObject *r = random_type->tp_new(random_type, empty_tuple, NULL);
+    if (!r) return NULL;
+    PyObject *argv[2] = {r, seed};
+    PyObject *ok = PyObject_Vectorcall(c_seed_fn, argv, 2, NULL);
+    if (!ok || PyObject_SetAttr(r, s_gauss_next, Py_None) < 0) {
+        Py_XDECREF(ok);
+        Py_DECREF(r);
+        return NULL;
+    }
+    Py_DECREF(ok);
+    PyTypeObject *tp = (PyTypeObject *)rng_type;
+    PyObject *rng = tp->tp_alloc(tp, 0);
+    if (!rng) { Py_DECREF(r); return NULL; }
+    *(PyObject **)((char *)rng + rng_r_offset) = r;
+    return rng;
 }
 
 /* The state's own Rng, copied first if a clone shares it (as ElfenlandState._random). */
@@ -502,20 +578,20 @@ static int generate(Core *c) {
         int mask = 0;
         for (int k = 0; k < NCOUNTER; k++)
             if (s->counters_up[p][k] || s->counters_secret[p][k]) mask |= 1 << k;
+        /* Without branches on the board (they mispredict): a road's whole row of
+         * placements is copied (out has room) and counted only if the road is free. */
         if (mask) {
             for (int i = 0; i < NROADS; i++) {
                 int r = roads[i];
-                if (s->route_counter[r] != NO_PIECE) continue;
-                int m = place_n[r][mask];
-                memcpy(out + n, place_ids[r][mask], sizeof(int) * m);
-                n += m;
+                memcpy(out + n, place_ids[r][mask], sizeof(int) * NCOUNTER);
+                n += s->route_counter[r] == NO_PIECE ? place_n[r][mask] : 0;
             }
         }
         if (s->obstacle_in_hand[p]) {
             for (int i = 0; i < NROADS; i++) {
                 int r = roads[i];
-                if (s->route_counter[r] != NO_PIECE && s->route_obstacle[r] == NO_PIECE)
-                    out[n++] = id_obstacle[r];
+                out[n] = id_obstacle[r];
+                n += s->route_counter[r] != NO_PIECE && s->route_obstacle[r] == NO_PIECE;
             }
         }
         break;
@@ -675,16 +751,8 @@ static int play(Core *c, Py_ssize_t id, PyObject *action) {
     c->legal_valid = 0;
     int fact = do_action(c, (int)id);
     if (fact < 0) return -1;
-    PyObject *pl = PyLong_FromLong(player), *fa = PyLong_FromLong(fact);
-    PyObject *link = (pl && fa) ? PyTuple_Pack(4, c->chain ? c->chain : Py_None, pl, action, fa)
-                                : NULL;
-    Py_XDECREF(pl);
-    Py_XDECREF(fa);
-    if (!link) return -1;
-    /* A link holds ints, an action and older links: never a cycle, so the collector
-     * need not look at it (it would on every step otherwise). */
-    PyObject_GC_UnTrack(link);
-    Py_XSETREF(c->chain, link);
+    (void)action; /* always actions_tuple[id]: the id is what the history keeps */
+    if (hist_append(c, (int)id, player, fact) < 0) return -1;
     c->st.length++;
     return 0;
 }
@@ -724,6 +792,7 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
         s->town_cards[p] = NO_PIECE;
     }
     Py_CLEAR(c->chain);
+    hist_release(c);
     Py_CLEAR(c->origin);
     Py_CLEAR(c->origin_snapshot);
     if (s->rule_town_cards) {
@@ -844,6 +913,9 @@ static Core *copy_core(Core *c) {
     d->origin = Py_XNewRef(c->origin);
     d->rng = Py_XNewRef(c->rng);
     d->chain = Py_XNewRef(c->chain);
+    d->hist = c->hist;
+    d->hcount = c->hcount;
+    if (d->hist) d->hist->refs++;
     d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
     d->st.rng_shared = c->st.rng_shared = 1;
     return d;
@@ -924,12 +996,13 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
     }
     PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
     if (!seed) goto fail;
-    PyObject *fresh = PyObject_CallOneArg(rng_type, seed);
+    PyObject *fresh = new_rng(seed);
     Py_DECREF(seed);
     if (!fresh) goto fail;
     Py_SETREF(d->rng, fresh);
     t->rng_shared = 0;
     Py_CLEAR(d->chain);
+    hist_release(d);
     t->length = 0;
     Py_CLEAR(d->origin);
     Py_CLEAR(d->origin_snapshot);
@@ -1178,9 +1251,25 @@ static int read_rule_eq(PyObject *rules, const char *name, const char *value, in
     return 0;
 }
 
+/* Rules read before, by identity: a Rules is a frozen dataclass, and every new game
+ * reads the same few (AMIGO, MOON...).  The block of rule fields is S's first members. */
+#define RULES_MEMO 8
+#define RULE_BYTES offsetof(S, n)
+static PyObject *memo_rules[RULES_MEMO];
+static S memo_fields[RULES_MEMO];
+static int memo_next;
+
 static int set_rules(Core *c, PyObject *v, void *unused) {
     S *s = &c->st, t = c->st;
     if (!v) { PyErr_SetString(PyExc_AttributeError, "rules cannot be deleted"); return -1; }
+    int memo = rules_type && Py_IS_TYPE(v, (PyTypeObject *)rules_type);
+    if (memo) {
+        for (int i = 0; i < RULES_MEMO; i++)
+            if (memo_rules[i] == v) {
+                memcpy(&t, &memo_fields[i], RULE_BYTES);
+                goto parsed;
+            }
+    }
     if (read_rule_eq(v, "deal", "fresh", &t.deal_fresh) < 0 ||
         read_rule_int(v, "cards_per_deal", &t.cards_per_deal) < 0 ||
         read_rule_int(v, "hand_limit", &t.hand_limit) < 0 ||
@@ -1200,6 +1289,13 @@ static int set_rules(Core *c, PyObject *v, void *unused) {
         read_rule_eq(v, "special_victory_at", "round-3", &t.victory_round3_only) < 0 ||
         read_rule_int(v, "final_keep", &t.final_keep) < 0)
         return -1;
+    if (memo) {
+        memcpy(&memo_fields[memo_next], &t, RULE_BYTES);
+        Py_INCREF(v);
+        Py_XSETREF(memo_rules[memo_next], v);
+        memo_next = (memo_next + 1) % RULES_MEMO;
+    }
+parsed:
     *s = t;
     drop_caches(c);
     c->legal_valid = 0;
@@ -1222,12 +1318,38 @@ OBJ_SLOT(seed)
 
 static PyObject *get_rules(Core *c, void *u) { return Py_NewRef(c->rules ? c->rules : Py_None); }
 
-static PyObject *get_chain(Core *c, void *u) { return Py_NewRef(c->chain ? c->chain : Py_None); }
+static PyObject *get_chain(Core *c, void *u) {
+    if (c->hcount) { /* the pending entries become links, as play made them before */
+        PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
+        const int *e = c->hist->e;
+        for (Py_ssize_t i = 0; i < c->hcount; i++) {
+            PyObject *link = PyTuple_New(4);
+            PyObject *pl = PyLong_FromLong(e[2 * i + 1] & 255);
+            PyObject *fa = PyLong_FromLong(e[2 * i + 1] >> 8);
+            if (!link || !pl || !fa) {
+                Py_XDECREF(link); Py_XDECREF(pl); Py_XDECREF(fa); Py_DECREF(chain);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(link, 0, chain);
+            PyTuple_SET_ITEM(link, 1, pl);
+            PyTuple_SET_ITEM(link, 2, Py_NewRef(PyTuple_GET_ITEM(actions_tuple, e[2 * i])));
+            PyTuple_SET_ITEM(link, 3, fa);
+            /* A link holds ints, an action and older links: never a cycle, so the
+             * collector need not look at it. */
+            PyObject_GC_UnTrack(link);
+            chain = link;
+        }
+        Py_XSETREF(c->chain, chain);
+        hist_release(c);
+    }
+    return Py_NewRef(c->chain ? c->chain : Py_None);
+}
 
 static int set_chain(Core *c, PyObject *v, void *u) {
     if (v == Py_None) v = NULL;
     Py_XINCREF(v);
     Py_XSETREF(c->chain, v);
+    hist_release(c);
     return 0;
 }
 
@@ -1290,6 +1412,11 @@ static PyGetSetDef Core_getset[] = {
     {NULL}
 };
 
+/* The observation encoders, appended at the end of this file. */
+static PyObject *Core_observe_into(Core *c, PyObject *args);
+static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
+static PyObject *Core_observation_size(Core *c, PyObject *unused);
+
 static PyMethodDef Core_methods[] = {
     {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
     {"legal_action_ids", (PyCFunction)Core_legal_action_ids, METH_NOARGS, NULL},
@@ -1300,6 +1427,9 @@ static PyMethodDef Core_methods[] = {
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
     {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
     {"_start", (PyCFunction)Core_start, METH_O, NULL},
+    {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
+    {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL},
+    {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
     {NULL}
 };
 
@@ -1323,6 +1453,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->origin);
     Py_CLEAR(c->rng);
     Py_CLEAR(c->chain);
+    hist_release(c);
     Py_CLEAR(c->origin_snapshot);
     return 0;
 }
@@ -1346,6 +1477,81 @@ static PyObject *Core_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     return (PyObject *)c;
 }
 
+/* FastElfenlandState(players, seed, rules, destination) for the everyday call (an int
+ * player count in range, an int seed, a rule-set name, a bool destination, no rule
+ * options): ElfenlandState.__init__'s work without its Python frame.  Anything else,
+ * including every error, goes to fast.py's _init_slow, the same code in Python. */
+static int Core_init(Core *c, PyObject *args, PyObject *kw) {
+    PyObject *v[4] = {NULL, NULL, NULL, NULL}; /* players, seed, rules, destination */
+    Py_ssize_t na = PyTuple_GET_SIZE(args);
+    int fast = board_obj != NULL && na <= 4;
+    for (Py_ssize_t i = 0; fast && i < na; i++) v[i] = PyTuple_GET_ITEM(args, i);
+    if (fast && kw) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *val;
+        while (PyDict_Next(kw, &pos, &k, &val)) {
+            int i = k == s_players ? 0 : k == s_seed ? 1 : k == s_rules ? 2
+                  : k == s_destination ? 3 : -1;
+            if (i < 0 || v[i]) { fast = 0; break; }
+            v[i] = val;
+        }
+    }
+    long n = 4;
+    if (fast && v[0]) {
+        if (!PyLong_CheckExact(v[0])) fast = 0;
+        else {
+            int overflow;
+            n = PyLong_AsLongAndOverflow(v[0], &overflow);
+            if (overflow || n < 2 || n > MAXP) fast = 0;
+        }
+    }
+    fast = fast && v[1] && PyLong_CheckExact(v[1])
+        && (!v[2] || PyUnicode_CheckExact(v[2]))
+        && (!v[3] || v[3] == Py_True || v[3] == Py_False);
+    if (!fast) {
+        PyObject *slow = PyObject_GetAttr((PyObject *)c, s_init_slow);
+        if (!slow) return -1;
+        PyObject *ok = PyObject_Call(slow, args, kw);
+        Py_DECREF(slow);
+        if (!ok) return -1;
+        Py_DECREF(ok);
+        return 0;
+    }
+    PyObject *name = v[2] ? v[2] : s_amigo, *cache = rules_by_name[v[3] == Py_True];
+    PyObject *rules = PyDict_GetItemWithError(cache, name);
+    if (rules) Py_INCREF(rules);
+    else {
+        if (PyErr_Occurred()) return -1;
+        rules = PyObject_CallFunctionObjArgs(make_rules_fn, name, v[3] ? v[3] : Py_False,
+                                             NULL);
+        if (!rules) return -1;
+        if (PyDict_GET_SIZE(cache) < 64 && PyDict_SetItem(cache, name, rules) < 0) {
+            Py_DECREF(rules);
+            return -1;
+        }
+    }
+    int bad = set_rules(c, rules, NULL);
+    Py_DECREF(rules);
+    if (bad < 0) return -1;
+    PyObject *rng = new_rng(v[1]);
+    if (!rng) return -1;
+    Py_INCREF(board_obj);
+    Py_XSETREF(c->board, board_obj);
+    Py_INCREF(v[1]);
+    Py_XSETREF(c->seed, v[1]);
+    Py_CLEAR(c->origin);
+    Py_CLEAR(c->origin_snapshot);
+    Py_XSETREF(c->rng, rng);
+    c->st.rng_shared = 0;
+    PyObject *nobj = PyLong_FromLong(n);
+    if (!nobj) return -1;
+    PyObject *ok = Core_start(c, nobj);
+    Py_DECREF(nobj);
+    if (!ok) return -1;
+    Py_DECREF(ok);
+    return 0;
+}
+
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "elfenland.games.elfenland._speedups.Core",
@@ -1353,6 +1559,7 @@ static PyTypeObject CoreType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "The compiled Elfenland state (base of FastElfenlandState).",
     .tp_new = Core_new,
+    .tp_init = (initproc)Core_init,
     .tp_dealloc = (destructor)Core_dealloc,
     .tp_traverse = (traverseproc)Core_traverse,
     .tp_clear = (inquiry)Core_clear,
@@ -1558,12 +1765,54 @@ static PyObject *configure(PyObject *mod, PyObject *d) {
         }
         Py_DECREF(descr);
     }
+    /* The new-game fast path (Core_init, new_rng): without these keys, or with a
+     * random.Random whose base seed is not C, every new game takes the Python path. */
+    Py_CLEAR(board_obj);
+    Py_CLEAR(c_seed_fn);
+    PyObject *fast_keys[] = {PyDict_GetItemString(d, "board"),
+                             PyDict_GetItemString(d, "rules_type"),
+                             PyDict_GetItemString(d, "make_rules")};
+    if (fast_keys[0] && fast_keys[1] && fast_keys[2] && PyType_Check(fast_keys[1])) {
+        Py_XSETREF(rules_type, Py_NewRef(fast_keys[1]));
+        Py_XSETREF(make_rules_fn, Py_NewRef(fast_keys[2]));
+        for (int i = 0; i < 2; i++) {
+            Py_XSETREF(rules_by_name[i], PyDict_New());
+            if (!rules_by_name[i]) return NULL;
+        }
+        board_obj = Py_NewRef(fast_keys[0]);
+    }
+    if (random_type && random_type->tp_base) {
+        PyObject *descr = PyDict_GetItemString(random_type->tp_base->tp_dict, "seed");
+        if (descr && Py_IS_TYPE(descr, &PyMethodDescr_Type)) c_seed_fn = Py_NewRef(descr);
+    }
     configured = 1;
+    Py_RETURN_NONE;
+}
+
+/* own_methods(cls): Core's methods again, as methods of the subclass ``cls``
+ * (FastElfenlandState).  A method of Core called on a subclass's instance checks the
+ * type the slow way on every call, and the interpreter's specialised call of a C method
+ * (3.11+) only takes one whose type is the instance's own. */
+static PyObject *own_methods(PyObject *mod, PyObject *cls) {
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &CoreType)) {
+        PyErr_SetString(PyExc_TypeError, "a subclass of Core");
+        return NULL;
+    }
+    for (PyMethodDef *m = Core_methods; m->ml_name; m++) {
+        if (PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, m->ml_name))
+            continue; /* the subclass's own definition stays */
+        PyObject *d = PyDescr_NewMethod((PyTypeObject *)cls, m);
+        if (!d) return NULL;
+        int bad = PyObject_SetAttrString(cls, m->ml_name, d);
+        Py_DECREF(d);
+        if (bad < 0) return NULL;
+    }
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)configure, METH_O, "Hand over the board and action tables."},
+    {"own_methods", (PyCFunction)own_methods, METH_O, "Core's methods as methods of a subclass."},
     {NULL}
 };
 
@@ -1584,6 +1833,19 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     s_id = PyUnicode_InternFromString("_id");
     s_apply_slow = PyUnicode_InternFromString("_apply_slow");
     two63 = PyLong_FromUnsignedLongLong(1ULL << 63);
+    s_init_slow = PyUnicode_InternFromString("_init_slow");
+    s_gauss_next = PyUnicode_InternFromString("gauss_next");
+    s_players = PyUnicode_InternFromString("players");
+    s_seed = PyUnicode_InternFromString("seed");
+    s_rules = PyUnicode_InternFromString("rules");
+    s_destination = PyUnicode_InternFromString("destination");
+    s_amigo = PyUnicode_InternFromString("amigo");
+    empty_tuple = PyTuple_New(0);
+    if (!s_init_slow || !s_gauss_next || !s_players || !s_seed || !s_rules ||
+        !s_destination || !s_amigo || !empty_tuple) {
+        Py_DECREF(m);
+        return NULL;
+    }
     if (!s_getrandbits || !s_copy || !s_r || !s_shuffle || !s_randrange || !s_id ||
         !s_apply_slow || !two63) {
         Py_DECREF(m);
@@ -1596,4 +1858,137 @@ PyMODINIT_FUNC PyInit__speedups(void) {
         return NULL;
     }
     return m;
+}
+
+/* ------------------------------------------------------------------ observations
+ * For the research adapters (elfenland/envs/observation.py, which stays the reference:
+ * tests/envs/test_observation_fast.py demands the same numbers, bit for bit).  The
+ * vector is written straight into a caller's float32 buffer, so a learning loop pays
+ * for neither the attribute lists nor a new array; the layout is the one
+ * ``_elfenland_layout`` documents (block order and sizes), rebuilt here from n.  Only
+ * what ``view(player)`` shows goes in: the hand and secret counters of ``player``
+ * alone, town cards of others only once the game is over. */
+
+/* A writable, C-contiguous buffer of ``count`` items of the struct code ``code``. */
+static int obs_buffer(PyObject *obj, Py_buffer *view, char code, Py_ssize_t count) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int ok = f[0] == code && f[1] == '\0';
+    if (code == 'b' && f[0] == 'B' && f[1] == '\0') ok = 1;
+    if (!ok || view->len != count * view->itemsize) {
+        PyErr_Format(PyExc_ValueError, "the buffer must hold %zd items of type '%c'", count, code);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static Py_ssize_t obs_seat_size(void) { return 3 * (Py_ssize_t)NT + 30; }
+
+static Py_ssize_t obs_size(int n) {
+    return 27 + 2 * n + NROADS * (6 + n) + n * obs_seat_size();
+}
+
+static void observe(S *s, int player, float *v) {
+    int n = s->n, over = s->phase == P_OVER;
+    memset(v, 0, sizeof(float) * obs_size(n));
+    v[s->phase] = 1.0f;
+    v[6] = (float)s->discarding;
+    v[7] = (float)s->round;
+    v[8] = (float)s->rounds;
+    int o = 9;
+    if (!over) v[o + (s->current - player + n) % n] = 1.0f;
+    o += n;
+    v[o + (s->starting - player + n) % n] = 1.0f;
+    o += n;
+    for (int k = 0; k < NCOUNTER; k++) v[o + k] = (float)s->face_up[k];
+    o += NCOUNTER;
+    v[o] = (float)sum(s->counter_pile, NCOUNTER);
+    v[o + 1] = (float)sum(s->card_pile, NCARD);
+    o += 2;
+    const int rules[10] = {s->deal_fresh, s->keep_after_placement, s->boatmen,
+                           s->rule_town_cards, s->special_victory_rule, s->magnum_rafts,
+                           s->nebulae_rafts, s->hand_limit, s->counters_kept, s->counter_draws};
+    for (int k = 0; k < 10; k++) v[o + k] = (float)rules[k];
+    o += 10;
+    int oc = o, oo = o + NROADS * 6;
+    for (int j = 0; j < NROADS; j++) {
+        int r = roads[j], kind = s->route_counter[r];
+        if (kind >= 0) {
+            v[oc + j * 6 + kind] = 1.0f;
+            int owner = s->route_obstacle[r];
+            if (owner >= 0) v[oo + j * n + (owner - player + n) % n] = 1.0f;
+        }
+    }
+    o = oo + NROADS * n;
+    for (int rel = 0; rel < n; rel++) {
+        int p = (player + rel) % n;
+        float *w = v + o + rel * obs_seat_size();
+        w[s->boots[p]] = 1.0f;
+        w += NT;
+        for (int t = 0; t < NT; t++)
+            if (s->visited[p] >> t & 1) w[t] = 1.0f;
+        w += NT;
+        w[0] = (float)markers(s, p);
+        w[1] = (float)sum(s->hands[p], NCARD);
+        w += 2;
+        for (int k = 0; k < NCOUNTER; k++) {
+            w[k] = (float)s->counters_up[p][k];
+            w[NCOUNTER + k] = (float)s->kept_up[p][k];
+        }
+        w += 2 * NCOUNTER;
+        w[0] = (float)(sum(s->counters_secret[p], NCOUNTER) + sum(s->kept_secret[p], NCOUNTER));
+        w[1] = (float)s->obstacle_in_hand[p];
+        w += 2;
+        if (p == player) {
+            for (int k = 0; k < NCARD; k++) w[k] = (float)s->hands[p][k];
+            for (int k = 0; k < NCOUNTER; k++)
+                w[NCARD + k] = (float)(s->counters_secret[p][k] + s->kept_secret[p][k]);
+        }
+        w += NCARD + NCOUNTER;
+        if ((p == player || over) && s->town_cards[p] != NO_PIECE) {
+            w[s->town_cards[p]] = 1.0f;
+            w[NT] = (float)distance_to_card(s, p);
+        }
+    }
+}
+
+/* _observe_into(buffer, player): the observation vector of ``player`` into ``buffer``. */
+static PyObject *Core_observe_into(Core *c, PyObject *args) {
+    PyObject *obj;
+    int player;
+    if (!PyArg_ParseTuple(args, "Oi", &obj, &player)) return NULL;
+    if (player < 0 || player >= c->st.n) {
+        PyErr_Format(PyExc_ValueError, "no player %d", player);
+        return NULL;
+    }
+    Py_buffer view;
+    if (obs_buffer(obj, &view, 'f', obs_size(c->st.n)) < 0) return NULL;
+    observe(&c->st, player, (float *)view.buf);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* _legal_mask_into(buffer): 1 at each legal action id, 0 elsewhere (int8, the whole
+ * action space; all 0 once the game is over). */
+static PyObject *Core_legal_mask_into(Core *c, PyObject *obj) {
+    Py_buffer view;
+    if (obs_buffer(obj, &view, 'b', NACT) < 0) return NULL;
+    if (c->st.phase != P_OVER && ensure_legal(c) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    char *m = (char *)view.buf;
+    memset(m, 0, (size_t)NACT);
+    if (c->st.phase != P_OVER)
+        for (int i = 0; i < c->nlegal; i++) m[c->legal[i]] = 1;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* _observation_size(): the vector's length for this state's player count. */
+static PyObject *Core_observation_size(Core *c, PyObject *unused) {
+    return PyLong_FromSsize_t(obs_size(c->st.n));
 }

@@ -13,12 +13,12 @@ engine even when the compiled one is there.
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import random
 import secrets
 from typing import TYPE_CHECKING, Any, Final
 
+from ...core.compiled import gaps as _gaps
+from ...core.compiled import not_built, pure_chosen
 from ...core.errors import ElfenlandError, GameOverError, IllegalActionError
 from ...core.game import Action as CoreAction
 from ...core.game import JSONDict, PlayerId
@@ -48,16 +48,6 @@ AVAILABLE: Final = _speedups is not None
 _SLUGS: Final = tuple(t.slug for t in Transport)
 
 
-def _gaps(probe: object, rules: type, known_state: frozenset[str],
-          known_rules: frozenset[str]) -> list[str]:
-    """What the pure engine keeps or offers that this compiled engine was not written
-    for: a new state field or rule option.  Any gap switches the compiled engine off
-    (the pure one runs) and fails the differential test, which then says what to port."""
-    fields = sorted(set(vars(probe)) - known_state)
-    options = sorted({f.name for f in dataclasses.fields(rules)} - known_rules)
-    return [f"state field {name}" for name in fields] + [f"rule option {o}" for o in options]
-
-
 #: The pure engine's state fields and rule options this compiled engine mirrors.
 _KNOWN_STATE: Final = frozenset({
     "_chain", "_legal", "_length", "_rng_shared", "board", "boots", "card_pile",
@@ -76,8 +66,7 @@ _KNOWN_RULES: Final = frozenset({
 
 def enabled() -> bool:
     """Whether ``new_game`` uses the compiled engine (built, and not switched off)."""
-    return (AVAILABLE and not STALE
-            and os.environ.get("ELFENLAND_ENGINE", "").strip().lower() != "pure")
+    return AVAILABLE and not STALE and not pure_chosen()
 
 
 def _configure() -> None:
@@ -117,6 +106,9 @@ def _configure() -> None:
         "cards_per_kind": list(CARDS_PER_KIND),
         "counters_per_kind": [COUNTERS_PER_KIND] * 6,
         "random_type": random.Random,
+        "board": board,
+        "rules_type": Rules,
+        "make_rules": make_rules,
     })
 
 
@@ -163,28 +155,24 @@ _FIELDS: Final = (
 )
 
 
-class _NotBuilt:
-    """Stands in for the C base when ``_speedups`` was not built."""
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        raise ElfenlandError("the compiled Elfenland engine was not built "
-                             "(pip install with a C compiler; see docs/performance.md)")
-
-
 if TYPE_CHECKING:
     from ._speedups import Core as _Core
 elif _speedups is None:
-    _Core = _NotBuilt
+    _Core = not_built("Elfenland")
 else:
     _Core = _speedups.Core
 
 
 class FastElfenlandState(_Core, ElfenlandState):
-    """``ElfenlandState`` on the compiled engine."""
+    """``ElfenlandState`` on the compiled engine.
 
-    def __init__(self, players: int = 4, seed: int | None = None,
-                 rules: str | Rules = "amigo", destination: bool = False,
-                 **options: Any) -> None:
+    ``__init__`` is the C base's: the everyday call (player count, int seed, rule-set
+    name, destination) is done there whole; any other call, and every error, comes
+    back to ``_init_slow``."""
+
+    def _init_slow(self, players: int = 4, seed: int | None = None,
+                   rules: str | Rules = "amigo", destination: bool = False,
+                   **options: Any) -> None:
         # ElfenlandState.__init__'s checks and fields; the deal itself is in C (_start).
         if not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise IllegalActionError(
@@ -283,6 +271,7 @@ STALE: Final = _gaps(ElfenlandState(players=2, seed=0), Rules, _KNOWN_STATE, _KN
 
 if _speedups is not None:
     _configure()
+    _speedups.own_methods(FastElfenlandState)
 
 
 def state_class() -> type[ElfenlandState]:

@@ -15,7 +15,7 @@ from typing import Any
 from ...core.errors import ElfenlandError, PositionError
 from ...core.game import TERMINAL, JSONDict
 from ...core.rng import Rng
-from ...core.saving import build_position
+from ...core.saving import build_position, parse_counts, per_player
 from ...core.transport import COST_TABLE, Transport
 from .actions import route_text
 from .invariants import check_state
@@ -84,36 +84,17 @@ def to_position(s: ElfenlandState) -> JSONDict:
 
 
 def _counts(value: Any, kinds: int, what: str) -> list[int]:
-    """Counts per kind from a list of names or a {name: count} mapping."""
-    out = [0] * kinds
-    if value is None:
-        return out
-    if isinstance(value, dict):
-        items = list(value.items())
-    elif isinstance(value, list):
-        items = [(name, 1) for name in value]
-    else:
-        raise PositionError(f"{what}: expected a list or an object, not {value!r}")
-    for name, n in items:
+    """Travel cards (7 kinds) or transportation counters (6: no raft counter)."""
+    def kind(name: str) -> int:
         try:
-            k = int(Transport.from_slug(str(name)))
+            k = int(Transport.from_slug(name))
         except ValueError:
-            raise PositionError(f"{what}: unknown kind {name!r}") from None
+            raise ValueError(f"unknown kind {name!r}") from None
         if k >= kinds:
-            raise PositionError(f"{what}: there are no {name} counters")
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise PositionError(f"{what}: bad count {n!r} for {name}")
-        out[k] += n
-    return out
+            raise ValueError(f"there are no {name} counters")
+        return k
 
-
-def _per_player(doc: JSONDict, key: str, n: int, default: Any) -> list[Any]:
-    value = doc.get(key)
-    if value is None:
-        return [default] * n
-    if not isinstance(value, list) or len(value) != n:
-        raise PositionError(f"{key}: expected a list with one entry per player ({n})")
-    return value
+    return parse_counts(value, kinds, what, kind)
 
 
 def from_position(doc: JSONDict) -> ElfenlandState:
@@ -153,9 +134,9 @@ def _build(doc: JSONDict) -> ElfenlandState:
     s.discarding = bool(doc.get("discarding", False))
 
     s.hands = [_counts(h, 7, f"hands[{p}]") for p, h in
-               enumerate(_per_player(doc, "hands", n, None))]
+               enumerate(per_player(doc, "hands", n, None))]
     s.face_up = _counts(doc.get("face_up"), 6, "face_up")
-    counters = _per_player(doc, "counters", n, {})
+    counters = per_player(doc, "counters", n, {})
     for p, c in enumerate(counters):
         if not isinstance(c, dict):
             raise PositionError(f"counters[{p}] must be an object")
@@ -198,14 +179,14 @@ def _build(doc: JSONDict) -> ElfenlandState:
     if left is None:
         s.obstacle_in_hand = [p not in placed_obstacles for p in range(n)]
     else:
-        left = _per_player(doc, "obstacles_left", n, True)
+        left = per_player(doc, "obstacles_left", n, True)
         s.obstacle_in_hand = [bool(x) for x in left]
         for p in placed_obstacles:
             if s.obstacle_in_hand[p]:
                 raise PositionError(f"player {p}'s obstacle is both on the board and in hand")
 
-    s.boots = [board.town(t) for t in _per_player(doc, "boots", n, board.capital)]
-    for p, towns in enumerate(_per_player(doc, "towns", n, [])):
+    s.boots = [board.town(t) for t in per_player(doc, "boots", n, board.capital)]
+    for p, towns in enumerate(per_player(doc, "towns", n, [])):
         if not isinstance(towns, list):
             raise PositionError(f"towns[{p}] must be a list")
         for t in towns:
@@ -213,7 +194,7 @@ def _build(doc: JSONDict) -> ElfenlandState:
             if i == board.capital:
                 raise PositionError("Elvenhold has no town pieces to collect")
             s.visited[p] |= 1 << i
-    cards = _per_player(doc, "town_cards", n, None)
+    cards = per_player(doc, "town_cards", n, None)
     s.town_cards = [NO_PIECE if c is None else board.town(c) for c in cards]
     if any(c != NO_PIECE for c in s.town_cards) and not rules.town_cards:
         raise PositionError("town cards are dealt only with rules that use them")

@@ -1199,6 +1199,11 @@ static PyGetSetDef Core_getset[] = {
     {NULL}
 };
 
+/* The observation encoders, appended at the end of this file. */
+static PyObject *Core_observe_into(Core *c, PyObject *args);
+static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
+static PyObject *Core_observation_size(Core *c, PyObject *unused);
+
 static PyMethodDef Core_methods[] = {
     {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
     {"legal_action_ids", (PyCFunction)Core_legal_action_ids, METH_NOARGS, NULL},
@@ -1209,6 +1214,9 @@ static PyMethodDef Core_methods[] = {
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
     {"_start", (PyCFunction)Core_start, METH_VARARGS, NULL},
     {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
+    {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
+    {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL},
+    {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
     {NULL}
 };
 
@@ -1450,4 +1458,154 @@ PyMODINIT_FUNC PyInit__speedups(void) {
         return NULL;
     }
     return m;
+}
+
+/* ------------------------------------------------------------------ observations
+ * For the research adapters (elfenland/envs/observation.py, which stays the reference:
+ * tests/envs/test_observation_fast.py demands the same numbers, bit for bit).  The
+ * vector is written straight into a caller's float32 buffer; the layout is the one
+ * ``_kingelves_layout`` documents, rebuilt here from n.  Only what ``view(player)``
+ * shows goes in: the hand of ``player`` alone, gold totals of others only once the
+ * game is over. */
+
+/* A writable, C-contiguous buffer of ``count`` items of the struct code ``code``. */
+static int obs_buffer(PyObject *obj, Py_buffer *view, char code, Py_ssize_t count) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int ok = f[0] == code && f[1] == '\0';
+    if (code == 'b' && f[0] == 'B' && f[1] == '\0') ok = 1;
+    if (!ok || view->len != count * view->itemsize) {
+        PyErr_Format(PyExc_ValueError, "the buffer must hold %zd items of type '%c'", count, code);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+#define OBS_SEAT (5 + NK)
+
+/* Offsets of the shared blocks (the seats' blocks follow them). */
+typedef struct {
+    int phase, pending, pending_count, passes, round, rounds, dragon, current, deck, discard,
+        set_aside, rules, town, terrain, gold, thief, obstacle, journey, at_castle, at, next,
+        clockwise, turned, escort, visited, own_visited, earned, paid, seats, size;
+} ObsLayout;
+
+static void obs_layout(int n, ObsLayout *l) {
+    int towns = n * kingdom_size(n), o = 0;
+#define OBS_BLOCK(F, SIZE) l->F = o; o += (SIZE)
+    OBS_BLOCK(phase, NPHASE); OBS_BLOCK(pending, NPENDING); OBS_BLOCK(pending_count, 1);
+    OBS_BLOCK(passes, 1); OBS_BLOCK(round, 1); OBS_BLOCK(rounds, 1); OBS_BLOCK(dragon, n);
+    OBS_BLOCK(current, n); OBS_BLOCK(deck, 1); OBS_BLOCK(discard, NK); OBS_BLOCK(set_aside, 1);
+    OBS_BLOCK(rules, 3); OBS_BLOCK(town, towns); OBS_BLOCK(terrain, towns * 6);
+    OBS_BLOCK(gold, towns * n); OBS_BLOCK(thief, towns * n); OBS_BLOCK(obstacle, towns * n);
+    OBS_BLOCK(journey, 1); OBS_BLOCK(at_castle, 1); OBS_BLOCK(at, towns); OBS_BLOCK(next, towns);
+    OBS_BLOCK(clockwise, 1); OBS_BLOCK(turned, 1); OBS_BLOCK(escort, n);
+    OBS_BLOCK(visited, towns); OBS_BLOCK(own_visited, 1); OBS_BLOCK(earned, 1);
+    OBS_BLOCK(paid, 1); OBS_BLOCK(seats, n * OBS_SEAT);
+#undef OBS_BLOCK
+    l->size = o;
+}
+
+static void observe(S *s, int player, float *v) {
+    int n = s->n, slots = kingdom_size(n), over = s->phase == P_OVER;
+    ObsLayout l;
+    obs_layout(n, &l);
+    memset(v, 0, sizeof(float) * l.size);
+#define REL(p) (((p) - player + n) % n)
+    v[l.phase + s->phase] = 1.0f;
+    v[l.pending + s->pending] = 1.0f;
+    v[l.pending_count] = (float)s->pending_count;
+    v[l.passes] = (float)s->passes;
+    v[l.round] = (float)s->round;
+    v[l.rounds] = (float)rounds_by_n[n];
+    v[l.dragon + REL(s->dragon)] = 1.0f;
+    v[l.deck] = (float)sum(s->deck, NK);
+    v[l.set_aside] = (float)sum(s->set_aside, n);
+    if (!over) v[l.current + REL(s->current)] = 1.0f;
+    for (int k = 0; k < NK; k++) v[l.discard + k] = (float)s->discard[k];
+    v[l.rules] = (float)s->magic_spell;
+    v[l.rules + 1] = (float)s->weak_gold;
+    v[l.rules + 2] = (float)s->gold_for_all;
+    for (int k = 0; k < n; k++) {
+        int first = REL(k) * slots;
+        for (int i = 0; i < s->nk[k]; i++) {
+            const int *t = s->towns[k][i];
+            int ref = first + i;
+            v[l.town + ref] = 1.0f;
+            v[l.terrain + ref * 6 + t[TERRAIN]] = 1.0f;
+            if (t[GOLD] >= 0) v[l.gold + ref * n + REL(t[GOLD])] = 1.0f;
+            if (t[THIEF] >= 0) v[l.thief + ref * n + REL(t[THIEF])] = 1.0f;
+            if (t[OBSTACLE] >= 0) v[l.obstacle + ref * n + REL(t[OBSTACLE])] = 1.0f;
+        }
+    }
+    if (s->phase == P_JOURNEY) {
+        v[l.journey] = 1.0f;
+        if (s->at_k == NO_ONE) v[l.at_castle] = 1.0f;
+        else v[l.at + REL(s->at_k) * slots + s->at_i] = 1.0f;
+        int k, i;
+        if (next_town(s, &k, &i)) v[l.next + REL(k) * slots + i] = 1.0f;
+        if (s->escort != NO_ONE) v[l.escort + REL(s->escort)] = 1.0f;
+        for (k = 0; k < n; k++)
+            for (i = 0; i < s->nk[k]; i++)
+                if (s->visited >> (k * MAXK + i) & 1) v[l.visited + REL(k) * slots + i] = 1.0f;
+        v[l.clockwise] = s->direction > 0 ? 1.0f : 0.0f;
+        v[l.turned] = (float)s->turned;
+        v[l.own_visited] = (float)s->own_visited;
+        v[l.earned] = (float)s->earned;
+        v[l.paid] = (float)s->paid;
+    }
+    for (int rel = 0; rel < n; rel++) {
+        int p = (player + rel) % n;
+        float *w = v + l.seats + rel * OBS_SEAT;
+        w[0] = (float)sum(s->hands[p], NK);
+        w[1] = (float)banners_left(s, p);
+        w[2] = (float)s->bought[p];
+        w[3] = (float)s->set_aside[p];
+        if (p == player || over) w[4] = (float)s->gold[p];
+        if (p == player)
+            for (int k = 0; k < NK; k++) w[5 + k] = (float)s->hands[p][k];
+    }
+#undef REL
+}
+
+/* _observe_into(buffer, player): the observation vector of ``player`` into ``buffer``. */
+static PyObject *Core_observe_into(Core *c, PyObject *args) {
+    PyObject *obj;
+    int player;
+    if (!PyArg_ParseTuple(args, "Oi", &obj, &player)) return NULL;
+    if (player < 0 || player >= c->st.n) {
+        PyErr_Format(PyExc_ValueError, "no player %d", player);
+        return NULL;
+    }
+    ObsLayout l;
+    obs_layout(c->st.n, &l);
+    Py_buffer view;
+    if (obs_buffer(obj, &view, 'f', l.size) < 0) return NULL;
+    observe(&c->st, player, (float *)view.buf);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* _legal_mask_into(buffer): 1 at each legal action id, 0 elsewhere (int8, the whole
+ * action space; all 0 once the game is over). */
+static PyObject *Core_legal_mask_into(Core *c, PyObject *obj) {
+    Py_buffer view;
+    if (obs_buffer(obj, &view, 'b', NACT) < 0) return NULL;
+    if (c->st.phase != P_OVER && !c->legal_valid) generate(c);
+    char *m = (char *)view.buf;
+    memset(m, 0, (size_t)NACT);
+    if (c->st.phase != P_OVER)
+        for (int i = 0; i < c->nlegal; i++) m[c->legal[i]] = 1;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* _observation_size(): the vector's length for this state's player count. */
+static PyObject *Core_observation_size(Core *c, PyObject *unused) {
+    ObsLayout l;
+    obs_layout(c->st.n, &l);
+    return PyLong_FromLong(l.size);
 }

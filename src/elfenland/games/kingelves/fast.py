@@ -7,12 +7,12 @@ reference and the fallback, and ``ELFENLAND_ENGINE=pure`` chooses it.
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import random
 import secrets
 from typing import TYPE_CHECKING, Any, Final
 
+from ...core.compiled import gaps as _gaps
+from ...core.compiled import not_built, pure_chosen
 from ...core.errors import ElfenlandError, GameOverError, IllegalActionError
 from ...core.game import Action as CoreAction
 from ...core.game import JSONDict, PlayerId
@@ -49,16 +49,6 @@ _SLUGS: Final = tuple(c.slug for c in Card)
 _ACTIONS: Final = all_actions()
 
 
-def _gaps(probe: object, rules: type, known_state: frozenset[str],
-          known_rules: frozenset[str]) -> list[str]:
-    """What the pure engine keeps or offers that this compiled engine was not written
-    for: a new state field or rule option.  Any gap switches the compiled engine off
-    (the pure one runs) and fails the differential test, which then says what to port."""
-    fields = sorted(set(vars(probe)) - known_state)
-    options = sorted({f.name for f in dataclasses.fields(rules)} - known_rules)
-    return [f"state field {name}" for name in fields] + [f"rule option {o}" for o in options]
-
-
 #: The pure engine's state fields and rule options this compiled engine mirrors.
 _KNOWN_STATE: Final = frozenset({
     "_history", "_legal", "_legal_ids", "_ring", "at", "bank", "bonus_paid", "bought",
@@ -77,8 +67,7 @@ _KNOWN_RULES: Final = frozenset({
 
 def enabled() -> bool:
     """Whether ``new_game`` uses the compiled engine (built, and not switched off)."""
-    return (AVAILABLE and not STALE
-            and os.environ.get("ELFENLAND_ENGINE", "").strip().lower() != "pure")
+    return AVAILABLE and not STALE and not pure_chosen()
 
 
 def _configure() -> None:
@@ -195,18 +184,10 @@ _FIELDS: Final = (
 )
 
 
-class _NotBuilt:
-    """Stands in for the C base when ``_speedups`` was not built."""
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        raise ElfenlandError("the compiled King of the Elves engine was not built "
-                             "(pip install with a C compiler; see docs/performance.md)")
-
-
 if TYPE_CHECKING:
     from ._speedups import Core as _Core
 elif _speedups is None:
-    _Core = _NotBuilt
+    _Core = not_built("King of the Elves")
 else:
     _Core = _speedups.Core
 

@@ -16,7 +16,7 @@ from typing import Any
 from ...core.errors import ElfenlandError, PositionError
 from ...core.game import TERMINAL, JSONDict
 from ...core.rng import Rng
-from ...core.saving import build_position
+from ...core.saving import build_position, parse_counts, per_player
 from .cards import NUM_KINDS, TOWN_KINDS, Card, card_from_text, counts_to_dict, obstacle_for
 from .invariants import check_state
 from .rules import BANNERS, BUY_PRICES, ROUNDS, Rules, kingdom_size, make_rules
@@ -105,39 +105,12 @@ def from_position(doc: JSONDict) -> KingOfTheElvesState:
 
 
 def _counts(value: Any, what: str) -> list[int]:
-    """Counts per card kind from a list of card names or a {name: count} mapping."""
-    out = [0] * NUM_KINDS
-    if value is None:
-        return out
-    if isinstance(value, dict):
-        items = list(value.items())
-    elif isinstance(value, list):
-        items = [(name, 1) for name in value]
-    else:
-        raise PositionError(f"{what}: expected a list or an object, not {value!r}")
-    for name, n in items:
-        try:
-            k = card_from_text(str(name))
-        except ElfenlandError:
-            raise PositionError(f"{what}: unknown card {name!r}") from None
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise PositionError(f"{what}: bad count {n!r} for {name}")
-        out[k] += n
-    return out
+    return parse_counts(value, NUM_KINDS, what, card_from_text)
 
 
 def _int(value: Any, what: str, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise PositionError(f"{what} must be an integer from {lo} to {hi}, not {value!r}")
-    return value
-
-
-def _per_player(doc: JSONDict, key: str, n: int, default: Any) -> list[Any]:
-    value = doc.get(key)
-    if value is None:
-        return [default] * n
-    if not isinstance(value, list) or len(value) != n:
-        raise PositionError(f"{key}: expected a list with one entry per player ({n})")
     return value
 
 
@@ -180,12 +153,12 @@ def _build(doc: JSONDict) -> KingOfTheElvesState:
     if discarding != (s.pending_count > 0) or \
             (s.pending is Pending.DISCARD_OTHER and s.pending_count != 1):
         raise PositionError("pending_count counts the cards still to discard")
-    hand = _counts(_per_player(doc, "hands", n, None)[s.current]
+    hand = _counts(per_player(doc, "hands", n, None)[s.current]
                    if s.pending is not Pending.NONE else None, "hands")
     if s.pending_count > sum(hand):
         raise PositionError("the player has fewer cards than they must discard")
 
-    s.hands = [_counts(h, f"hands[{p}]") for p, h in enumerate(_per_player(doc, "hands", n, None))]
+    s.hands = [_counts(h, f"hands[{p}]") for p, h in enumerate(per_player(doc, "hands", n, None))]
     s.kingdoms = _kingdoms(doc, s)
     _gold(doc, s)
     _cards(doc, s)
@@ -205,7 +178,7 @@ def _kingdoms(doc: JSONDict, s: KingOfTheElvesState) -> list[list[list[int]]]:
     n = s.n
     cap = kingdom_size(n)
     out: list[list[list[int]]] = []
-    for k, kingdom in enumerate(_per_player(doc, "kingdoms", n, [])):
+    for k, kingdom in enumerate(per_player(doc, "kingdoms", n, [])):
         if not isinstance(kingdom, list) or len(kingdom) > cap:
             raise PositionError(f"kingdoms[{k}]: a list of at most {cap} towns")
         towns = []
@@ -245,9 +218,9 @@ def _gold(doc: JSONDict, s: KingOfTheElvesState) -> None:
     n = s.n
     r = s.rules
     s.gold = [_int(g, f"gold[{p}]", 0, r.gold_supply)
-              for p, g in enumerate(_per_player(doc, "gold", n, r.starting_gold))]
+              for p, g in enumerate(per_player(doc, "gold", n, r.starting_gold))]
     s.bought = [_int(b, f"bought[{p}]", 0, len(BUY_PRICES))
-                for p, b in enumerate(_per_player(doc, "bought", n, 0))]
+                for p, b in enumerate(per_player(doc, "bought", n, 0))]
     building = s.phase is Phase.BUILDING
     default_aside = [sum(BUY_PRICES[:b]) if building else 0 for b in s.bought]
     s.set_aside = [_int(g, f"set_aside[{p}]", 0, sum(BUY_PRICES))

@@ -4,7 +4,8 @@ import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
 import { showError } from "./notify.js";
 import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
-import { renderWaiting, waitingHTML, wireWaiting } from "./waiting.js";
+import { drawWaiting, fetchPlayerGames, waitingGames, waitingHTML, wireWaiting } from "./waiting.js";
+import { LobbyFeed } from "./lobbyfeed.js";
 import { playerToken } from "./players.js";
 import { afterCreate, applyHotseat, hotseatFieldHTML } from "./hotseat.js";
 import { openRules } from "./rulesaid.js";
@@ -60,7 +61,8 @@ function seatRow(i, kind, level) {
 export function renderLobby(app) {
   const root = document.createElement("div");
   root.className = "lobby";
-  root.innerHTML = `${waitingHTML()}
+  root.innerHTML = `<div id="lobby-live" class="sr" role="status" aria-live="polite"></div>
+  ${waitingHTML()}
   <section class="card create">
     <h1 data-i18n="lobby.create"></h1>
     <form id="create-form" autocomplete="off">
@@ -181,48 +183,239 @@ export function renderLobby(app) {
 
   const openBox = root.querySelector("#open-games");
   const mineBox = root.querySelector("#my-games");
-  let stopped = false;
-  let timer = null;
-  const refresh = async () => {
-    try {
-      // A game this browser holds a seat in is "yours", never one to join.
-      const games = (await api.games("open")).games.filter((g) => !savedSeat(g.id));
-      openBox.innerHTML = games.length ? games.map((g) => gameRow(g, "join")).join("")
-        : `<p class="muted" data-i18n="lobby.noOpen"></p>`;
-      const all = await api.games();
-      await renderWaiting(root, all.games);
-      const rank = { running: 0, open: 1, finished: 2 };
-      const mine = all.games.filter((g) => savedSeat(g.id))
-        .sort((a, b) => (rank[a.status] ?? 3) - (rank[b.status] ?? 3));
-      mineBox.innerHTML = mine.length ? mine.map((g) => gameRow(g, "resume")).join("")
-        : `<p class="muted" data-i18n="lobby.noMine"></p>`;
-      applyI18n(openBox);
-      applyI18n(mineBox);
-    } catch (err) {
-      openBox.innerHTML = `<p class="error-text">${esc(err.message)}</p>`;
-    }
-    if (!stopped) timer = setTimeout(refresh, 4000);
-  };
-  refresh();
+  const live = new LobbyLive(root, openBox, mineBox);
+  live.start();
   return {
-    destroy() { stopped = true; clearTimeout(timer); },
-    relabel() { applyI18n(root); refreshLabels(); },
+    destroy() { live.stop(); },
+    relabel() { applyI18n(root); live.draw(); },
   };
+}
 
-  function refreshLabels() {
-    clearTimeout(timer);
-    refresh();
+// How the lists stay current. The lobby feed (lobbyfeed.js) brings every change from
+// every server process and each is applied to the games held here, so nothing is
+// fetched per change. The lists are fetched whole when the page opens, each time the
+// feed (re)connects (what happened meanwhile is not replayed), every minute as a safety
+// net, and every few seconds while the feed is down — the lobby's old polling.
+const POLL_OFFLINE = 4000;
+const POLL_LIVE = 60000;
+/** Spoken changes wait this long, so that a burst of them is one short sentence. */
+const SAY_AFTER = 1500;
+const RANK = { running: 0, open: 1, finished: 2 };
+
+class LobbyLive {
+  constructor(root, openBox, mineBox) {
+    this.root = root;
+    this.openBox = openBox;
+    this.mineBox = mineBox;
+    /** id -> summary: the newest games of every status, and this browser's own. */
+    this.games = new Map();
+    /** id -> summary with `seat`: the player's unfinished games (player token). */
+    this.playerGames = new Map();
+    this.online = false;
+    this.stopped = false;
+    this.timer = null;
+    this.drawTimer = null;
+    this.sayTimer = null;
+    /** Feed messages that arrive while the lists are being fetched: applied again on
+     * top of the fetched lists, so none is lost in between. */
+    this.pending = null;
+    this.loaded = false;
+    this.shown = { open: new Set(), waiting: new Set() };
+    this.news = { open: [], waiting: [] };
+    this.feed = new LobbyFeed({
+      live: () => { this.setOnline(true); this.refresh(); },
+      offline: () => {
+        // Polling takes over until the feed is back (a failed retry changes nothing).
+        const was = this.online;
+        this.setOnline(false);
+        if (was) this.poll(POLL_OFFLINE);
+      },
+      lobby: (game) => this.message({ type: "lobby", game }),
+      turn: (msg) => this.message(msg),
+    });
   }
+
+  start() {
+    this.setOnline(false);
+    this.refresh();
+    this.feed.open();
+    window.__elfenlandLobby = this;
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.drawTimer);
+    clearTimeout(this.sayTimer);
+    this.feed.close();
+    if (window.__elfenlandLobby === this) delete window.__elfenlandLobby;
+  }
+
+  setOnline(on) {
+    this.online = on;
+    this.root.dataset.feed = on ? "live" : "offline";
+    // Which server process the feed is on (how the tests see it move after a drain).
+    if (on && this.feed.server) this.root.dataset.feedServer = this.feed.server;
+  }
+
+  poll(ms) {
+    clearTimeout(this.timer);
+    if (!this.stopped) this.timer = setTimeout(() => this.refresh(), ms);
+  }
+
+  async refresh() {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    const pending = [];
+    this.pending = pending;
+    try {
+      const [open, all, playerGames] = await Promise.all([
+        api.games("open"), api.games(), fetchPlayerGames()]);
+      const games = new Map();
+      for (const g of [...all.games, ...open.games]) games.set(g.id, g);
+      // In a cluster the list's answering process knows whose turn it is only in the
+      // games it serves: ask the others' own processes about this browser's games.
+      const unknown = [...games.values()].filter((g) => savedSeat(g.id)
+        && g.status === "running" && g.to_act === undefined);
+      const asked = await Promise.all(unknown.map((g) => api.game(g.id).catch(() => null)));
+      for (const got of asked) if (got) games.set(got.game.id, got.game);
+      if (this.stopped || this.pending !== pending) return;
+      this.games = games;
+      this.playerGames = playerGames;
+      this.pending = null;
+      for (const msg of pending) this.apply(msg);
+      this.draw(true);
+    } catch (err) {
+      if (this.pending === pending) this.pending = null;
+      this.openBox.innerHTML = `<p class="error-text">${esc(err.message)}</p>`;
+    }
+    this.poll(this.online ? POLL_LIVE : POLL_OFFLINE);
+  }
+
+  message(msg) {
+    if (this.pending) this.pending.push(msg);
+    this.apply(msg);
+    if (msg.type === "turn" && !this.games.has(msg.game) && !this.playerGames.has(msg.game)
+        && savedSeat(msg.game)) {
+      // One of this browser's games that is not among the newest: fetch it.
+      api.game(msg.game).then((got) => {
+        if (this.stopped) return;
+        this.games.set(got.game.id, got.game);
+        this.schedule();
+      }).catch(() => { /* it stays out of the lists until the next fetch */ });
+    }
+    this.schedule();
+  }
+
+  apply(msg) {
+    if (msg.type === "lobby") {
+      const g = msg.game;
+      if (typeof g.id !== "string") return;
+      // A summary without `to_act` (from a process that does not serve the game) keeps
+      // the one already known.
+      this.games.set(g.id, { ...(this.games.get(g.id) || {}), ...g });
+      const mine = this.playerGames.get(g.id);
+      if (mine) this.playerGames.set(g.id, { ...mine, ...g, seat: mine.seat });
+    } else if (msg.type === "turn") {
+      for (const map of [this.games, this.playerGames]) {
+        const g = map.get(msg.game);
+        if (g && !(g.seq > msg.seq)) map.set(msg.game, { ...g, to_act: msg.seat, seq: msg.seq });
+      }
+    }
+  }
+
+  schedule() {
+    if (this.drawTimer === null) {
+      this.drawTimer = setTimeout(() => { this.drawTimer = null; this.draw(); }, 50);
+    }
+  }
+
+  /** Draw the lists from the games held here; nothing before the first fetch, which
+   * is the baseline (what it brings is not news to announce). */
+  draw(fetched = false) {
+    if (this.stopped || !(this.loaded || fetched)) return;
+    const all = [...this.games.values()];
+    const byNew = (a, b) => String(b.created).localeCompare(String(a.created));
+    // A game this browser holds a seat in is "yours", never one to join.
+    const open = all.filter((g) => g.status === "open" && !savedSeat(g.id)).sort(byNew);
+    const mine = all.filter((g) => savedSeat(g.id))
+      .sort((a, b) => (RANK[a.status] ?? 3) - (RANK[b.status] ?? 3) || byNew(a, b));
+    const waiting = waitingGames(all, this.playerGames);
+    keepFocus(this.root, () => {
+      this.openBox.innerHTML = open.length ? open.map((g) => gameRow(g, "join")).join("")
+        : `<p class="muted" data-i18n="lobby.noOpen"></p>`;
+      this.mineBox.innerHTML = mine.length ? mine.map((g) => gameRow(g, "resume")).join("")
+        : `<p class="muted" data-i18n="lobby.noMine"></p>`;
+      drawWaiting(this.root, waiting);
+      applyI18n(this.openBox);
+      applyI18n(this.mineBox);
+    });
+    this.note("open", open);
+    this.note("waiting", waiting);
+    this.loaded = true;
+  }
+
+  /** Remember what is shown; games that newly appear after the first drawing are news
+   * to announce (politely, and a burst at once). */
+  note(kind, games) {
+    const ids = new Set(games.map((g) => g.id));
+    if (this.loaded) {
+      for (const g of games) if (!this.shown[kind].has(g.id)) this.news[kind].push(g);
+    }
+    this.shown[kind] = ids;
+    if ((this.news.open.length || this.news.waiting.length) && this.sayTimer === null) {
+      this.sayTimer = setTimeout(() => { this.sayTimer = null; this.say(); }, SAY_AFTER);
+    }
+  }
+
+  say() {
+    const region = this.root.querySelector("#lobby-live");
+    if (!region || this.stopped) return;
+    // Only what is still on screen is worth saying.
+    const waiting = this.news.waiting.filter((g) => this.shown.waiting.has(g.id));
+    const open = this.news.open.filter((g) => this.shown.open.has(g.id));
+    this.news = { open: [], waiting: [] };
+    const parts = [];
+    if (waiting.length === 1) parts.push(t("live.yourTurn", { game: gameTitle(waiting[0].game) }));
+    else if (waiting.length) parts.push(t("live.yourTurns", { n: waiting.length }));
+    if (open.length === 1) parts.push(t("live.newGame", { game: gameTitle(open[0].game) }));
+    else if (open.length) parts.push(t("live.newGames", { n: open.length }));
+    if (!parts.length) return;
+    // Emptied first, so that the same sentence as last time is spoken again.
+    region.textContent = "";
+    setTimeout(() => { if (!this.stopped) region.textContent = parts.join(" "); }, 100);
+  }
+}
+
+/** Redraw without losing the keyboard's place: the focused link of a game's row is
+ * focused again in the row drawn in its stead. */
+function keepFocus(root, redraw) {
+  const el = document.activeElement;
+  const row = el && root.contains(el) ? el.closest("[data-game]") : null;
+  const box = row ? row.parentElement && row.parentElement.id : null;
+  const id = row ? row.dataset.game : null;
+  redraw();
+  if (!id || !box) return;
+  const again = root.querySelector(`#${box} [data-game="${CSS.escape(id)}"] a`);
+  if (again) again.focus();
 }
 
 function gameRow(g, what) {
   const taken = g.seats.filter((s) => s.kind !== "open").length;
   return `<div class="game-row" data-game="${esc(g.id)}">
     <div><strong>${esc(gameTitle(g.game))}</strong> <span class="muted">${esc(rulesLabel(g))}</span>
-      <div class="small">${g.seats.map((s) => `<span class="seat-chip ${s.kind}">${esc(seatLabel(s))}</span>`).join(" ")}</div>
+      <div class="small">${g.seats.map(seatChip).join(" ")}</div>
       <div class="small muted">${esc(t("lobby.seatsTaken", { n: taken, total: g.players }))} ·
         ${esc(t(`status.${g.status}`))}</div></div>
     <a class="button ${what === "join" ? "primary" : "secondary"}" href="#/game/${esc(g.id)}"
       data-i18n="lobby.${what}"></a>
   </div>`;
+}
+
+/** A seat in a game's row; a seat whose player has the game open right now (on any
+ * server process) says so. */
+function seatChip(s) {
+  const on = s.connected === true;
+  return `<span class="seat-chip ${s.kind}${on ? " online" : ""}" data-seat="${s.seat}"${on ? ' data-connected="1"' : ""}>${esc(seatLabel(s))}${on
+    ? ` <span class="online-dot" aria-hidden="true">●</span><span class="sr">${esc(t("lobby.online"))}</span>` : ""}</span>`;
 }

@@ -35,23 +35,36 @@ export function wireWaiting(root) {
   });
 }
 
-/** Fill the list from the games the lobby fetched (all statuses). */
-export async function renderWaiting(root, allGames) {
-  const box = root.querySelector("#waiting-games");
-  if (!box) return;
+/** The player's unfinished games from the server (id -> summary with `seat`), or an
+ * empty map without a player (or with a token the server no longer knows). */
+export async function fetchPlayerGames() {
+  const out = new Map();
+  const p = savedPlayer();
+  if (!p) return out;
+  try {
+    const { games } = await playerApi.games(p.token);
+    for (const g of games) out.set(g.id, g);
+  } catch { /* an unknown player token: the local seats still count */ }
+  return out;
+}
+
+/** The running games where it is one of this browser's seats' turn, or the player's. */
+export function waitingGames(allGames, playerGames) {
   const seen = new Map();
   for (const g of allGames) {
     const s = savedSeat(g.id);
     if (s && g.status === "running" && g.to_act === s.seat) seen.set(g.id, g);
   }
-  const p = savedPlayer();
-  if (p) {
-    try {
-      const { games } = await playerApi.games(p.token);
-      for (const g of games) if (g.waiting) seen.set(g.id, g);
-    } catch { /* an unknown player token: the local seats still count */ }
+  for (const g of playerGames.values()) {
+    if (g.status === "running" && g.to_act === g.seat) seen.set(g.id, g);
   }
-  const list = [...seen.values()];
+  return [...seen.values()];
+}
+
+/** Draw the list (the lobby keeps the games up to date from its feed). */
+export function drawWaiting(root, list) {
+  const box = root.querySelector("#waiting-games");
+  if (!box) return;
   box.innerHTML = list.length ? list.map((g) => `<div class="game-row waiting-row" data-game="${esc(g.id)}">
       <div><strong>${esc(t(`game.${g.game}`))}</strong>
         ${g.clock && g.clock.deadline ? `<span class="muted small"> · ${esc(t("waiting.until", { time: new Date(g.clock.deadline * 1000).toLocaleString() }))}</span>` : ""}</div>

@@ -1,0 +1,200 @@
+"""The compiled planner search (``bots/_planner.c``) against the pure one, the reference.
+
+Both plan the same positions, thousands of them: random move-phase positions
+(``positions.py``: every rule set, the destination variant, two to six players,
+obstacles) and every few steps of greedy and random bot games under the rule sets, the
+variants and the rule options the planner reads (caravan size, ``only-if-needed``
+caravans, the boatmen, the hand limit), for every player and with every option the bots
+pass (the wish journey's wild counters without caravans, end bonuses as the look-ahead
+and the search bot give them, the greedy bot's preference).  The journeys must be equal
+in every field: steps, actions, cards paid, towns, distance, hand left and its value.
+
+On CI (``CI`` set) a missing compiled planner is a failure, not a skip: CI builds it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from positions import random_move_position
+
+import elfenland
+from elfenland.bots import make_bot, planner
+from elfenland.bots.elfenland_greedy import owned_kinds, preference_for
+from elfenland.bots.elfenland_search import standing
+from elfenland.bots.outlook import _FORCE
+from elfenland.games.elfenland.state import ElfenlandState
+
+if not planner.AVAILABLE:
+    if os.environ.get("CI"):
+        pytest.fail("the compiled planner was not built on CI", pytrace=False)
+    pytest.skip("the compiled planner is not built on this machine", allow_module_level=True)
+
+
+class _Counting:
+    """Stands in for the extension module: counts the searches the C code answered, so
+    that a silent fallback to the pure search cannot pass for agreement."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.answered = 0
+        self.declined = 0
+
+    def search(self, *args: Any) -> list[int] | None:
+        got: list[int] | None = self.real.search(*args)
+        if got is None:
+            self.declined += 1
+        else:
+            self.answered += 1
+        return got
+
+
+@pytest.fixture
+def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Counting]:
+    spy = _Counting(planner._planner)
+    monkeypatch.setattr(planner, "_planner", spy)
+    monkeypatch.delenv("ELFENLAND_ENGINE", raising=False)
+    yield spy
+
+
+def same_journey(state: ElfenlandState, **kw: Any) -> planner.Journey:
+    """Plan with the pure search, then the compiled one; they must agree exactly."""
+    os.environ["ELFENLAND_ENGINE"] = "pure"
+    try:
+        assert planner.planner_backend() == "pure"
+        pure = planner.plan_journey(state, **kw)
+    finally:
+        del os.environ["ELFENLAND_ENGINE"]
+    assert planner.planner_backend() == "compiled"
+    compiled = planner.plan_journey(state, **kw)
+    assert compiled == pure, (kw, pure, compiled)
+    assert compiled.texts == pure.texts
+    return compiled
+
+
+def option_sets(state: ElfenlandState, p: int, rng: random.Random) -> list[dict[str, Any]]:
+    """What the bots ask of the planner, plus random end bonuses and preferences."""
+    n = len(state.board.towns)
+    forced = [0] * n
+    forced[rng.randrange(n)] = _FORCE
+    return [
+        {"player": p},
+        {"player": p, "wild_kinds": owned_kinds(state, p), "any_cards": False},
+        {"player": p, "wild_kinds": list(range(6))},
+        {"player": p, "end_bonus": standing(state, p), "preference": preference_for(state, p)},
+        {"player": p, "end_bonus": forced},
+        {"player": p, "end_bonus": [rng.randrange(300) for _ in range(n)],
+         "use_destination": not state.rules.town_cards},
+        {"player": p, "preference": tuple(rng.randrange(-5, 30) for _ in range(7))},
+    ]
+
+
+def test_random_positions(counting: _Counting) -> None:
+    rng = random.Random(16)
+    plans = 0
+    journeys = 0
+    for _ in range(1000):
+        state = random_move_position(rng, max_cards=rng.choice((4, 8, 12)),
+                                     counter_chance=rng.random())
+        p = state.current
+        for kw in rng.sample(option_sets(state, p, rng), 2):
+            journeys += bool(same_journey(state, **kw).steps)
+            plans += 1
+    assert counting.answered == plans and counting.declined == 0
+    assert journeys > plans // 2  # most positions have somewhere to go
+
+
+#: Rule sets, the variant and the rule options the planner reads.
+GAME_CONFIGS: list[dict[str, Any]] = [
+    {"rules": "amigo"},
+    {"rules": "moon"},
+    {"rules": "amigo", "destination": True},
+    {"rules": "moon", "destination": True},
+    {"rules": "amigo", "caravan": "only-if-needed"},
+    {"rules": "moon", "caravan": "only-if-needed", "destination": True},
+    {"rules": "amigo", "mare_nebulae_rafts": 1, "boatmen": True},
+    {"rules": "moon", "caravan_cards": 3, "hand_limit": 6},
+]
+
+
+@pytest.mark.parametrize("config", GAME_CONFIGS, ids=lambda c: "-".join(map(str, c.values())))
+def test_bot_games(config: dict[str, Any], counting: _Counting) -> None:
+    """Positions of whole games (every phase: the bots plan while placing, too)."""
+    rng = random.Random(str(config))
+    positions = 0
+    for game, players in enumerate((2, 3, 4, 5, 6)):
+        state = elfenland.new_game("elfenland", players=players, seed=1600 + game, **config)
+        assert isinstance(state, ElfenlandState)
+        bots = [make_bot("greedy" if (q + game) % 2 else "random", "elfenland", game * 8 + q)
+                for q in range(players)]
+        step = 0
+        while not state.is_terminal():
+            step += 1
+            if step % 7 == 0:
+                positions += 1
+                p = rng.randrange(players)
+                same_journey(state, **rng.choice(option_sets(state, p, rng)))
+            state.apply_action(bots[state.current_player()].choose(state))
+    assert positions >= 150
+    assert counting.answered > 0 and counting.declined == 0
+
+
+def test_edges_match_engine_prices() -> None:
+    """The compiled search's steps are ``edges_of``'s, priced by the engine."""
+    rng = random.Random(7)
+    for _ in range(300):
+        state = random_move_position(rng, counter_chance=rng.random())
+        for wild, any_cards in (((), True), ((0, 3, 5), False), (tuple(range(6)), True)):
+            raw = planner._raw_edges(state, wild, any_cards)
+            edges = planner.edges_of(state, wild, any_cards)
+            assert [[planner.Edge(*e) for e in row] for row in raw] == edges
+
+
+def test_too_big_is_declined() -> None:
+    """More cards than the C code packs (63 of a kind): it declines instead of guessing."""
+    state = random_move_position(random.Random(3), max_cards=4, counter_chance=0.9)
+    board = state.board
+    raw = planner._raw_edges(state)
+    flat = planner._board_tables(board)[1]
+    args: list[Any] = [len(board.towns), board.capital, raw, flat, -1, None, 8,
+                       planner.PREFERENCE, (1, 0, 0, 0, 0, 0, 2), state.boots[state.current],
+                       0, False]
+    assert planner._planner.search(*args) is not None
+    args[8] = (1, 0, 0, 0, 0, 0, 64)
+    assert planner._planner.search(*args) is None
+
+
+def test_declined_search_falls_back_to_pure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the C code declines, ``plan_journey`` runs the pure search instead."""
+
+    class Declining:
+        calls = 0
+
+        def search(self, *args: Any) -> None:
+            Declining.calls += 1
+            return None
+
+    monkeypatch.setattr(planner, "_planner", Declining())
+    monkeypatch.delenv("ELFENLAND_ENGINE", raising=False)
+    rng = random.Random(5)
+    for _ in range(20):
+        state = random_move_position(rng, counter_chance=0.8)
+        assert planner.planner_backend() == "compiled"
+        got = planner.plan_journey(state)
+        monkeypatch.setenv("ELFENLAND_ENGINE", "pure")
+        assert got == planner.plan_journey(state)
+        monkeypatch.delenv("ELFENLAND_ENGINE")
+    assert Declining.calls == 20
+
+
+def test_backend_follows_engine_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ELFENLAND_ENGINE", "pure")
+    assert planner.planner_backend() == "pure"
+    monkeypatch.setenv("ELFENLAND_ENGINE", "compiled")
+    assert planner.planner_backend() == "compiled"
+    monkeypatch.delenv("ELFENLAND_ENGINE")
+    assert planner.planner_backend() == "compiled"
