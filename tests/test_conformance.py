@@ -101,3 +101,27 @@ def test_golden_playthrough(game: str) -> None:
         if not os.environ.get("ELFENLAND_REGOLD"):
             pytest.fail(f"golden file {path.name} was missing and has been written; commit it")
     assert path.read_text().splitlines() == lines
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_view_after_k_holds_the_full_logs_tail(game: str) -> None:
+    """``view(p, log_after=k)`` is ``view(p)`` with the log's first k entries left out, on
+    the compiled and the pure engine alike, for positions loaded without a history too."""
+    import importlib
+
+    pure = importlib.import_module(GAMES[game].module).pure_deserialize
+    final, snapshots = random_game(game, 3, seed=11)
+    loaded = elfenland.load_position(snapshots[len(snapshots) // 2].to_position())
+    rng = random.Random(5)
+    for _ in range(40):
+        loaded.apply_action(rng.choice(loaded.legal_actions()))
+    for s in [*snapshots, final, loaded]:
+        for twin in (s, pure(s.serialize()) if s is not loaded else s):
+            for viewer in (None, 0, 2):
+                whole = twin.view(viewer)
+                n = len(whole["log"])
+                assert whole["seq"] == n == twin.history_length() == len(twin.history)
+                for k in sorted({0, 1, n // 2, max(n - 1, 0), n, n + 3}):
+                    part = twin.view(viewer, log_after=k)
+                    assert part["log"] == whole["log"][k:]
+                    assert {**part, "log": None} == {**whole, "log": None}

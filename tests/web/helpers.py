@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Route
 from websockets.asyncio.client import connect
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -23,8 +23,20 @@ SHOT_NEEDS = {"journey": ".ktown", "move": ".town[data-action], .town[data-menu]
 
 def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4,
                 bots: int = 3, level: str = "random", name: str = "Ann",
-                rules: str | None = None) -> str:
-    """Fill in the lobby's form and create the game; returns the game id."""
+                rules: str | None = None, seed: int | None = None) -> str:
+    """Fill in the lobby's form and create the game; returns the game id.  A ``seed``
+    (which the form does not offer) is added to the form's request, so that a test
+    whose story needs a certain deal gets it every time: the bots' decisions follow
+    from the game's seed too."""
+    if seed is not None:
+        def with_seed(route: Route) -> None:
+            if route.request.method != "POST":
+                route.continue_()
+                return
+            body = json.loads(route.request.post_data or "{}")
+            route.continue_(post_data=json.dumps({**body, "seed": seed}))
+
+        page.route("**/api/games", with_seed)
     page.goto(f"{base}/")
     page.wait_for_selector("body[data-ready='1']")
     page.fill("input[name=name]", name)
@@ -40,6 +52,8 @@ def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4
     page.click("#create-btn")
     # The server starts a game at once when no seat is left open.
     page.wait_for_selector(".waiting, .game .panel")
+    if seed is not None:
+        page.unroute("**/api/games")
     return page.url.rsplit("/", 1)[-1]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import httpx
 import pytest
 from playwright.sync_api import Page
 
@@ -19,10 +20,14 @@ from .helpers import (
 )
 
 pytestmark = pytest.mark.browser
+SEED = 7
 
 
 def test_king_of_the_elves_against_three_bots_to_the_final_gold(page: Page, server: str) -> None:
-    create_game(page, server, game="king-of-the-elves", players=4, bots=3)
+    # A chosen deal (the game is then unrated): with a drawn one, now and then the
+    # cards never allowed this player a visit.
+    gid = create_game(page, server, game="king-of-the-elves", players=4, bots=3, seed=SEED)
+    assert httpx.get(f"{server}/api/games/{gid}").json()["game"]["seed"] == SEED
     start_game(page)
     assert page.locator(".kingdom").count() == 4
     watch_table(page)

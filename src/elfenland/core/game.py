@@ -72,8 +72,10 @@ class GameState(ABC):
     def clone(self) -> GameState: ...
 
     @abstractmethod
-    def view(self, player: PlayerId | None) -> JSONDict:
-        """What ``player`` may see, JSON-safe; ``None`` for a spectator."""
+    def view(self, player: PlayerId | None, log_after: int = 0) -> JSONDict:
+        """What ``player`` may see, JSON-safe; ``None`` for a spectator.  Its ``log``
+        holds the entries after the first ``log_after`` only: a server that already sent
+        the rest need not rebuild a whole game's log at every action."""
 
     @abstractmethod
     def serialize(self) -> str:
@@ -91,6 +93,10 @@ class GameState(ABC):
     @abstractmethod
     def history(self) -> Sequence[Action]:
         """The actions played since the state was created."""
+
+    def history_length(self) -> int:
+        """``len(history)`` without building the list: a server asks it at every action."""
+        return len(self.history)
 
     def action_to_string(self, action: Action | int) -> str:
         return str(self.parse_action(action) if isinstance(action, int) else action)

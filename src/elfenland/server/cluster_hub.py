@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .config import ClusterSettings, ServerConfig
@@ -99,6 +100,10 @@ class ClusterHub(EventHub):
         self.events = PostgresEventBus(store, self.db)
         self._claiming: dict[str, asyncio.Lock] = {}
         self._lease_task: asyncio.Task[None] | None = None
+        # Renewals get a thread (so a store connection) of their own: queued behind a
+        # busy process's game writes they came late, and the leases of a process that was
+        # merely busy expired and its games were adopted elsewhere.
+        self._lease_pool = ThreadPoolExecutor(1, thread_name_prefix="elfenland-lease")
         self._tasks: set[asyncio.Task[Any]] = set()
         self.presence = Presence(store, self.db, self._connected_here)
 
@@ -132,6 +137,7 @@ class ClusterHub(EventHub):
             await self.release_all()
         await self.presence.stop()
         await super().shutdown()
+        self._lease_pool.shutdown(wait=False)
 
     # -- who is connected ------------------------------------------------------------
     def _connected_here(self, game_id: str) -> set[int]:
@@ -343,7 +349,8 @@ class ClusterHub(EventHub):
 
     async def _renew(self) -> None:
         claimed = list(self.store.epochs)
-        kept = await self.db(self.store.renew, claimed + list(self._claiming))
+        kept = await asyncio.get_running_loop().run_in_executor(
+            self._lease_pool, self.store.renew, claimed + list(self._claiming))
         for game_id in claimed:
             if game_id in kept or game_id in self._claiming:
                 continue

@@ -141,7 +141,7 @@ class LiveGame:
 
     @property
     def seq(self) -> int:
-        return len(self.state.history)
+        return self.state.history_length()
 
     def seat_of(self, token: str | None) -> int | None:
         """The seat whose token this is, checking every seat so timing says nothing."""
@@ -619,23 +619,24 @@ class Hub:
     def update_text(self, game: LiveGame, conn: Connection, since: int | None = None,
                     cache: dict[Any, tuple[JSONDict, list[JSONDict]]] | None = None) -> str:
         """An ``update`` for ``conn``: its seat's view without the log, and the log
-        entries after ``since`` (default: after what the connection already has)."""
-        key = conn.seat
+        entries after ``since`` (default: after what the connection already has).  Only
+        those entries are built: a whole game's log at every action made the views the
+        server's largest cost."""
+        after = max(0, conn.log_seq if since is None else since)
+        key = (conn.seat, after)
         if cache is not None and key in cache:
-            view, entries = cache[key]
+            view, new = cache[key]
         else:
-            view = game.state.view(conn.seat)
-            entries = view.pop("log", [])
+            view = game.state.view(conn.seat, log_after=after)
+            new = view.pop("log", [])
             if game.record.status == "open":
                 # Nobody may act before the start, so nothing is offered.
                 for name in PLAY_ONLY_KEYS:
                     view.pop(name, None)
-            for i, entry in enumerate(entries):
+            for i, entry in enumerate(new, after):
                 entry.setdefault("seq", i + 1)
             if cache is not None:
-                cache[key] = (view, entries)
-        after = conn.log_seq if since is None else since
-        new = [e for e in entries if int(e["seq"]) > after]
+                cache[key] = (view, new)
         conn.log_seq = max([after] + [int(e["seq"]) for e in new])
         message: JSONDict = {"type": "update", "seq": game.seq, "view": view, "log": new}
         if game.clock is not None:

@@ -247,8 +247,11 @@ class FastElfenlandState(_Core, ElfenlandState):
 
     @property
     def log(self) -> list[tuple[int, int, JSONDict, JSONDict]]:
+        return self.log_entries()
+
+    def log_entries(self, after: int = 0) -> list[tuple[int, int, JSONDict, JSONDict]]:
         out = []
-        for _, player, action, fact in self._links():  # type: ignore[misc]
+        for _, player, action, fact in self._links(after):  # type: ignore[misc]
             public, private = _facts(action, fact)
             out.append((player, action._id, public, private))
         return out

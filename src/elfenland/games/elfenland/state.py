@@ -205,14 +205,24 @@ class ElfenlandState(GameState):
         """One entry per action: (player, action id, public facts, private facts)."""
         return [(link[1], link[2]._id, link[3], link[4]) for link in self._links()]
 
-    def _links(self) -> list[LogLink]:
+    def _links(self, after: int = 0) -> list[LogLink]:
+        """The links after the first ``after``, oldest first: only those are walked."""
         out = []
         link = self._chain
-        while link is not None:
+        for _ in range(self._length - after):
+            if link is None:
+                break
             out.append(link)
             link = link[0]
         out.reverse()
         return out
+
+    def history_length(self) -> int:
+        return self._length
+
+    def log_entries(self, after: int = 0) -> list[tuple[int, int, JSONDict, JSONDict]]:
+        """The log's entries after the first ``after``."""
+        return [(link[1], link[2]._id, link[3], link[4]) for link in self._links(after)]
 
     def _random(self) -> Rng:
         if self._rng_shared:
@@ -789,10 +799,10 @@ class ElfenlandState(GameState):
 
         return to_position(self)
 
-    def view(self, player: PlayerId | None) -> JSONDict:
+    def view(self, player: PlayerId | None, log_after: int = 0) -> JSONDict:
         from .view import make_view
 
-        return make_view(self, player)
+        return make_view(self, player, log_after)
 
     def resample_from_infostate(self, player: PlayerId, rng: Rng) -> ElfenlandState:
         from .position import resample

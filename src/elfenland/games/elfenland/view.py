@@ -19,7 +19,7 @@ def _list(counts: list[int]) -> list[str]:
     return [Transport(k).slug for k, n in enumerate(counts) for _ in range(n)]
 
 
-def make_view(s: ElfenlandState, viewer: PlayerId | None) -> JSONDict:
+def make_view(s: ElfenlandState, viewer: PlayerId | None, log_after: int = 0) -> JSONDict:
     board = s.board
     over = s.is_terminal()
     players = []
@@ -51,7 +51,8 @@ def make_view(s: ElfenlandState, viewer: PlayerId | None) -> JSONDict:
                 item["obstacle"] = s.route_obstacle[r]
             roads.append(item)
     log = []
-    for i, (player, action_id, public, private) in enumerate(s.log):
+    for i, (player, action_id, public, private) in enumerate(s.log_entries(log_after),
+                                                            log_after):
         action = from_id(action_id)
         text = to_text(action, board)
         if action.secret and player != viewer:

@@ -252,10 +252,13 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
             pure.log = self.log
         return pure
 
-    def _links(self) -> list[tuple[Any, int, Action, Any]]:
+    def _links(self, after: int = 0) -> list[tuple[Any, int, Action, Any]]:
+        """The links after the first ``after``, oldest first: only those are walked."""
         out = []
         link = self._chain
-        while link is not None:
+        for _ in range(self._length - after):
+            if link is None:
+                break
             out.append(link)
             link = link[0]
         out.reverse()
@@ -271,8 +274,14 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
 
     @property
     def log(self) -> list[tuple[int, int, JSONDict, JSONDict]]:  # type: ignore[override]
+        return self.log_entries()
+
+    def history_length(self) -> int:
+        return int(self._length)
+
+    def log_entries(self, after: int = 0) -> list[tuple[int, int, JSONDict, JSONDict]]:
         out = []
-        for _, player, action, fact in self._links():
+        for _, player, action, fact in self._links(after):
             public, private = _facts(action, fact)
             out.append((player, action._id, public, private))
         return out

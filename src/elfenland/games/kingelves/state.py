@@ -836,10 +836,17 @@ class KingOfTheElvesState(GameState):
 
         return to_position(self)
 
-    def view(self, player: PlayerId | None) -> JSONDict:
+    def log_entries(self, after: int = 0) -> list[tuple[int, int, JSONDict, JSONDict]]:
+        """The log's entries after the first ``after``."""
+        return self.log[after:]
+
+    def history_length(self) -> int:
+        return len(self.log)
+
+    def view(self, player: PlayerId | None, log_after: int = 0) -> JSONDict:
         from .view import make_view
 
-        return make_view(self, player)
+        return make_view(self, player, log_after)
 
     def resample_from_infostate(self, player: PlayerId, rng: Rng) -> KingOfTheElvesState:
         from .position import resample

@@ -58,7 +58,8 @@ def _journey(s: KingOfTheElvesState) -> JSONDict | None:
     }
 
 
-def make_view(s: KingOfTheElvesState, viewer: PlayerId | None) -> JSONDict:
+def make_view(s: KingOfTheElvesState, viewer: PlayerId | None, log_after: int = 0
+              ) -> JSONDict:
     over = s.is_terminal()
     players = []
     for p in range(s.n):
@@ -77,7 +78,8 @@ def make_view(s: KingOfTheElvesState, viewer: PlayerId | None) -> JSONDict:
             entry["gold"] = s.gold[p]
         players.append(entry)
     log = []
-    for i, (player, action_id, public, private) in enumerate(s.log):
+    for i, (player, action_id, public, private) in enumerate(s.log_entries(log_after),
+                                                            log_after):
         item: JSONDict = {"seq": i + 1, "player": player, "action": to_text(from_id(action_id)),
                           **public}
         if player == viewer:
@@ -104,7 +106,7 @@ def make_view(s: KingOfTheElvesState, viewer: PlayerId | None) -> JSONDict:
         "journey": _journey(s),
         "players": players,
         "log": log,
-        "seq": len(s.log),
+        "seq": s.history_length(),
     }
     if viewer is not None and viewer == s.current and not over:
         view["legal"] = [to_text(a) for a in s.legal_actions()]
