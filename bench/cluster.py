@@ -8,7 +8,9 @@ does (seat 0 a WebSocket client playing at once, three server bots after
 ``--bot-delay``); the clients run in ``--clients`` processes of their own, which create
 all N games first and then start playing together.  Prints the actions per second
 applied and the action -> update latency (median, p99), the errors clients saw and why,
-and how often HAProxy took a process out.
+the server processes' CPU time per action and the machine's busy share over the measured
+seconds (Linux /proc: the load generator, PostgreSQL and HAProxy share the machine), and
+how often HAProxy took a process out.
 
 Failover: ``--failover-games`` games with a reconnecting client each run on the cluster;
 then the process owning the most of them is killed with SIGKILL, and for every client of
@@ -35,6 +37,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -69,7 +72,7 @@ def fresh_schema(base: str):  # type: ignore[no-untyped-def]
 
 
 def _client_share(port: int, games: int, seconds: float, level: str, seed: int,
-                  warm_up: float, ready: Any) -> Tally:
+                  warm_up: float, ready: Any, stagger: float) -> Tally:
     """One client process: create its games, wait at ``ready`` until every client
     process has, then play them all for ``warm_up`` + ``seconds``."""
     async def run() -> Tally:
@@ -78,24 +81,59 @@ def _client_share(port: int, games: int, seconds: float, level: str, seed: int,
         made = await create_games(base, games, 4, level, rng)
         await asyncio.get_running_loop().run_in_executor(None, ready.wait)
         tally = Tally()
-        await play(base, ws_base, made, 4, level, rng, tally, warm_up, seconds)
+        await play(base, ws_base, made, 4, level, rng, tally, warm_up, seconds, stagger)
         return tally
 
     return asyncio.run(run())
 
 
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes so far (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far (Linux /proc/stat)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:8]]
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / tick, sum(fields) / tick
+
+
+@dataclass
+class Cpu:
+    """Over the measured seconds: the servers' CPU seconds, and the machine's busy share."""
+    servers: float = float("nan")
+    busy: float = float("nan")
+
+
 def load(port: int, games: int, seconds: float, level: str, seed: int, warm_up: float,
-         clients: int) -> tuple[Tally, float]:
+         clients: int, servers: list[int] | None = None, stagger: float = 0.0
+         ) -> tuple[Tally, float, Cpu]:
     """Run N games' clients split over ``clients`` processes (one Python process does
-    not keep up with a thousand games on its own); the merged tally.  The processes
-    start playing together once all of them have created their games."""
+    not keep up with a thousand games on its own); the merged tally, and what the
+    ``servers`` processes and the whole machine spent over the measured seconds.  The
+    processes start playing together once all of them have created their games."""
     shares = [games // clients + (1 if i < games % clients else 0) for i in range(clients)]
     shares = [n for n in shares if n]
     ctx = multiprocessing.get_context("fork")
+    cpu = Cpu()
     with ctx.Manager() as manager, ProcessPoolExecutor(len(shares), ctx) as pool:
-        ready = manager.Barrier(len(shares))
+        ready = manager.Barrier(len(shares) + 1)
         futures = [pool.submit(_client_share, port, n, seconds, level, seed * 100 + i,
-                               warm_up, ready) for i, n in enumerate(shares)]
+                               warm_up, ready, stagger) for i, n in enumerate(shares)]
+        ready.wait()
+        time.sleep(warm_up)
+        own0, (busy0, all0) = _cpu_seconds(servers or []), _machine_busy()
+        time.sleep(seconds)
+        own1, (busy1, all1) = _cpu_seconds(servers or []), _machine_busy()
+        cpu = Cpu(own1 - own0, (busy1 - busy0) / max(all1 - all0, 1e-9))
         parts = [f.result() for f in futures]
     total = Tally()
     for t in parts:
@@ -104,15 +142,16 @@ def load(port: int, games: int, seconds: float, level: str, seed: int, warm_up: 
         total.games_done += t.games_done
         total.errors += t.errors
         total.reasons.update(t.reasons)
-    return total, seconds
+    return total, seconds, cpu
 
 
-def row(label: str, n: int, tally: Tally, elapsed: float) -> str:
+def row(label: str, n: int, tally: Tally, elapsed: float, cpu: Cpu) -> str:
     lat = tally.latencies
     med = statistics.median(lat) * 1000 if lat else float("nan")
+    per_action = cpu.servers / max(tally.actions, 1) * 1000
     return (f"{label:<14} {n:>6} {tally.actions / elapsed:>10.1f} {med:>11.1f} ms "
             f"{pct(lat, 0.99) * 1000:>8.1f} ms {len(lat):>8} {tally.games_done:>8} "
-            f"{tally.errors:>6}"
+            f"{tally.errors:>6} {per_action:>8.2f} ms {cpu.busy * 100:>5.0f} %"
             + (f"  ({', '.join(f'{k} {v}' for k, v in tally.reasons.most_common())})"
                if tally.reasons else ""))
 
@@ -227,6 +266,10 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warm-up", type=float, default=10.0)
     parser.add_argument("--bot-delay", type=float, default=0.5)
+    parser.add_argument("--stagger", type=float, default=1.5,
+                        help="each game's player joins within these first seconds (players "
+                             "do not all arrive in one instant); 0: every game starts at "
+                             "once and stays in lockstep, the worst case")
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--db", default=DEFAULT_DB, help="PostgreSQL base URL")
     parser.add_argument("--failover-games", type=int, default=60)
@@ -239,27 +282,31 @@ def main() -> int:
                   "--rate", "1000", "--log-level", "warning"]
     if not args.skip_throughput:
         print(f"4-player Elfenland, seat 0 a socket client, 3 server bots (random, delay "
-              f"{args.bot_delay} s), {args.warm_up:g} s warm-up then {args.seconds:g} s "
-              f"measured, PostgreSQL, {args.clients} client processes, {os.cpu_count()} "
-              "cores", flush=True)
+              f"{args.bot_delay} s), players joining within {args.stagger:g} s, "
+              f"{args.warm_up:g} s warm-up then {args.seconds:g} s measured, PostgreSQL, "
+              f"{args.clients} client processes, {os.cpu_count()} cores", flush=True)
         print(f"{'set-up':<14} {'games':>6} {'actions/s':>10} {'median':>14} {'p99':>11} "
-              f"{'samples':>8} {'finished':>8} {'errors':>6}", flush=True)
+              f"{'samples':>8} {'finished':>8} {'errors':>6} {'CPU/act':>11} {'busy':>7}",
+              flush=True)
         for n in args.games:
             with fresh_schema(args.db) as db:
                 port = free_port()
                 proc = serve(port, db, args.bot_delay)
                 try:
-                    tally, elapsed = load(port, n, args.seconds, "random", args.seed,
-                                          args.warm_up, args.clients)
+                    tally, elapsed, cpu = load(port, n, args.seconds, "random", args.seed,
+                                               args.warm_up, args.clients, [proc.pid],
+                                               args.stagger)
                 finally:
                     proc.terminate()
                     proc.wait(30)
-                print(row("1 process", n, tally, elapsed), flush=True)
+                print(row("1 process", n, tally, elapsed, cpu), flush=True)
             with fresh_schema(args.db) as db, \
                     LocalCluster(db, args.processes, serve_args=serve_args) as cluster:
-                tally, elapsed = load(cluster.port, n, args.seconds, "random", args.seed,
-                                      args.warm_up, args.clients)
-                print(row(f"{args.processes} + HAProxy", n, tally, elapsed)
+                tally, elapsed, cpu = load(cluster.port, n, args.seconds, "random",
+                                           args.seed, args.warm_up, args.clients,
+                                           [p.pid for p in cluster.servers.values()],
+                                           args.stagger)
+                print(row(f"{args.processes} + HAProxy", n, tally, elapsed, cpu)
                       + marked_down(cluster), flush=True)
     if args.failover_rounds:
         print(f"failover: {args.failover_games} games, SIGKILL of the busiest process, "

@@ -130,11 +130,14 @@ async def create_games(base: str, n: int, players: int, level: str, rng: random.
 
 
 async def one_seat(base: str, ws_base: str, players: int, level: str, rng: random.Random,
-                   tally: Tally, game: tuple[str, str] | None = None) -> None:
+                   tally: Tally, game: tuple[str, str] | None = None,
+                   stagger: float = 0.0) -> None:
     """Play seat 0 of game after game (``game`` first) until cancelled: a random legal
     action the moment it is its turn.  A dropped socket is reconnected (and counted as
     an error) with the seq it had, so a client of a cluster follows its game to the
     process that serves it now."""
+    if game is not None and stagger:
+        await asyncio.sleep(rng.random() * stagger)
     while True:
         gid, token = game or await new_game(base, players, level, rng)
         game = None
@@ -187,12 +190,15 @@ async def one_seat(base: str, ws_base: str, players: int, level: str, rng: rando
 
 async def play(base: str, ws_base: str, games: list[tuple[str, str]], players: int,
                level: str, rng: random.Random, tally: Tally, warm_up: float,
-               seconds: float) -> None:
+               seconds: float, stagger: float = 0.0) -> None:
     """Every game's seat 0 played for ``warm_up`` + ``seconds``, counting the last
-    ``seconds``; the clients are cancelled at the end (no timer per message)."""
+    ``seconds``; the clients are cancelled at the end (no timer per message).  Each
+    game's player joins at a random moment of the first ``stagger`` seconds: with 0 all
+    games start in the same instant and, the bots' delay being fixed, stay in lockstep,
+    so their actions come in bursts (the worst case, not how players arrive)."""
     tally.since = time.monotonic() + warm_up
     tasks = [asyncio.create_task(one_seat(base, ws_base, players, level,
-                                          random.Random(rng.random()), tally, g))
+                                          random.Random(rng.random()), tally, g, stagger))
              for g in games]
     await asyncio.sleep(warm_up + seconds)
     for t in tasks:
@@ -201,12 +207,12 @@ async def play(base: str, ws_base: str, games: list[tuple[str, str]], players: i
 
 
 async def measure(port: int, games: int, seconds: float, players: int, level: str,
-                  seed: int, warm_up: float) -> tuple[Tally, float]:
+                  seed: int, warm_up: float, stagger: float = 0.0) -> tuple[Tally, float]:
     base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
     tally = Tally()
     rng = random.Random(seed)
     made = await create_games(base, games, players, level, rng)
-    await play(base, ws_base, made, players, level, rng, tally, warm_up, seconds)
+    await play(base, ws_base, made, players, level, rng, tally, warm_up, seconds, stagger)
     return tally, seconds
 
 
@@ -244,12 +250,16 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--level", default="random", help="the server bots' level")
     parser.add_argument("--bot-delay", type=float, default=0.5)
+    parser.add_argument("--stagger", type=float, default=0.0,
+                        help="each game's player joins within these first seconds (0: all "
+                             "at once, the games in lockstep)")
     parser.add_argument("--db", default=None, help="default: a fresh SQLite file")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
     print(f"{args.players}-player Elfenland, seat 0 a socket client, {args.players - 1} "
-          f"server bots ({args.level}, delay {args.bot_delay} s), {args.seconds:g} s per N")
+          f"server bots ({args.level}, delay {args.bot_delay} s), players joining within "
+          f"{args.stagger:g} s, {args.seconds:g} s per N")
     print(f"{'games':>6} {'actions/s':>10} {'latency median':>15} {'p99':>9} "
           f"{'samples':>8} {'finished':>8} {'errors':>6}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -260,7 +270,7 @@ def main() -> int:
             try:
                 tally, elapsed = asyncio.run(
                     measure(port, n, args.seconds, args.players, args.level, args.seed,
-                            args.warm_up))
+                            args.warm_up, args.stagger))
             finally:
                 proc.terminate()
                 proc.wait(20)

@@ -24,6 +24,7 @@ from ..web import STATIC_DIR
 from .cluster_hub import RECONNECT, make_hub, make_store
 from .config import ServerConfig
 from .errors import ServerError
+from .heap import build_tables_and_freeze
 from .hints import RouteHint
 from .hub import Connection, Hub, LiveGame, build_state, event_json, now_iso
 from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat, clean_name
@@ -92,6 +93,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        build_tables_and_freeze()
         await hub.startup()
         yield
         await hub.shutdown()
