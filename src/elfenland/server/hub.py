@@ -34,6 +34,7 @@ from .config import ServerConfig
 from .errors import ServerError, StoreConflict
 from .hints import check_hint, route_hint
 from .lobby import (
+    SEED_CHOSEN,
     CreateGame,
     clean_name,
     engine_options,
@@ -134,6 +135,8 @@ class LiveGame:
     events: list[EventRecord] = field(default_factory=list)
     #: The store row of each action of the game (rows taken back are not among them).
     rows: list[int] = field(default_factory=list)
+    #: Being rated after its end: it stays (and, in a cluster, stays owned) until stored.
+    rating: bool = False
 
     @property
     def id(self) -> str:
@@ -253,7 +256,7 @@ class Hub:
 
     def _forget_if_idle(self, game: LiveGame) -> None:
         """Finished games nobody watches leave memory; the store keeps them."""
-        if game.record.status == "finished" and not game.connections:
+        if game.record.status == "finished" and not game.connections and not game.rating:
             self.games.pop(game.id, None)
             self.timers.cancel(game.id)
 
@@ -712,7 +715,11 @@ class Hub:
         task.add_done_callback(self._tasks.discard)
 
     async def _rate(self, game: LiveGame) -> None:
-        """Update the ratings of a game that just ended, and tell the table."""
+        """Update the ratings of a game that just ended, and tell the table.  A game whose
+        creator chose the seed (which predicts every hand) is unrated (#12)."""
+        if game.record.options.get(SEED_CHOSEN):
+            return
+        game.rating = True
         try:
             state = game.state
             new = await self.players.rate_finished(game.record, list(state.scores()),
@@ -720,6 +727,10 @@ class Hub:
         except Exception:
             log.exception("cannot rate game %s", game.id)
             return
+        finally:
+            # Its last players may have left meanwhile: the game could not leave memory
+            # (nor, in a cluster, its lease) before its rating was stored.
+            game.rating = False
         if new:
             game.events = await self.db(self.store.events, game.id)
             self._broadcast_event(game, game.events[-1])
