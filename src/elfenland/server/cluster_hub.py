@@ -46,6 +46,8 @@ class EventHub(Hub):
     def __init__(self, store: Store, config: ServerConfig) -> None:
         super().__init__(store, config)
         self.events = EventBus()
+        #: Game id -> whether the last ``turn`` told of it was a human's seat.
+        self._told_human: dict[str, bool] = {}
 
     @property
     def name(self) -> str:
@@ -64,11 +66,17 @@ class EventHub(Hub):
     def _broadcast_update(self, game: LiveGame) -> None:
         super()._broadcast_update(game)
         if game.record.status != "running" or game.state.is_terminal():
+            self._told_human.pop(game.id, None)
             return
         seat = game.state.current_player()
-        if 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "human":
+        human = 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "human"
+        # Every action that leaves a human to act is told; of the bots' turns only the
+        # first after a human's (or the first this process serves), so that a "your turn"
+        # shown elsewhere ends when the turn has passed, without a notice per bot move.
+        if human or self._told_human.get(game.id, True):
             self.events.publish({"type": "turn", "game": game.id, "seq": game.seq,
                                  "seat": seat})
+            self._told_human[game.id] = human
 
     async def startup(self) -> None:
         await self.events.start()
@@ -290,6 +298,7 @@ class ClusterHub(EventHub):
         if self.games.get(game.id) is game:
             del self.games[game.id]
         self.store.epochs.pop(game.id, None)
+        self._told_human.pop(game.id, None)
         self.timers.cancel(game.id)  # its clock is armed again by whoever serves it now
         self.presence.changed(game.id)
         if game.bot_task is not None and game.bot_task is not asyncio.current_task():
