@@ -3,6 +3,7 @@ Debian Chromium for the whole browser suite."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -70,12 +71,21 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
-@pytest.fixture()
-def page(browser: Browser, server: str) -> Iterator[Page]:
+@contextlib.contextmanager
+def checked_page(browser: Browser) -> Iterator[Page]:
+    """A page in a context of its own; a script error on it fails the test."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-GB")
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
+    try:
+        yield pg
+    finally:
+        ctx.close()
     assert not errors, errors
+
+
+@pytest.fixture()
+def page(browser: Browser, server: str) -> Iterator[Page]:
+    with checked_page(browser) as pg:
+        yield pg

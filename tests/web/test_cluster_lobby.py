@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page
 from cluster.conftest import ClusterFactory, make_cluster, pg_url  # noqa: F401
 from cluster.play import owner_of, post
 
+from .conftest import checked_page
 from .helpers import play_until
 
 pytestmark = [pytest.mark.cluster, pytest.mark.browser]
@@ -24,13 +25,8 @@ pytestmark = [pytest.mark.cluster, pytest.mark.browser]
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     """A page of its own (not the shared server's)."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-GB")
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, errors
+    with checked_page(browser) as pg:
+        yield pg
 
 
 def _open_lobby(page: Page, base: str) -> None:

@@ -100,3 +100,17 @@ class GameState(ABC):
 
     def action_to_string(self, action: Action | int) -> str:
         return str(self.parse_action(action) if isinstance(action, int) else action)
+
+
+def chain_tail(chain: Any, count: int) -> list[Any]:
+    """The newest ``count`` links of a history kept as nested tuples (each link's first
+    item is the link before it), oldest first: a log's tail without walking the game."""
+    out = []
+    link = chain
+    for _ in range(count):
+        if link is None:
+            break
+        out.append(link)
+        link = link[0]
+    out.reverse()
+    return out

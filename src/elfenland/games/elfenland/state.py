@@ -21,7 +21,7 @@ from ...core.errors import (
     GameOverError,
     IllegalActionError,
 )
-from ...core.game import TERMINAL, GameState, JSONDict, PlayerId
+from ...core.game import TERMINAL, GameState, JSONDict, PlayerId, chain_tail
 from ...core.game import Action as CoreAction
 from ...core.rng import Rng
 from ...core.saving import dump_game, load_game
@@ -203,19 +203,11 @@ class ElfenlandState(GameState):
     @property
     def log(self) -> list[tuple[int, int, JSONDict, JSONDict]]:
         """One entry per action: (player, action id, public facts, private facts)."""
-        return [(link[1], link[2]._id, link[3], link[4]) for link in self._links()]
+        return self.log_entries()
 
     def _links(self, after: int = 0) -> list[LogLink]:
         """The links after the first ``after``, oldest first: only those are walked."""
-        out = []
-        link = self._chain
-        for _ in range(self._length - after):
-            if link is None:
-                break
-            out.append(link)
-            link = link[0]
-        out.reverse()
-        return out
+        return chain_tail(self._chain, self._length - after)
 
     def history_length(self) -> int:
         return self._length

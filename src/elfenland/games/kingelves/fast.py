@@ -15,7 +15,7 @@ from ...core.compiled import gaps as _gaps
 from ...core.compiled import not_built, pure_chosen
 from ...core.errors import ElfenlandError, GameOverError, IllegalActionError
 from ...core.game import Action as CoreAction
-from ...core.game import JSONDict, PlayerId
+from ...core.game import JSONDict, PlayerId, chain_tail
 from ...core.rng import Rng
 from ...core.saving import load_game
 from ...core.transport import COST_TABLE, Transport
@@ -254,15 +254,7 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
 
     def _links(self, after: int = 0) -> list[tuple[Any, int, Action, Any]]:
         """The links after the first ``after``, oldest first: only those are walked."""
-        out = []
-        link = self._chain
-        for _ in range(self._length - after):
-            if link is None:
-                break
-            out.append(link)
-            link = link[0]
-        out.reverse()
-        return out
+        return chain_tail(self._chain, self._length - after)
 
     @property
     def history(self) -> list[Action]:
