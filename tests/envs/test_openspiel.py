@@ -274,3 +274,106 @@ def test_legal_actions_answered_in_python_equal_openspiels(name: str) -> None:
             break
         state.apply_action(rng.choice(state.legal_actions()))
     assert compared > 100 and state.legal_actions() == []
+
+
+# ----------------------------------------------------------------- OpenSpiel's own tools
+
+PLAYTHROUGH = {"python_elfenland": "players=2", "python_king_of_the_elves":
+               "players=2,max_game_length=150"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("explicit", [False, True])
+def test_generate_playthrough_runs(name: str, explicit: bool) -> None:
+    """OpenSpiel's ``generate_playthrough`` asks for a public-only and a private-only
+    observation; the adapter refused the private-only one before."""
+    from open_spiel.python.algorithms import generate_playthrough
+
+    params = PLAYTHROUGH[name] + (",explicit_chance=True,deals=8" if explicit else "")
+    text = generate_playthrough.playthrough(f"{name}({params})", action_sequence=None,
+                                            alsologtostdout=False, seed=3)
+    lines = text.split("\n")
+    private = [ln for ln in lines if ln.startswith("PrivateObservationString(0)")]
+    public = [ln for ln in lines if ln.startswith("PublicObservationString()")]
+    assert len(private) > 5 and len(public) > 5
+    assert all('"hand"' in ln for ln in private[1 if explicit else 0:])
+    assert not any('"hand"' in ln for ln in public)
+    if explicit:
+        assert "ChanceOutcomes() = [(0,0.125), (1,0.125)" in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_private_observation_is_the_players_own_blocks(name: str) -> None:
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game(name, {"players": 3})
+    private = make_observation(game, pyspiel.IIGObservationType(
+        public_info=False, perfect_recall=False,
+        private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+    full = make_observation(game)
+    layout = game.encoder.layout
+    own = [b for b in layout.blocks if b.private and b.seat == 0]
+    assert list(private.dict) == [b.name for b in own]
+    assert private.tensor.size == sum(b.size for b in own) < layout.size
+    state = game.new_initial_state()
+    for _ in range(12):
+        state.apply_action(state.legal_actions()[0])
+    for p in range(3):
+        private.set_from(state, p)
+        full.set_from(state, p)
+        for b in own:
+            assert np.array_equal(private.dict[b.name], full.tensor[b.offset:b.offset + b.size])
+        assert json.loads(private.string_from(state, p))["hand"] == \
+            [float(x) for x in private.dict["hand"]]
+    hands = set()
+    for p in range(3):
+        private.set_from(state, p)
+        hands.add(tuple(private.dict["hand"]))
+    assert len(hands) > 1
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_random_sim_test_with_serialization(name: str) -> None:
+    """``random_sim_test(serialize=True)`` failed on "GetRNGState unimplemented": with
+    ``explicit_chance`` it passes (state = history from the root chance node)."""
+    params: dict[str, object] = {"players": 3, "explicit_chance": True}
+    if name == "python_king_of_the_elves":
+        params["max_game_length"] = 400
+    game = pyspiel.load_game(name, params)
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert game.max_chance_outcomes() == spiel.DEFAULT_DEALS
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_explicit_chance_deals_and_pyspiel_serialization(name: str) -> None:
+    import pickle
+    import random
+
+    game = pyspiel.load_game(name, {"players": 2, "explicit_chance": True, "deals": 16,
+                                    "rng_seed": 5})
+    root = game.new_initial_state()
+    assert root.is_chance_node() and root.current_player() == pyspiel.PlayerId.CHANCE
+    assert root.chance_outcomes() == [(k, 1 / 16) for k in range(16)]
+    assert root.legal_actions() == list(range(16)) and root.legal_actions(0) == []
+    assert root.observation_tensor(0) == [0.0] * game.observation_tensor_size()
+    with pytest.raises(ValueError):
+        root.engine  # noqa: B018
+    with pytest.raises(pyspiel.SpielError):
+        root.apply_action(16)
+    # The same outcome deals the same game; another deals another.
+    a, b, c = root.child(3), root.child(3), root.child(4)
+    assert str(a) == str(b) != str(c)
+    assert a.engine.seed == 5 * 16 + 3
+    rng = random.Random(0)
+    for _ in range(30):
+        a.apply_action(rng.choice(a.legal_actions()))
+    text = pyspiel.serialize_game_and_state(game, a)
+    game2, a2 = pyspiel.deserialize_game_and_state(text)
+    assert game2.get_parameters() == game.get_parameters()
+    assert str(a2) == str(a) and a2.history() == a.history()
+    assert a2.information_state_string(1) == a.information_state_string(1)
+    again = pickle.loads(pickle.dumps(a))
+    assert str(again) == str(a)
+    # The registered (sampled) game still has no chance node.
+    assert not pyspiel.load_game(name, {"players": 2}).new_initial_state().is_chance_node()

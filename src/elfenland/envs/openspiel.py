@@ -11,6 +11,13 @@ engine step, not 48 chance nodes), so each state carries its chance and a clone 
 same future.  The game's ``rng_seed`` parameter seeds the sequence of games that
 ``new_initial_state()`` starts.
 
+With ``explicit_chance=True`` the chance is one explicit node instead: the first move of
+every game is chance choosing one of ``deals`` equally likely deals (the engine's seed),
+after which the game is deterministic (the engine's random state lives in the state).
+OpenSpiel's C++ serialization then works as for any explicit-chance game (a state is its
+history, replayed from the root), so ``random_sim_test(serialize=True)`` and
+``pyspiel.serialize_game_and_state`` work; with sampled chance they cannot (see below).
+
 Information states: ``information_state_string`` is the engine's ``view(player)`` with its
 log (every public action and the player's own private draws), as canonical JSON;
 ``observation_string`` is the same view without the log.  The tensors are the fixed-size
@@ -35,6 +42,9 @@ from ..games.registry import game_info
 from .observation import FloatArray, encoder_for, num_actions
 
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+#: What a state shows before its deal is chosen (explicit chance).
+_PENDING_TEXT = '{"deal":null}'
 assert _TERMINAL == TERMINAL, "the engines and OpenSpiel agree on the terminal player id"
 
 #: King of the Elves has no bound of its own: a player with an empty hand may "draw 3,
@@ -43,6 +53,11 @@ assert _TERMINAL == TERMINAL, "the engines and OpenSpiel agree on the terminal p
 #: this many actions and scores it as the end does (most gold wins).  It is about ten
 #: times the longest of 200 random six-player games (5,202 actions; mean 2,483).
 KING_OF_THE_ELVES_MAX_LENGTH = 50_000
+
+
+#: Explicit chance: how many deals the root chance node chooses among by default (each
+#: outcome seeds the engine; ``rng_seed`` picks which family of deals).
+DEFAULT_DEALS = 1024
 
 
 class IllegalSpielAction(pyspiel.SpielError, IllegalActionError):
@@ -73,11 +88,15 @@ class _Engine:
     ``clone()``; pickling (``pyspiel.serialize_game_and_state``) goes through the
     engine's own ``serialize()``."""
 
-    __slots__ = ("cap", "moves", "prefix", "state")
+    __slots__ = ("cap", "moves", "pending", "prefix", "state")
 
     def __init__(self, state: GameState, cap: int = 0,
-                 prefix: tuple[int, tuple[Any, ...]] | None = None, moves: int = 0) -> None:
+                 prefix: tuple[int, tuple[Any, ...]] | None = None, moves: int = 0,
+                 pending: bool = False) -> None:
         self.state = state
+        #: Explicit chance: the deal is still to be chosen (``state`` is then the game's
+        #: unplayed placeholder, never shown to anyone).
+        self.pending = pending
         #: The game's length cap (0: none), kept here rather than a reference to the game,
         #: which a deep copy of the state's attributes would copy too.
         self.cap = cap
@@ -89,18 +108,19 @@ class _Engine:
         self.prefix = prefix
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Engine:
-        return _Engine(self.state.clone(), self.cap, self.prefix, self.moves)
+        return _Engine(self.state.clone(), self.cap, self.prefix, self.moves, self.pending)
 
-    def __getstate__(self) -> tuple[str, int, Any, int]:
-        return self.state.serialize(), self.cap, self.prefix, self.moves
+    def __getstate__(self) -> tuple[str, int, Any, int, bool]:
+        return self.state.serialize(), self.cap, self.prefix, self.moves, self.pending
 
-    def __setstate__(self, data: tuple[str, int, Any, int]) -> None:
+    def __setstate__(self, data: tuple[Any, ...]) -> None:
         from ..games.registry import deserialize
 
-        text, cap, prefix, moves = data
+        text, cap, prefix, moves = data[:4]
         self.state = deserialize(text)
         self.cap = cap
         self.moves = moves
+        self.pending = bool(data[4]) if len(data) > 4 else False
         self.prefix = None if prefix is None else (prefix[0], tuple(prefix[1]))
 
 
@@ -123,10 +143,13 @@ class _SpielState(pyspiel.State):
     def __init__(self, game: _SpielGame, engine: _Engine) -> None:
         super().__init__(game)
         self._e = engine
+        self._deals = game.deals
 
     @property
     def engine(self) -> GameState:
         """The engine state (read it, do not change it: OpenSpiel keeps the history)."""
+        if self._e.pending:
+            raise ValueError("the deal is not chosen yet (explicit chance)")
         return self._e.state
 
     # ----------------------------------------------------------------- the game
@@ -138,12 +161,16 @@ class _SpielState(pyspiel.State):
     # TERMINAL is OpenSpiel's (-4).
     def current_player(self) -> int:
         e = self._e
+        if e.pending:
+            return _CHANCE
         if e.cap > 0 and e.moves >= e.cap:
             return _TERMINAL
         return e.state.current_player()
 
     def is_terminal(self) -> bool:
         e = self._e
+        if e.pending:
+            return False
         return e.state.is_terminal() or (e.cap > 0 and e.moves >= e.cap)
 
     def legal_actions(self, player: int | None = None) -> list[int]:
@@ -153,6 +180,8 @@ class _SpielState(pyspiel.State):
         callers (``legal_actions_mask``, C++ algorithms) still go that way, to the same
         list."""
         e = self._e
+        if e.pending:
+            return list(range(self._deals)) if player in (None, _CHANCE) else []
         if e.state.is_terminal() or (e.cap > 0 and e.moves >= e.cap):
             return []
         if player is not None and player != e.state.current_player():
@@ -164,10 +193,26 @@ class _SpielState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         # OpenSpiel calls this only for the player to act of a state not over (its
         # ``LegalActions(player)`` checks both first, and answers [] itself otherwise).
+        if self._e.pending:
+            return list(range(self._deals))
         return sorted(self._e.state.legal_action_ids())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """Explicit chance: the deals, equally likely (none once dealt)."""
+        if not self._e.pending:
+            return []
+        p = 1.0 / self._deals
+        return [(k, p) for k in range(self._deals)]
 
     def _apply_action(self, action: int) -> None:
         e = self._e
+        if e.pending:
+            if not 0 <= action < self._deals:
+                raise IllegalSpielAction(f"chance outcome {action}: not a deal "
+                                         f"(0 to {self._deals - 1})")
+            e.state = self.get_game().deal(int(action))
+            e.pending = False
+            return
         if e.cap > 0 and e.moves >= e.cap:
             raise IllegalSpielAction("the game is over")
         try:
@@ -177,10 +222,14 @@ class _SpielState(pyspiel.State):
         e.moves += 1
 
     def _action_to_string(self, player: int, action: int) -> str:
+        if player == _CHANCE:
+            return f"deal {action}"
         return self._e.state.action_to_string(int(action))
 
     def returns(self) -> list[float]:
         s = self._e.state
+        if self._e.pending:
+            return [0.0] * s.num_players
         if s.is_terminal() or not self._truncated():
             return s.returns()
         # Stopped at the length cap: scored as at the end, the most gold winning.
@@ -190,6 +239,8 @@ class _SpielState(pyspiel.State):
         return [1.0 / len(won) if p in won else 0.0 for p in range(s.num_players)]
 
     def __str__(self) -> str:
+        if self._e.pending:
+            return _PENDING_TEXT
         return _dumps(self._e.state.to_position())
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _SpielState:
@@ -197,6 +248,8 @@ class _SpielState(pyspiel.State):
 
     # ----------------------------------------------------------------- information
     def information_state_log(self, player: int) -> list[Any]:
+        if self._e.pending:
+            return []
         _, log = _view_parts(self._e.state, player)
         prefix = self._e.prefix
         if prefix is not None and prefix[0] == player:
@@ -207,6 +260,8 @@ class _SpielState(pyspiel.State):
         """A state ``player_id`` cannot tell from this one, drawn by the engine; the
         sampler (OpenSpiel's ``UniformProbabilitySampler`` or any callable giving
         numbers in [0, 1)) seeds the draw."""
+        if self._e.pending:  # nothing is known before the deal: this state will do
+            return self.clone()  # type: ignore[no-any-return]
         seed = int(float(probability_sampler()) * 2**53)
         sampled = self._e.state.resample_from_infostate(player_id, Rng(seed))
         seen = tuple(self.information_state_log(player_id))
@@ -215,39 +270,81 @@ class _SpielState(pyspiel.State):
 
 
 class _Observer:
-    """OpenSpiel's observer interface: a flat tensor and a string for one player."""
+    """OpenSpiel's observer interface: a flat tensor and a string for one player.
+
+    The observation types OpenSpiel asks for, by (public_info, private_info):
+
+    - (True, SINGLE_PLAYER), the default: the player's whole vector
+      (``elfenland.envs.observation``), the string its ``view(player)``;
+    - (True, NONE), a spectator: the same vector with every observer-only block zeroed
+      (town cards and gold totals come back once the game is over), the view of no seat;
+    - (False, SINGLE_PLAYER), the private part alone (``generate_playthrough`` asks for
+      it): the observer-only blocks of the player's own seat, one named piece each
+      (``hand``, ``secret``, ``town_card``, ``distance`` in Elfenland; ``gold``, ``hand``
+      in King of the Elves), and the string those pieces as JSON;
+    - ALL_PLAYERS is refused: no observation shows every hand.
+
+    ``perfect_recall`` adds the log to the string (the information state); the tensor is
+    the same (see ``docs/research.md``).
+    """
 
     def __init__(self, game: _SpielGame, iig_obs_type: Any, params: Any) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported: {params}")
-        if not iig_obs_type.public_info or \
-                iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
-            raise ValueError("observations are of one player, with the public information")
+        if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise ValueError("observations are of one player: no observer sees every hand")
         self.game = game
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self.spectator = iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
+        self.private_only = not iig_obs_type.public_info
         layout = game.encoder.layout
-        self.tensor: FloatArray = np.zeros(layout.size, np.float32)
-        # One piece: OpenSpiel copies every named piece on each call, and the layout
-        # (``layout.describe()``) names the blocks inside it.
-        self.dict = {"observation": self.tensor}
         # A spectator sees what the view for no seat shows: never a hand, and town cards
         # or gold totals only once the game is over.
         self._hidden = [b for b in layout.blocks if b.private and b.seat == 0]
         self._hands = [b for b in self._hidden if b.name in ("hand", "secret")]
+        self._full: FloatArray = np.zeros(layout.size, np.float32)
+        if self.private_only:
+            size = 0 if self.spectator else sum(b.size for b in self._hidden)
+            self.tensor: FloatArray = np.zeros(size, np.float32)
+            self.dict: dict[str, FloatArray] = {}
+            at = 0
+            for b in [] if self.spectator else self._hidden:
+                self.dict[b.name] = self.tensor[at:at + b.size]
+                at += b.size
+        else:
+            self.tensor = self._full
+            # One piece: OpenSpiel copies every named piece on each call, and the layout
+            # (``observation_layout``) names the blocks inside it.
+            self.dict = {"observation": self.tensor}
 
     def set_from(self, state: _SpielState, player: int) -> None:
-        engine = state._e.state
-        fill = getattr(engine, "_observe_into", None)
-        if fill is not None:  # the compiled engine writes into the tensor itself
-            fill(self.tensor, player)
+        full = self._full
+        if state._e.pending:
+            full[:] = 0.0
         else:
-            self.tensor[:] = self.game.encoder.encode(engine, player)
-        if self.spectator:
-            for b in self._hands if state.is_terminal() else self._hidden:
-                self.tensor[b.offset:b.offset + b.size] = 0.0
+            engine = state._e.state
+            fill = getattr(engine, "_observe_into", None)
+            if fill is not None:  # the compiled engine writes into the tensor itself
+                fill(full, player)
+            else:
+                full[:] = self.game.encoder.encode(engine, player)
+            if self.spectator:
+                for b in self._hands if state.is_terminal() else self._hidden:
+                    full[b.offset:b.offset + b.size] = 0.0
+        if self.private_only and not self.spectator:
+            at = 0
+            for b in self._hidden:
+                self.tensor[at:at + b.size] = full[b.offset:b.offset + b.size]
+                at += b.size
 
     def string_from(self, state: _SpielState, player: int) -> str:
+        if self.private_only:
+            if self.spectator:
+                return ""
+            self.set_from(state, player)
+            return _dumps({name: [float(x) for x in piece] for name, piece in self.dict.items()})
+        if state._e.pending:
+            return _PENDING_TEXT
         viewer = None if self.spectator else player
         view, log = _view_parts(state.engine, viewer)
         if self.perfect_recall:
@@ -264,8 +361,14 @@ class _SpielGame(pyspiel.Game):
             else "king-of-the-elves"
         self.players = int(params["players"])
         self.options = _engine_options(self.name, params)
-        self._seeds = Rng(int(params["rng_seed"]))
+        self.rng_seed = int(params["rng_seed"])
+        self._seeds = Rng(self.rng_seed)
+        self.explicit = bool(params["explicit_chance"])
+        self.deals = int(params["deals"])
+        if self.deals < 1:
+            raise ValueError("deals must be positive")
         probe = game_info(self.name).new_game(players=self.players, seed=0, **self.options)
+        self._probe = probe
         self.encoder = encoder_for(probe)
         if self.name == "elfenland":
             self.cap = 0
@@ -276,13 +379,26 @@ class _SpielGame(pyspiel.Game):
                 raise ValueError("max_game_length must be positive")
             length = self.cap
         info = pyspiel.GameInfo(
-            num_distinct_actions=num_actions(self.name), max_chance_outcomes=0,
+            num_distinct_actions=num_actions(self.name),
+            max_chance_outcomes=self.deals if self.explicit else 0,
             num_players=self.players, min_utility=0.0, max_utility=1.0, utility_sum=1.0,
             max_game_length=length)
+        if self.explicit:
+            game_type = _game_type(game_type.short_name, game_type.long_name,
+                                   game_type.parameter_specification, explicit=True)
         super().__init__(game_type, info, params)
 
+    def deal(self, outcome: int) -> GameState:
+        """Explicit chance: the engine state that chance outcome ``outcome`` deals (the
+        same for the same ``rng_seed``, whatever happened before)."""
+        seed = (self.rng_seed * self.deals + outcome) % 2**63
+        return game_info(self.name).new_game(players=self.players, seed=seed, **self.options)
+
     def new_initial_state(self, seed: int | None = None) -> _SpielState:
-        """A new game; without ``seed``, the next one of the game's seeded sequence."""
+        """A new game; without ``seed``, the next one of the game's seeded sequence
+        (explicit chance: the root, where chance chooses the deal)."""
+        if self.explicit and seed is None:
+            return _SpielState(self, _Engine(self._probe, self.cap, pending=True))
         if seed is None:
             seed = self._seeds.randrange(2**63)
         state = game_info(self.name).new_game(players=self.players, seed=seed, **self.options)
@@ -310,12 +426,16 @@ def _engine_options(name: str, params: dict[str, Any]) -> dict[str, Any]:
     return {k: bool(params[k]) for k in ("magic_spell", "weak_gold", "gold_for_all")}
 
 
-def _game_type(short_name: str, long_name: str, params: dict[str, Any]) -> Any:
+def _game_type(short_name: str, long_name: str, params: dict[str, Any],
+               explicit: bool = False) -> Any:
+    """The registered type has sampled chance; a game loaded with
+    ``explicit_chance=True`` reports explicit chance (OpenSpiel reads the game's own)."""
+    chance = pyspiel.GameType.ChanceMode
     return pyspiel.GameType(
         short_name=short_name,
         long_name=long_name,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+        chance_mode=chance.EXPLICIT_STOCHASTIC if explicit else chance.SAMPLED_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.CONSTANT_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -330,10 +450,12 @@ def _game_type(short_name: str, long_name: str, params: dict[str, Any]) -> Any:
 
 
 ELFENLAND_TYPE = _game_type("python_elfenland", "Python Elfenland", {
-    "players": 4, "rng_seed": 0, "rules": "amigo", "destination": False, "options": ""})
+    "players": 4, "rng_seed": 0, "rules": "amigo", "destination": False, "options": "",
+    "explicit_chance": False, "deals": DEFAULT_DEALS})
 KING_OF_THE_ELVES_TYPE = _game_type("python_king_of_the_elves", "Python King of the Elves", {
     "players": 4, "rng_seed": 0, "magic_spell": False, "weak_gold": False,
-    "gold_for_all": False, "max_game_length": KING_OF_THE_ELVES_MAX_LENGTH})
+    "gold_for_all": False, "max_game_length": KING_OF_THE_ELVES_MAX_LENGTH,
+    "explicit_chance": False, "deals": DEFAULT_DEALS})
 
 
 class ElfenlandGame(_SpielGame):
