@@ -19,9 +19,11 @@ actions with ``random.Random``:
 * ``openspiel+obs``: the same plus the observation of the player to act, the work
   PettingZoo's ``last()`` does, through OpenSpiel's Python observer
   (``make_observation(game).set_from(state, player)``, as its Python algorithms read
-  tensors).  ``state.observation_tensor(player)`` gives the same numbers but costs a new
-  game each call: OpenSpiel's bridge for Python games builds an initial state to learn
-  the tensor's shape every time.
+  tensors);
+* ``openspiel+tensor``: the same through ``state.observation_tensor(player)``, which the
+  adapter now answers itself (a new float32 array; before, OpenSpiel's bridge built an
+  initial state per call to learn the size and copied into a list: 17 µs vs 0.34 µs
+  for the observer, 4-player Elfenland, ``timeit`` on one position).
 
 The adapters run on the default backend (the compiled engines); ``--pure-adapters`` adds
 each adapter on the pure engine too.  Rates are per second of this process's CPU time;
@@ -109,7 +111,7 @@ def pettingzoo_loop(game: str, players: int, use_infos: bool, engine: str) -> Lo
     return run
 
 
-def openspiel_loop(game: str, players: int, observe: bool, engine: str) -> Loop:
+def openspiel_loop(game: str, players: int, observe: str, engine: str) -> Loop:
     rng = random.Random(0)
     spiel_game = pyspiel.load_game(SPIEL_NAMES[game], {"players": players})
     observer = make_observation(spiel_game)
@@ -121,8 +123,10 @@ def openspiel_loop(game: str, players: int, observe: bool, engine: str) -> Loop:
             with backend(engine):
                 state = spiel_game.new_initial_state()
             while not state.is_terminal():
-                if observe:
+                if observe == "observer":
                     observer.set_from(state, state.current_player())
+                elif observe == "tensor":
+                    state.observation_tensor(state.current_player())
                 legal = state.legal_actions()
                 state.apply_action(legal[rng.randrange(len(legal))])
                 steps += 1
@@ -134,8 +138,9 @@ def adapters(game: str, n: int, engine: str) -> dict[str, Loop]:
     return {
         "pettingzoo": pettingzoo_loop(game, n, use_infos=True, engine=engine),
         "pettingzoo+mask": pettingzoo_loop(game, n, use_infos=False, engine=engine),
-        "openspiel": openspiel_loop(game, n, observe=False, engine=engine),
-        "openspiel+obs": openspiel_loop(game, n, observe=True, engine=engine),
+        "openspiel": openspiel_loop(game, n, observe="", engine=engine),
+        "openspiel+obs": openspiel_loop(game, n, observe="observer", engine=engine),
+        "openspiel+tensor": openspiel_loop(game, n, observe="tensor", engine=engine),
     }
 
 

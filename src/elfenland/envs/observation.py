@@ -59,6 +59,11 @@ from ..games.kingelves.state import (
 )
 from ..games.kingelves.state import Phase as KingPhase
 
+#: The observation layout's version: raised whenever a block is added, removed, resized,
+#: moved or changes meaning, so that a trained policy can check the vector it was trained
+#: on (``observation_layout(...).version``; listed with every change in docs/research.md).
+OBSERVATION_VERSION = 1
+
 FloatArray = npt.NDArray[np.float32]
 MaskArray = npt.NDArray[np.int8]
 
@@ -82,9 +87,12 @@ class Block:
 
 @dataclass
 class Layout:
+    """The named blocks of one game's vector (for one player count and rule set)."""
+
     blocks: list[Block] = field(default_factory=list)
     size: int = 0
     _by_name: dict[tuple[str, int | None], Block] = field(default_factory=dict)
+    version: int = OBSERVATION_VERSION
 
     def add(self, name: str, size: int, high: float, seat: int | None = None,
             private: bool = False) -> None:
@@ -104,6 +112,19 @@ class Layout:
         for b in self.blocks:
             out[b.offset:b.offset + b.size] = b.high
         return out
+
+    def slices(self) -> dict[str, slice]:
+        """Every block by name: ``"phase"`` for a shared block, ``"hand@+1"`` for a
+        seat's (relative to the observer: ``@+0`` is the observer)."""
+        return {b.name if b.seat is None else f"{b.name}@+{b.seat}":
+                slice(b.offset, b.offset + b.size) for b in self.blocks}
+
+    def to_json(self) -> dict[str, Any]:
+        """The layout as plain data (version, size, and each block's name, seat,
+        offset, size, upper bound and whether only the observer sees it)."""
+        return {"version": self.version, "size": self.size, "blocks": [
+            {"name": b.name, "seat": b.seat, "offset": b.offset, "size": b.size,
+             "high": b.high, "private": b.private} for b in self.blocks]}
 
     def describe(self) -> Iterator[str]:
         """One line per block: offset, size, name, bound (for the documentation)."""
@@ -442,6 +463,17 @@ def encoder_for(state: GameState) -> Encoder:
         raise AssertionError(f"the compiled encoder writes {compiled_size()} numbers, "
                              f"the layout has {encoder.layout.size}")
     return encoder
+
+
+def observation_layout(game: str, players: int, **options: Any) -> Layout:
+    """The declared layout of ``game``'s vector for ``players`` players and the rule
+    options (as ``new_game`` takes them): named blocks with offsets, sizes and bounds,
+    and the layout's ``version``.  ``layout.slices()["hand@+0"]`` cuts the observer's
+    hand out of a vector (or of a batch, ``obs[:, s]``)."""
+    from ..games.registry import game_info
+
+    probe = game_info(game).new_game(players=players, seed=0, **options)
+    return encoder_for(probe).layout
 
 
 def num_actions(game: str) -> int:

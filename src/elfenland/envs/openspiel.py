@@ -144,6 +144,7 @@ class _SpielState(pyspiel.State):
         super().__init__(game)
         self._e = engine
         self._deals = game.deals
+        self._obs_size = game.encoder.layout.size
 
     @property
     def engine(self) -> GameState:
@@ -247,6 +248,34 @@ class _SpielState(pyspiel.State):
         return self.clone()  # type: ignore[no-any-return]
 
     # ----------------------------------------------------------------- information
+    def observation_tensor(self, player: int | None = None) -> FloatArray:
+        """The player's observation vector, written by the engine straight into a new
+        float32 numpy array (the numbers ``make_observation(game)`` gives).
+
+        Answered here, not through OpenSpiel's C++: its bridge for Python games builds a
+        new initial state per call to learn the tensor's size, then copies the numbers
+        into a Python list (about 17 µs for 4-player Elfenland against 0.6 µs here).  An
+        array, not a list, because the list alone costs about 7 µs; it compares, indexes
+        and converts as OpenSpiel's list does.  C++ callers still get OpenSpiel's list.
+        """
+        if player is None:
+            player = self.current_player()
+        n = self._e.state.num_players
+        if not 0 <= player < n:
+            raise IllegalSpielAction(f"no player {player} in a {n}-player game")
+        out: FloatArray = np.zeros(self._obs_size, np.float32)
+        if self._e.pending:
+            return out
+        fill = getattr(self._e.state, "_observe_into", None)
+        if fill is not None:
+            fill(out, player)
+        else:
+            out[:] = self.get_game().encoder.encode(self._e.state, player)
+        return out
+
+    #: The information-state tensor is the observation vector (see the module's notes).
+    information_state_tensor = observation_tensor
+
     def information_state_log(self, player: int) -> list[Any]:
         if self._e.pending:
             return []
