@@ -27,5 +27,12 @@ if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):
         extra_compile_args=["-O2"],
         optional=True,
     ))
+    # The batched environment's loop over the compiled engines (envs/vector.py).
+    ext_modules.append(Extension(
+        "elfenland.envs._vector",
+        sources=["src/elfenland/envs/_vector.c"],
+        extra_compile_args=["-O2"],
+        optional=True,
+    ))
 
 setup(ext_modules=ext_modules)

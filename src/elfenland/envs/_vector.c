@@ -1,0 +1,405 @@
+/* The batched environment's loop (elfenland.envs.vector): N games of one compiled engine
+ * stepped by one call, writing into numpy arrays the Python side allocated once.
+ *
+ * Why a loop over the engines' own state objects rather than a second engine: the engines
+ * (games/<game>/_speedups.c) are the one implementation of the rules, tested against the
+ * pure reference; this file reaches them only through their documented C methods
+ * (_apply_id, legal_action_ids, current_player, is_terminal, _observe_into), fetched once
+ * as C function pointers from the state type's method descriptors and called directly:
+ * no Python frame, no attribute lookup, no argument parsing of ours per game per step.
+ * A new game (automatic reset) and the final returns go through Python (the factory the
+ * caller gives, the state's ``returns()``): once a game, not once a step.
+ *
+ * The legal-action mask is kept up to date incrementally: the previous step's legal ids
+ * (kept sorted in the padded ``legal`` row) are cleared and the new ones set, so a step
+ * touches O(legal actions) bytes of the mask, not the whole action space (21,958 bytes
+ * in Elfenland).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t n;            /* games */
+    int players, obs_size, nact, width;
+    long long cap;           /* a game stops (truncated) after this many actions; 0: never */
+    PyObject *factory;       /* callable(seed) -> a new engine state */
+    PyObject *error;         /* exception class for an illegal action */
+    PyObject *s_returns;
+    PyTypeObject *state_type;
+    PyCFunction apply_id, legal_ids, current_player, is_terminal, observe_into;
+    PyObject **states;       /* n owned states */
+    PyObject **args;         /* n * players tuples (obs row view, player) */
+    Py_buffer b[11];
+    int nbuf;
+    float *obs; int8_t *mask; int32_t *legal, *nlegal, *player, *actor;
+    float *rewards; uint8_t *term, *trunc; int64_t *seed, *moves, *episode;
+    long long base_seed;
+    int ready;
+} Vec;
+
+enum { B_OBS, B_MASK, B_LEGAL, B_NLEGAL, B_PLAYER, B_ACTOR, B_REWARDS, B_TERM, B_TRUNC, B_SEED };
+
+static int get_buffer(Vec *v, PyObject *obj, Py_ssize_t items, Py_ssize_t itemsize,
+                      const char *what, void **out) {
+    Py_buffer *view = &v->b[v->nbuf];
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    v->nbuf++;
+    if (view->itemsize != itemsize || view->len != items * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd items of %zd bytes expected", what, items,
+                     itemsize);
+        return -1;
+    }
+    *out = view->buf;
+    return 0;
+}
+
+static int method(PyTypeObject *tp, const char *name, int flags, PyCFunction *out) {
+    PyObject *d = PyObject_GetAttrString((PyObject *)tp, name);
+    if (!d) return -1;
+    int ok = Py_IS_TYPE(d, &PyMethodDescr_Type)
+        && (((PyMethodDescrObject *)d)->d_method->ml_flags & (METH_O | METH_NOARGS | METH_VARARGS
+                                                              | METH_FASTCALL | METH_KEYWORDS)) == flags
+        && PyType_IsSubtype(tp, ((PyDescrObject *)d)->d_type);
+    if (ok) *out = ((PyMethodDescrObject *)d)->d_method->ml_meth;
+    Py_DECREF(d);
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "%s.%s is not the compiled engine's method", tp->tp_name,
+                     name);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* After a game's state changed: its seat to act, observation, legal ids and mask. */
+static int refresh(Vec *v, Py_ssize_t i) {
+    PyObject *st = v->states[i];
+    PyObject *r = v->current_player(st, NULL);
+    if (!r) return -1;
+    long p = PyLong_AsLong(r);
+    Py_DECREF(r);
+    if (p == -1 && PyErr_Occurred()) return -1;
+    if (p < 0 || p >= v->players) {
+        PyErr_Format(PyExc_RuntimeError, "game %zd: no player to act (%ld)", i, p);
+        return -1;
+    }
+    v->player[i] = (int32_t)p;
+    r = v->observe_into(st, v->args[i * v->players + p]);
+    if (!r) return -1;
+    Py_DECREF(r);
+    PyObject *ids = v->legal_ids(st, NULL);
+    if (!ids) return -1;
+    if (!PyList_Check(ids)) {
+        Py_DECREF(ids);
+        PyErr_SetString(PyExc_TypeError, "legal_action_ids() gave no list");
+        return -1;
+    }
+    Py_ssize_t k = PyList_GET_SIZE(ids);
+    if (k > v->width || k == 0) {
+        Py_DECREF(ids);
+        PyErr_Format(PyExc_RuntimeError, "game %zd: %zd legal actions (width %d)", i, k,
+                     v->width);
+        return -1;
+    }
+    int32_t *row = v->legal + i * (Py_ssize_t)v->width;
+    int8_t *mask = v->mask + i * (Py_ssize_t)v->nact;
+    int32_t old = v->nlegal[i];
+    for (int32_t j = 0; j < old; j++) mask[row[j]] = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        long a = PyLong_AsLong(PyList_GET_ITEM(ids, j));
+        if (a < 0 || a >= v->nact) {
+            Py_DECREF(ids);
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_RuntimeError, "legal id %ld out of range", a);
+            return -1;
+        }
+        row[j] = (int32_t)a;
+    }
+    Py_DECREF(ids);
+    qsort(row, (size_t)k, sizeof(int32_t), cmp_int);
+    for (Py_ssize_t j = 0; j < k; j++) mask[row[j]] = 1;
+    for (Py_ssize_t j = k; j < old; j++) row[j] = -1;
+    v->nlegal[i] = (int32_t)k;
+    return 0;
+}
+
+/* Game ``i`` starts its next game: seed base + i + n * episode. */
+static int start(Vec *v, Py_ssize_t i) {
+    long long seed = v->base_seed + (long long)i + (long long)v->n * v->episode[i];
+    PyObject *s = PyLong_FromLongLong(seed);
+    if (!s) return -1;
+    PyObject *st = PyObject_CallOneArg(v->factory, s);
+    Py_DECREF(s);
+    if (!st) return -1;
+    if (Py_TYPE(st) != v->state_type) {
+        Py_DECREF(st);
+        PyErr_SetString(PyExc_TypeError, "the factory gave a state of another engine");
+        return -1;
+    }
+    Py_XSETREF(v->states[i], st);
+    v->seed[i] = seed;
+    v->moves[i] = 0;
+    return 0;
+}
+
+static PyObject *Vec_reset(Vec *v, PyObject *arg) {
+    long long seed = PyLong_AsLongLong(arg);
+    if (seed == -1 && PyErr_Occurred()) return NULL;
+    v->base_seed = seed;
+    memset(v->mask, 0, (size_t)v->n * v->nact);
+    for (Py_ssize_t j = 0; j < v->n * v->width; j++) v->legal[j] = -1;
+    memset(v->nlegal, 0, sizeof(int32_t) * v->n);
+    memset(v->rewards, 0, sizeof(float) * v->n * v->players);
+    memset(v->term, 0, v->n);
+    memset(v->trunc, 0, v->n);
+    for (Py_ssize_t i = 0; i < v->n; i++) {
+        v->actor[i] = -1;
+        v->episode[i] = 0;
+        if (start(v, i) < 0 || refresh(v, i) < 0) { v->ready = 0; return NULL; }
+    }
+    v->ready = 1;
+    Py_RETURN_NONE;
+}
+
+/* step(actions): one action id per game (an int64 buffer of n); every id is checked
+ * against the masks first, so a bad one raises and changes nothing. */
+static PyObject *Vec_step(Vec *v, PyObject *arg) {
+    if (!v->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "reset() first (or again, after an error)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (view.itemsize != 8 || view.len != v->n * 8 || !view.format
+            || (strcmp(view.format, "q") && strcmp(view.format, "l")
+                && strcmp(view.format, "<q") && strcmp(view.format, "<l"))) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "actions: %zd int64 ids expected", v->n);
+        return NULL;
+    }
+    const int64_t *act = (const int64_t *)view.buf;
+    for (Py_ssize_t i = 0; i < v->n; i++) {
+        int64_t a = act[i];
+        if (a < 0 || a >= v->nact || !v->mask[i * (Py_ssize_t)v->nact + a]) {
+            PyBuffer_Release(&view);
+            PyErr_Format(v->error, "game %zd: action %lld is not legal now", i, (long long)a);
+            return NULL;
+        }
+    }
+    memset(v->rewards, 0, sizeof(float) * v->n * v->players);
+    memset(v->term, 0, v->n);
+    memset(v->trunc, 0, v->n);
+    for (Py_ssize_t i = 0; i < v->n; i++) {
+        PyObject *st = v->states[i];
+        PyObject *id = PyLong_FromLongLong(act[i]);
+        if (!id) goto fail;
+        PyObject *ok = v->apply_id(st, id);
+        Py_DECREF(id);
+        if (!ok) goto fail;
+        int played = ok == Py_True;
+        Py_DECREF(ok);
+        if (!played) {
+            PyErr_Format(PyExc_RuntimeError, "game %zd: the engine refused action %lld",
+                         i, (long long)act[i]);
+            goto fail;
+        }
+        v->actor[i] = v->player[i];
+        v->moves[i]++;
+        PyObject *over = v->is_terminal(st, NULL);
+        if (!over) goto fail;
+        int ended = over == Py_True;
+        Py_DECREF(over);
+        if (ended) {
+            PyObject *ret = PyObject_CallMethodNoArgs(st, v->s_returns);
+            if (!ret) goto fail;
+            PyObject *seq = PySequence_Fast(ret, "returns() is a sequence");
+            Py_DECREF(ret);
+            if (!seq) goto fail;
+            if (PySequence_Fast_GET_SIZE(seq) != v->players) {
+                Py_DECREF(seq);
+                PyErr_SetString(PyExc_RuntimeError, "returns() of another length");
+                goto fail;
+            }
+            for (int p = 0; p < v->players; p++) {
+                double x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, p));
+                if (x == -1.0 && PyErr_Occurred()) { Py_DECREF(seq); goto fail; }
+                v->rewards[i * v->players + p] = (float)x;
+            }
+            Py_DECREF(seq);
+            v->term[i] = 1;
+        } else if (v->cap > 0 && v->moves[i] >= v->cap) {
+            v->trunc[i] = 1;
+        }
+        if (v->term[i] || v->trunc[i]) {
+            v->episode[i]++;
+            if (start(v, i) < 0) goto fail;
+        }
+        if (refresh(v, i) < 0) goto fail;
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+fail:
+    /* An engine error half-way: the batch is inconsistent, so it must be reset. */
+    PyBuffer_Release(&view);
+    v->ready = 0;
+    return NULL;
+}
+
+static PyObject *Vec_state(Vec *v, PyObject *arg) {
+    Py_ssize_t i = PyLong_AsSsize_t(arg);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    if (i < 0 || i >= v->n || !v->states[i]) {
+        PyErr_Format(PyExc_IndexError, "no game %zd", i);
+        return NULL;
+    }
+    return Py_NewRef(v->states[i]);
+}
+
+static void Vec_clear_all(Vec *v) {
+    if (v->states) {
+        for (Py_ssize_t i = 0; i < v->n; i++) Py_CLEAR(v->states[i]);
+        PyMem_Free(v->states);
+        v->states = NULL;
+    }
+    if (v->args) {
+        for (Py_ssize_t i = 0; i < v->n * v->players; i++) Py_CLEAR(v->args[i]);
+        PyMem_Free(v->args);
+        v->args = NULL;
+    }
+    for (int k = 0; k < v->nbuf; k++) PyBuffer_Release(&v->b[k]);
+    v->nbuf = 0;
+    PyMem_Free(v->episode);
+    v->episode = NULL;
+    Py_CLEAR(v->factory);
+    Py_CLEAR(v->error);
+    Py_CLEAR(v->s_returns);
+    Py_CLEAR(v->state_type);
+}
+
+static void Vec_dealloc(Vec *v) {
+    Vec_clear_all(v);
+    Py_TYPE(v)->tp_free((PyObject *)v);
+}
+
+/* Batch(factory, probe, players, obs_size, nact, width, cap, error, obs_rows, obs, mask,
+ *       legal, nlegal, player, actor, rewards, terminated, truncated, seed, moves) */
+static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
+    PyObject *factory, *probe, *error, *rows, *bufs[10], *moves;
+    int players, obs_size, nact, width;
+    long long cap;
+    if (kw && PyDict_GET_SIZE(kw)) {
+        PyErr_SetString(PyExc_TypeError, "Batch takes positional arguments");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "OOiiiiLOOOOOOOOOOOOO", &factory, &probe, &players, &obs_size,
+                          &nact, &width, &cap, &error, &rows, &bufs[B_OBS], &bufs[B_MASK],
+                          &bufs[B_LEGAL], &bufs[B_NLEGAL], &bufs[B_PLAYER], &bufs[B_ACTOR],
+                          &bufs[B_REWARDS], &bufs[B_TERM], &bufs[B_TRUNC], &bufs[B_SEED],
+                          &moves))
+        return -1;
+    Vec_clear_all(v);
+    if (!PyList_Check(rows) || PyList_GET_SIZE(rows) < 1) {
+        PyErr_SetString(PyExc_ValueError, "obs_rows: a list of one row view per game");
+        return -1;
+    }
+    if (players < 2 || players > 6 || obs_size < 1 || nact < 1 || width < 1 || cap < 0) {
+        PyErr_SetString(PyExc_ValueError, "bad sizes");
+        return -1;
+    }
+    v->n = PyList_GET_SIZE(rows);
+    v->players = players; v->obs_size = obs_size; v->nact = nact; v->width = width;
+    v->cap = cap;
+    v->factory = Py_NewRef(factory);
+    v->error = Py_NewRef(error);
+    v->s_returns = PyUnicode_InternFromString("returns");
+    v->state_type = (PyTypeObject *)Py_NewRef((PyObject *)Py_TYPE(probe));
+    if (!v->s_returns) return -1;
+    PyTypeObject *tp = v->state_type;
+    if (method(tp, "_apply_id", METH_O, &v->apply_id) < 0
+            || method(tp, "legal_action_ids", METH_NOARGS, &v->legal_ids) < 0
+            || method(tp, "current_player", METH_NOARGS, &v->current_player) < 0
+            || method(tp, "is_terminal", METH_NOARGS, &v->is_terminal) < 0
+            || method(tp, "_observe_into", METH_VARARGS, &v->observe_into) < 0)
+        return -1;
+    Py_ssize_t n = v->n;
+    void *p;
+    if (get_buffer(v, bufs[B_OBS], n * obs_size, 4, "obs", &p) < 0) return -1;
+    v->obs = p;
+    if (get_buffer(v, bufs[B_MASK], n * nact, 1, "mask", &p) < 0) return -1;
+    v->mask = p;
+    if (get_buffer(v, bufs[B_LEGAL], n * width, 4, "legal", &p) < 0) return -1;
+    v->legal = p;
+    if (get_buffer(v, bufs[B_NLEGAL], n, 4, "nlegal", &p) < 0) return -1;
+    v->nlegal = p;
+    if (get_buffer(v, bufs[B_PLAYER], n, 4, "player", &p) < 0) return -1;
+    v->player = p;
+    if (get_buffer(v, bufs[B_ACTOR], n, 4, "actor", &p) < 0) return -1;
+    v->actor = p;
+    if (get_buffer(v, bufs[B_REWARDS], n * players, 4, "rewards", &p) < 0) return -1;
+    v->rewards = p;
+    if (get_buffer(v, bufs[B_TERM], n, 1, "terminated", &p) < 0) return -1;
+    v->term = p;
+    if (get_buffer(v, bufs[B_TRUNC], n, 1, "truncated", &p) < 0) return -1;
+    v->trunc = p;
+    if (get_buffer(v, bufs[B_SEED], n, 8, "seed", &p) < 0) return -1;
+    v->seed = p;
+    if (get_buffer(v, moves, n, 8, "moves", &p) < 0) return -1;
+    v->moves = p;
+    v->states = PyMem_Calloc((size_t)n, sizeof(PyObject *));
+    v->args = PyMem_Calloc((size_t)(n * players), sizeof(PyObject *));
+    v->episode = PyMem_Calloc((size_t)n, sizeof(int64_t));
+    if (!v->states || !v->args || !v->episode) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int q = 0; q < players; q++) {
+            PyObject *t = Py_BuildValue("(Oi)", PyList_GET_ITEM(rows, i), q);
+            if (!t) return -1;
+            v->args[i * players + q] = t;
+        }
+    v->ready = 0;
+    return 0;
+}
+
+static PyMethodDef Vec_methods[] = {
+    {"reset", (PyCFunction)Vec_reset, METH_O, "reset(seed): every game starts again."},
+    {"step", (PyCFunction)Vec_step, METH_O, "step(actions): one action id per game."},
+    {"state", (PyCFunction)Vec_state, METH_O, "state(i): game i's engine state (read it)."},
+    {NULL}
+};
+
+static PyTypeObject VecType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "elfenland.envs._vector.Batch",
+    .tp_basicsize = sizeof(Vec),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "N games of one compiled engine, stepped together (see vector.py).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Vec_init,
+    .tp_dealloc = (destructor)Vec_dealloc,
+    .tp_methods = Vec_methods,
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_vector", "The batched environment's loop (see vector.py).", -1,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__vector(void) {
+    if (PyType_Ready(&VecType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m) return NULL;
+    if (PyModule_AddObjectRef(m, "Batch", (PyObject *)&VecType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,277 @@
+"""A batched environment: N games of one game and rule set stepped by one call.
+
+``VectorGames(game, num_envs, players, **options)`` holds N games and a set of numpy
+arrays allocated once; ``reset(seed)`` starts every game, ``step(actions)`` plays one
+action id in each and rewrites the arrays in place:
+
+* ``obs`` (N × observation size, float32): the observation of the seat to act now
+  (``observation_layout``), relative to that seat;
+* ``mask`` (N × action space, int8) and ``legal_ids`` (N × ``legal_width``, int32, the
+  legal ids ascending, then -1) with ``num_legal`` (N): the legal actions of that seat;
+* ``player`` (N): the seat to act; ``actor`` (N): the seat that played the last action;
+* ``rewards`` (N × players, float32): each seat's return when a game ended at this step
+  (the engine's ``returns()``: the winners share 1), else 0;
+* ``terminated`` / ``truncated`` (N, bool): a game ended at this step, by the rules or at
+  ``max_game_length`` actions (King of the Elves only, by default; see
+  ``elfenland.envs.openspiel``, where the same cap is explained).  The game is then
+  started again at once (automatic reset), so ``obs`` and the legal actions are already
+  the new game's;
+* ``seeds`` (N, int64): the seed of each slot's current game; ``moves`` (N): its actions.
+
+Seeding: ``reset(seed)`` starts slot i with seed ``seed + i``; the k-th game of slot i
+(k = 0, 1, …) has seed ``seed + i + N·k``, so no two games of a batch share a seed and a
+run is reproducible.  Each game is exactly the single-game engine's
+``new_game(game, players=…, seed=…, **options)``: ``tests/envs/test_vector.py`` plays
+over 100,000 steps of each game, 2 to 6 players, and demands bit-identical arrays.
+
+On the compiled engines the loop is C (``_vector.c``): it calls the engines' own C
+methods through function pointers, with no Python per game per step (a new game and the
+final returns go through Python once per game).  On the pure engine (or without a C
+compiler) the same loop runs in Python, slowly but alike.
+
+``VectorEnv`` wraps it as a Gymnasium ``VectorEnv`` (turn-based: each observation is the
+seat to act's; see ``docs/research.md`` for its conventions and PufferLib).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from ..core.errors import IllegalActionError
+from ..core.game import GameState
+from ..games.registry import game_info
+from .actions import action_table
+from .observation import Layout, encoder_for, num_actions
+
+try:
+    from . import _vector  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - built without a C compiler
+    _vector = None
+
+#: King of the Elves has no bound of its own (an empty-handed player may draw and discard
+#: for ever): a game is truncated after this many actions, as in the OpenSpiel adapter.
+KING_OF_THE_ELVES_MAX_LENGTH: Final = 50_000
+
+
+def legal_width(game: str) -> int:
+    """An upper bound on the legal actions of any position of ``game``: the padded width
+    of ``legal_ids``.  Elfenland: every action that is not a move, plus the most moves
+    from one town (the boot moves from one town at a time): 2,044."""
+    if game != "elfenland":
+        return num_actions(game)
+    rows = action_table(game).rows
+    moves = rows[rows[:, 0] == 9]  # Kind.MOVE
+    most = max(int((moves[:, 3] == town).sum()) for town in range(int(moves[:, 3].max()) + 1))
+    return int((rows[:, 0] != 9).sum()) + most
+
+
+class VectorGames:
+    """N games of one game, player count and rule set, stepped together."""
+
+    def __init__(self, game: str = "elfenland", num_envs: int = 64, players: int = 4, *,
+                 max_game_length: int | None = None, compiled: bool | None = None,
+                 **options: Any) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs is a positive integer, not {num_envs!r}")
+        new_game = game_info(game).new_game
+        probe = new_game(players=players, seed=0, **options)
+        self.game, self.num_envs, self.players, self.options = game, num_envs, players, options
+        self.layout: Layout = encoder_for(probe).layout
+        self.max_game_length = (KING_OF_THE_ELVES_MAX_LENGTH if game != "elfenland" else 0) \
+            if max_game_length is None else int(max_game_length)
+        if self.max_game_length < 0:
+            raise ValueError("max_game_length is 0 (none) or positive")
+        n, size, nact = num_envs, self.layout.size, num_actions(game)
+        self.num_actions = nact
+        self.legal_width = legal_width(game)
+        self.obs: npt.NDArray[np.float32] = np.zeros((n, size), np.float32)
+        self.mask: npt.NDArray[np.int8] = np.zeros((n, nact), np.int8)
+        self.legal_ids: npt.NDArray[np.int32] = np.full((n, self.legal_width), -1, np.int32)
+        self.num_legal: npt.NDArray[np.int32] = np.zeros(n, np.int32)
+        self.player: npt.NDArray[np.int32] = np.zeros(n, np.int32)
+        self.actor: npt.NDArray[np.int32] = np.full(n, -1, np.int32)
+        self.rewards: npt.NDArray[np.float32] = np.zeros((n, players), np.float32)
+        self.terminated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
+        self.truncated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
+        self.seeds: npt.NDArray[np.int64] = np.zeros(n, np.int64)
+        self.moves: npt.NDArray[np.int64] = np.zeros(n, np.int64)
+
+        def factory(seed: int) -> GameState:
+            return new_game(players=players, seed=seed, **options)
+
+        fast = _vector is not None and hasattr(probe, "_apply_id") \
+            and hasattr(probe, "_observe_into")
+        if compiled and not fast:
+            raise ValueError("the compiled batch needs the compiled engine and _vector")
+        self.compiled = fast if compiled is None else bool(compiled)
+        self._batch: Any
+        if self.compiled:
+            self._batch = _vector.Batch(
+                factory, probe, players, size, nact, self.legal_width, self.max_game_length,
+                IllegalActionError, list(self.obs), self.obs, self.mask, self.legal_ids,
+                self.num_legal, self.player, self.actor, self.rewards, self.terminated,
+                self.truncated, self.seeds, self.moves)
+        else:
+            self._batch = _PythonBatch(self, factory)
+        self._started = False
+
+    def reset(self, seed: int = 0) -> None:
+        """Every slot starts a new game: slot i with seed ``seed + i``."""
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ValueError(f"a seed is an integer, not {seed!r}")
+        self._batch.reset(seed)
+        self._started = True
+
+    def step(self, actions: Any) -> None:
+        """Play ``actions[i]`` (an action id) in game i, for every i.  An id that is not
+        legal (by ``mask``) raises ``IllegalActionError`` before any game moves."""
+        if not self._started:
+            raise IllegalActionError("reset() first")
+        ids = np.ascontiguousarray(actions, dtype=np.int64)
+        if ids.shape != (self.num_envs,):
+            raise IllegalActionError(f"one action id per game: shape ({self.num_envs},), "
+                                     f"not {ids.shape}")
+        self._batch.step(ids)
+
+    def state(self, i: int) -> GameState:
+        """Game i's engine state (to read; playing on it breaks the batch's arrays)."""
+        return self._batch.state(i)  # type: ignore[no-any-return]
+
+
+class _PythonBatch:
+    """The same loop in Python, for the pure engine (the C loop's semantics exactly)."""
+
+    def __init__(self, games: VectorGames, factory: Callable[[int], GameState]) -> None:
+        self.g = games
+        self.factory = factory
+        self.states: list[GameState] = []
+        self.episode = [0] * games.num_envs
+        self.base = 0
+        self.encoder = encoder_for(factory(0))
+
+    def _start(self, i: int) -> None:
+        g = self.g
+        seed = self.base + i + g.num_envs * self.episode[i]
+        self.states[i] = self.factory(seed)
+        g.seeds[i] = seed
+        g.moves[i] = 0
+
+    def _refresh(self, i: int) -> None:
+        g, s = self.g, self.states[i]
+        p = s.current_player()
+        g.player[i] = p
+        g.obs[i] = self.encoder.encode(s, p)
+        ids = sorted(s.legal_action_ids())
+        if len(ids) > g.legal_width:
+            raise RuntimeError(f"game {i}: {len(ids)} legal actions (width {g.legal_width})")
+        old = int(g.num_legal[i])
+        g.mask[i, g.legal_ids[i, :old]] = 0
+        g.legal_ids[i, :len(ids)] = ids
+        g.legal_ids[i, len(ids):max(old, len(ids))] = -1
+        g.mask[i, ids] = 1
+        g.num_legal[i] = len(ids)
+
+    def reset(self, seed: int) -> None:
+        g = self.g
+        self.base = seed
+        self.episode = [0] * g.num_envs
+        self.states = [self.factory(0)] * g.num_envs
+        g.mask[:] = 0
+        g.legal_ids[:] = -1
+        g.num_legal[:] = 0
+        g.rewards[:] = 0
+        g.terminated[:] = False
+        g.truncated[:] = False
+        g.actor[:] = -1
+        for i in range(g.num_envs):
+            self._start(i)
+            self._refresh(i)
+
+    def step(self, actions: npt.NDArray[np.int64]) -> None:
+        g = self.g
+        for i, a in enumerate(actions.tolist()):
+            if not 0 <= a < g.num_actions or not g.mask[i, a]:
+                raise IllegalActionError(f"game {i}: action {a} is not legal now")
+        g.rewards[:] = 0
+        g.terminated[:] = False
+        g.truncated[:] = False
+        for i, a in enumerate(actions.tolist()):
+            s = self.states[i]
+            s.apply_action(a)
+            g.actor[i] = g.player[i]
+            g.moves[i] += 1
+            if s.is_terminal():
+                g.rewards[i] = s.returns()
+                g.terminated[i] = True
+            elif g.max_game_length and g.moves[i] >= g.max_game_length:
+                g.truncated[i] = True
+            if g.terminated[i] or g.truncated[i]:
+                self.episode[i] += 1
+                self._start(i)
+            self._refresh(i)
+
+    def state(self, i: int) -> GameState:
+        return self.states[i]
+
+
+class VectorEnv(gymnasium.vector.VectorEnv):
+    """``VectorGames`` as a Gymnasium ``VectorEnv``, turn-based.
+
+    * observation: a dict of ``observation`` (N × size, the seat to act's vector) and
+      ``action_mask`` (N × action space, int8), as the PettingZoo environment's;
+    * action: one action id per game (``MultiDiscrete``);
+    * reward: the return of the seat that just acted, when its game ended at this step
+      (else 0); every seat's is in ``info["rewards"]`` (N × players), which a
+      self-play learner credits to the seats' own past steps;
+    * ``info`` also holds ``player`` (the seat to act now), ``actor``, ``legal_ids`` and
+      ``num_legal``, ``seeds``;
+    * autoreset: ``SAME_STEP`` (the observation after an end is already the new game's).
+
+    The arrays are the batch's own, rewritten by the next ``step``: copy what you keep.
+    """
+
+    def __init__(self, game: str = "elfenland", num_envs: int = 64, players: int = 4,
+                 **options: Any) -> None:
+        self.games = VectorGames(game, num_envs, players, **options)
+        self.metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+        self.num_envs = num_envs
+        g = self.games
+        high = g.layout.high()
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (g.num_actions,), dtype=np.int8)})
+        self.single_action_space = spaces.Discrete(g.num_actions)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, np.tile(high, (num_envs, 1)), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (num_envs, g.num_actions), dtype=np.int8)})
+        self.action_space = spaces.MultiDiscrete(np.full(num_envs, g.num_actions))
+        self._reward = np.zeros(num_envs, np.float32)
+        self._rows = np.arange(num_envs)
+
+    def _observation(self) -> dict[str, Any]:
+        return {"observation": self.games.obs, "action_mask": self.games.mask}
+
+    def _info(self) -> dict[str, Any]:
+        g = self.games
+        return {"player": g.player, "actor": g.actor, "rewards": g.rewards,
+                "legal_ids": g.legal_ids, "num_legal": g.num_legal, "seeds": g.seeds}
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**62)  # type: ignore[operator]
+        self.games.reset(int(seed))
+        return self._observation(), self._info()
+
+    def step(self, actions: Any) -> tuple[dict[str, Any], Any, Any, Any, dict[str, Any]]:
+        g = self.games
+        g.step(actions)
+        np.copyto(self._reward, g.rewards[self._rows, g.actor])
+        return self._observation(), self._reward, g.terminated, g.truncated, self._info()
