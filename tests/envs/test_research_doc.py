@@ -27,9 +27,9 @@ def run(code: str) -> dict[str, Any]:
     return namespace
 
 
-def test_the_page_has_the_four_examples() -> None:
+def test_the_page_has_the_five_examples() -> None:
     found = blocks()
-    assert len(found) == 4
+    assert len(found) == 5
     assert sum(FULL_SIZE in b for b in found) == 1
 
 
@@ -49,3 +49,11 @@ def test_training_example_runs_and_evaluates() -> None:
     assert ns["X"].shape[0] == len(ns["y"]) > 40
     assert ns["w"].shape == (ns["X"].shape[1] + 1,)
     assert 0.0 <= ns["won"] <= 4.0
+
+
+def test_batched_example_runs() -> None:
+    code = next(b for b in blocks() if "VectorGames" in b)
+    ns = run(code)
+    games = ns["games"]
+    assert games.obs.shape == (256, games.layout.size) and ns["rows"].size == 256
+    assert int(games.moves.max()) > 0 and games.state(0).rules.name == "moon"

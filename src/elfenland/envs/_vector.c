@@ -19,7 +19,6 @@
 #include <Python.h>
 #include <structmember.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -76,9 +75,15 @@ static int method(PyTypeObject *tp, const char *name, int flags, PyCFunction *ou
     return 0;
 }
 
-static int cmp_int(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
+/* The engines list legal ids nearly in order (sorted in most positions): insertion
+ * sort is then one pass. */
+static void sort_ids(int32_t *a, Py_ssize_t k) {
+    for (Py_ssize_t j = 1; j < k; j++) {
+        int32_t x = a[j];
+        Py_ssize_t m = j;
+        while (m > 0 && a[m - 1] > x) { a[m] = a[m - 1]; m--; }
+        a[m] = x;
+    }
 }
 
 /* After a game's state changed: its seat to act, observation, legal ids and mask. */
@@ -126,7 +131,7 @@ static int refresh(Vec *v, Py_ssize_t i) {
         row[j] = (int32_t)a;
     }
     Py_DECREF(ids);
-    qsort(row, (size_t)k, sizeof(int32_t), cmp_int);
+    sort_ids(row, k);
     for (Py_ssize_t j = 0; j < k; j++) mask[row[j]] = 1;
     for (Py_ssize_t j = k; j < old; j++) row[j] = -1;
     v->nlegal[i] = (int32_t)k;
