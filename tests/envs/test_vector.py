@@ -168,3 +168,15 @@ def test_gymnasium_vector_env() -> None:
         ended += int(terminated.sum() + truncated.sum())
     assert ended > 6
     assert env.metadata["autoreset_mode"].name == "SAME_STEP"
+
+
+@pytest.mark.parametrize("compiled", [None, False])
+def test_the_arrays_are_read_only_to_the_user(compiled: bool | None) -> None:
+    v = VectorGames("king-of-the-elves", 3, 2, compiled=compiled)
+    v.reset(0)
+    for array in (v.obs, v.mask, v.legal_ids, v.rewards, v.terminated, v.player):
+        with pytest.raises(ValueError):
+            array[0] = 1
+    before = v.obs.copy()
+    v.step(v.legal_ids[:, 0])
+    assert not np.array_equal(before, v.obs) or (v.moves == 1).all()

@@ -91,17 +91,41 @@ class VectorGames:
         n, size, nact = num_envs, self.layout.size, num_actions(game)
         self.num_actions = nact
         self.legal_width = legal_width(game)
-        self.obs: npt.NDArray[np.float32] = np.zeros((n, size), np.float32)
-        self.mask: npt.NDArray[np.int8] = np.zeros((n, nact), np.int8)
-        self.legal_ids: npt.NDArray[np.int32] = np.full((n, self.legal_width), -1, np.int32)
-        self.num_legal: npt.NDArray[np.int32] = np.zeros(n, np.int32)
-        self.player: npt.NDArray[np.int32] = np.zeros(n, np.int32)
-        self.actor: npt.NDArray[np.int32] = np.full(n, -1, np.int32)
-        self.rewards: npt.NDArray[np.float32] = np.zeros((n, players), np.float32)
-        self.terminated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
-        self.truncated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
-        self.seeds: npt.NDArray[np.int64] = np.zeros(n, np.int64)
-        self.moves: npt.NDArray[np.int64] = np.zeros(n, np.int64)
+        # The loop writes into these; the public attributes are read-only views of them,
+        # so that a learner writing into an observation (normalising it in place, say)
+        # fails loudly instead of corrupting the batch (the mask is also what ``step``
+        # checks the actions against).
+        w: dict[str, Any] = {
+            "obs": np.zeros((n, size), np.float32),
+            "mask": np.zeros((n, nact), np.int8),
+            "legal_ids": np.full((n, self.legal_width), -1, np.int32),
+            "num_legal": np.zeros(n, np.int32),
+            "player": np.zeros(n, np.int32),
+            "actor": np.full(n, -1, np.int32),
+            "rewards": np.zeros((n, players), np.float32),
+            "terminated": np.zeros(n, np.bool_),
+            "truncated": np.zeros(n, np.bool_),
+            "seeds": np.zeros(n, np.int64),
+            "moves": np.zeros(n, np.int64),
+        }
+        self._w = w
+
+        def view(name: str) -> Any:
+            out = w[name].view()
+            out.flags.writeable = False
+            return out
+
+        self.obs: npt.NDArray[np.float32] = view("obs")
+        self.mask: npt.NDArray[np.int8] = view("mask")
+        self.legal_ids: npt.NDArray[np.int32] = view("legal_ids")
+        self.num_legal: npt.NDArray[np.int32] = view("num_legal")
+        self.player: npt.NDArray[np.int32] = view("player")
+        self.actor: npt.NDArray[np.int32] = view("actor")
+        self.rewards: npt.NDArray[np.float32] = view("rewards")
+        self.terminated: npt.NDArray[np.bool_] = view("terminated")
+        self.truncated: npt.NDArray[np.bool_] = view("truncated")
+        self.seeds: npt.NDArray[np.int64] = view("seeds")
+        self.moves: npt.NDArray[np.int64] = view("moves")
 
         def factory(seed: int) -> GameState:
             return new_game(players=players, seed=seed, **options)
@@ -115,9 +139,9 @@ class VectorGames:
         if self.compiled:
             self._batch = _vector.Batch(
                 factory, probe, players, size, nact, self.legal_width, self.max_game_length,
-                IllegalActionError, list(self.obs), self.obs, self.mask, self.legal_ids,
-                self.num_legal, self.player, self.actor, self.rewards, self.terminated,
-                self.truncated, self.seeds, self.moves)
+                IllegalActionError, list(w["obs"]), *(w[k] for k in (
+                    "obs", "mask", "legal_ids", "num_legal", "player", "actor", "rewards",
+                    "terminated", "truncated", "seeds", "moves")))
         else:
             self._batch = _PythonBatch(self, factory)
         self._started = False
@@ -145,11 +169,33 @@ class VectorGames:
         return self._batch.state(i)  # type: ignore[no-any-return]
 
 
+class _Arrays:
+    """The batch's writable arrays and sizes, by the names ``VectorGames`` shows."""
+
+    def __init__(self, games: VectorGames) -> None:
+        self.num_envs, self.num_actions = games.num_envs, games.num_actions
+        self.legal_width, self.max_game_length = games.legal_width, games.max_game_length
+        for name, array in games._w.items():
+            setattr(self, name, array)
+
+    obs: Any
+    mask: Any
+    legal_ids: Any
+    num_legal: Any
+    player: Any
+    actor: Any
+    rewards: Any
+    terminated: Any
+    truncated: Any
+    seeds: Any
+    moves: Any
+
+
 class _PythonBatch:
     """The same loop in Python, for the pure engine (the C loop's semantics exactly)."""
 
     def __init__(self, games: VectorGames, factory: Callable[[int], GameState]) -> None:
-        self.g = games
+        self.g = _Arrays(games)
         self.factory = factory
         self.states: list[GameState] = []
         self.episode = [0] * games.num_envs
