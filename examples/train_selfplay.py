@@ -1,0 +1,223 @@
+"""Self-play PPO on the batched environment, scoring legal actions by their structure.
+
+    pip install "elfenland[rl,train]"      # numpy, gymnasium, PyTorch
+    python examples/train_selfplay.py --game elfenland --players 2 --minutes 10
+
+One policy plays every seat of ``--envs`` games at once (``elfenland.envs.vector``).  It
+never sees a table of all action ids: the network embeds the observation of the seat to
+act, embeds each legal action's structured row (``elfenland.envs.actions``: kind,
+transport, route, towns, payment …) and scores the pair, so ``move A-B`` by dragon and by
+caravan share what they have in common.  The update is PPO's clipped objective with
+Monte Carlo returns (the game's result for the seat that acted, 1 shared among the
+winners) minus a learned value: simple, and right for a game whose only reward is at the
+end.  Transitions wait in a buffer until their game ends; the stored log-probabilities
+keep the ratio honest for the few that wait across an update.
+
+Every ``--eval-every`` updates the policy (its most likely action) plays seat 0 against
+random players in fresh games, and prints its mean return (0.5 = a random player's in a
+2-player game; 1 = always wins).  ``--save`` writes the weights (``torch.save`` of the
+state dict with the settings).  CPU by default (``--device cuda`` when present).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from elfenland.envs.actions import action_table
+from elfenland.envs.vector import VectorGames
+
+
+class Policy(nn.Module):
+    """Scores each legal action: (observation embedding) · (action embedding), where an
+    action's embedding is computed from its structured row, never looked up by its id:
+    actions that share a route, a town, a kind or a payment share those parts."""
+
+    def __init__(self, obs_size: int, table_rows: np.ndarray, hidden: int = 128,
+                 embed: int = 32) -> None:
+        super().__init__()
+        columns = [int(c) + 2 for c in table_rows.max(0)]  # values -1 .. max, shifted by 1
+        self.body = nn.Sequential(nn.Linear(obs_size, hidden), nn.ReLU(),
+                                  nn.Linear(hidden, hidden), nn.ReLU())
+        self.query = nn.Linear(hidden, embed)
+        self.value = nn.Linear(hidden, 1)
+        offsets = np.cumsum([0, *columns[:-1]])
+        # Every action's row, as indices into one embedding table (one range per column).
+        self.register_buffer("rows", torch.as_tensor(table_rows.astype(np.int64) + 1 + offsets))
+        self.embed = nn.Embedding(int(sum(columns)), embed)
+        self.mix = nn.Sequential(nn.ReLU(), nn.Linear(embed, embed))
+
+    def actions(self) -> torch.Tensor:
+        """The embedding of every action id (one row each), from the rows' columns."""
+        return self.mix(self.embed(self.rows).sum(-2))  # type: ignore[operator]
+
+    def forward(self, obs: torch.Tensor, ids: torch.Tensor,
+                table: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits over the padded legal ids (-1: padding, -inf) and the value of the
+        seat to act (its expected return)."""
+        h = self.body(obs)
+        if table is None:  # training: embed only the actions this batch holds
+            uniq, where = torch.unique(ids.clamp(min=0), return_inverse=True)
+            e = self.mix(self.embed(self.rows[uniq]).sum(-2))[where]  # type: ignore[index]
+        else:
+            e = table[ids.clamp(min=0)]
+        logits = (e @ self.query(h).unsqueeze(-1)).squeeze(-1)
+        logits = logits.masked_fill(ids < 0, float("-inf"))
+        return logits, torch.sigmoid(self.value(h).squeeze(-1))
+
+
+def legal(games: VectorGames) -> np.ndarray:
+    """The padded legal ids, cut to the widest row of this step."""
+    return games.legal_ids[:, :int(games.num_legal.max())].astype(np.int64)
+
+
+def evaluate(policy: Policy, game: str, players: int, options: dict[str, Any], games: int,
+             device: str, seed: int) -> float:
+    """Mean return of the policy at seat 0 against random players (a game stopped at
+    the length cap counts as a draw)."""
+    n = min(64, games)
+    v = VectorGames(game, n, players, **options)
+    v.reset(seed)
+    rng = np.random.default_rng(seed)
+    rows_n = np.arange(n)
+    total, done = 0.0, 0
+    with torch.no_grad():
+        table = policy.actions()
+    while done < games:
+        with torch.no_grad():
+            logits, _ = policy(torch.as_tensor(v.obs.copy(), device=device),
+                               torch.as_tensor(legal(v), device=device), table)
+        best = logits.argmax(-1).cpu().numpy()
+        rand = (rng.random(n) * v.num_legal).astype(np.int64)
+        pick = np.where(v.player == 0, best, rand)
+        v.step(v.legal_ids[rows_n, pick])
+        for i in np.flatnonzero(v.terminated | v.truncated):
+            if done < games:  # a truncated game counts as a draw
+                total += float(v.rewards[i, 0]) if v.terminated[i] else 1.0 / players
+                done += 1
+    return total / games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="elfenland")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--envs", type=int, default=64)
+    parser.add_argument("--steps", type=int, default=64, help="batch steps per update")
+    parser.add_argument("--minutes", type=float, default=10.0, help="wall-clock budget")
+    parser.add_argument("--updates", type=int, default=0,
+                        help="stop after this many rollouts (0: none)")
+    parser.add_argument("--max-game-length", type=int, default=None,
+                        help="truncate games after this many actions (King of the Elves: "
+                             "50,000 by default; truncated games teach nothing)")
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--clip", type=float, default=0.2)
+    parser.add_argument("--entropy", type=float, default=0.01)
+    parser.add_argument("--eval-every", type=int, default=10)
+    parser.add_argument("--eval-games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--save", default="")
+    args = parser.parse_args()
+    torch.manual_seed(args.seed)
+    options: dict[str, Any] = {}
+    if args.max_game_length is not None:
+        options["max_game_length"] = args.max_game_length
+    table = action_table(args.game)
+    games = VectorGames(args.game, args.envs, args.players, **options)
+    games.reset(args.seed)
+    policy = Policy(games.layout.size, table.rows).to(args.device)
+    optimiser = torch.optim.Adam(policy.parameters(), lr=args.lr)
+    rng = np.random.default_rng(args.seed)
+    n, rows_n = args.envs, np.arange(args.envs)
+    # Rollout blocks (one batch step each), kept until every game in them has ended and
+    # the return of each transition is known.
+    blocks: list[dict[str, Any]] = []
+    open_steps: list[list[tuple[dict[str, Any], int]]] = [[] for _ in range(n)]
+    start, update, steps_done = time.time(), 0, 0
+    loss_value = float("nan")
+    print(f"{'update':>6} {'minutes':>8} {'steps':>10} {'loss':>8} {'vs random':>10}")
+    while time.time() - start < 60 * args.minutes and (not args.updates or update < args.updates):
+        with torch.no_grad():
+            action_embeddings = policy.actions()
+        for _ in range(args.steps):
+            obs = torch.as_tensor(games.obs.copy(), device=args.device)
+            ids_t = torch.as_tensor(legal(games), device=args.device)
+            with torch.no_grad():
+                logits, _ = policy(obs, ids_t, action_embeddings)
+                dist = torch.distributions.Categorical(logits=logits)
+                pick = dist.sample()
+                logp = dist.log_prob(pick)
+            pick_np = pick.cpu().numpy()
+            block = {"obs": obs, "ids": ids_t, "pick": pick, "logp": logp,
+                     "seat": games.player.copy(), "ret": np.full(n, np.nan, np.float32),
+                     "open": n}
+            blocks.append(block)
+            for i in range(n):
+                open_steps[i].append((block, i))
+            games.step(games.legal_ids[rows_n, pick_np])
+            steps_done += n
+            for i in np.flatnonzero(games.terminated | games.truncated):
+                for b, j in open_steps[i]:
+                    # A truncated game (King of the Elves' length cap) has no result:
+                    # its transitions keep NaN and are left out.
+                    if games.terminated[i]:
+                        b["ret"][j] = games.rewards[i, b["seat"][j]]
+                    b["open"] -= 1
+                open_steps[i] = []
+        update += 1
+        if update % args.eval_every == 0:  # the policy that played this rollout
+            score = evaluate(policy, args.game, args.players, options, args.eval_games,
+                             args.device, seed=10**6 + update)
+            print(f"{update:>6} {(time.time() - start) / 60:>8.2f} {steps_done:>10,} "
+                  f"{loss_value:>8.4f} {score:>10.3f}", flush=True)
+        ready = [b for b in blocks if b["open"] == 0]
+        blocks = [b for b in blocks if b["open"] > 0]
+        if not ready:
+            continue
+        k = max(int(b["ids"].shape[1]) for b in ready)
+        obs_all = torch.cat([b["obs"] for b in ready])
+        ids_all = torch.cat([nn.functional.pad(b["ids"], (0, k - b["ids"].shape[1]), value=-1)
+                             for b in ready])
+        pick_all = torch.cat([b["pick"] for b in ready])
+        old_all = torch.cat([b["logp"] for b in ready])
+        ret_all = torch.as_tensor(np.concatenate([b["ret"] for b in ready]), device=args.device)
+        keep = ~torch.isnan(ret_all)
+        if not bool(keep.any()):
+            continue
+        obs_all, ids_all = obs_all[keep], ids_all[keep]
+        pick_all, old_all, ret_all = pick_all[keep], old_all[keep], ret_all[keep]
+        for _ in range(args.epochs):
+            order = torch.as_tensor(rng.permutation(len(ret_all)))
+            for chunk in torch.split(order, 2048):
+                logits, value = policy(obs_all[chunk], ids_all[chunk])
+                dist = torch.distributions.Categorical(logits=logits)
+                logp = dist.log_prob(pick_all[chunk])
+                ret = ret_all[chunk]
+                adv = ret - value.detach()
+                ratio = torch.exp(logp - old_all[chunk])
+                pg = -torch.min(ratio * adv, ratio.clamp(1 - args.clip, 1 + args.clip) * adv)
+                loss = pg.mean() + 0.5 * ((value - ret) ** 2).mean() \
+                    - args.entropy * dist.entropy().mean()
+                optimiser.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                optimiser.step()
+                loss_value = float(loss.detach())
+    if args.save:
+        torch.save({"state_dict": policy.state_dict(), "game": args.game,
+                    "players": args.players,
+                    "obs_size": games.layout.size,
+                    "observation_version": games.layout.version,
+                    "action_table_version": table.version}, args.save)
+
+
+if __name__ == "__main__":
+    main()
