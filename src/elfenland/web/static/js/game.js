@@ -320,7 +320,7 @@ export class GamePage {
     this.renderStatus();
     this.renderPanels();
     this.renderLog();
-    if (this.undoButton) this.undoButton.update(view, this.log, this.seat, this.botted());
+    if (this.undoButton) this.undoButton.update(view, this.seat, this.botted());
     if (this.hotseat) this.hotseat.check(view);
     if (this.turnAlert) {
       const v = this.view;
