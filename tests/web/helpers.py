@@ -42,6 +42,7 @@ def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4
     page.fill("input[name=name]", name)
     page.select_option("select[name=game]", game)
     if rules:
+        more_options(page)
         page.select_option("select[name=rules]", rules)
     page.select_option("select[name=players]", str(players))
     for i in range(players):
@@ -55,6 +56,13 @@ def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4
     if seed is not None:
         page.unroute("**/api/games")
     return page.url.rsplit("/", 1)[-1]
+
+
+def more_options(page: Page) -> None:
+    """Unfold the lobby's "More options" (rules, variants, clock, hotseat), as a player
+    does by clicking it."""
+    if not page.evaluate("document.querySelector('#more-options').open"):
+        page.click("#more-options > summary")
 
 
 def start_game(page: Page) -> None:

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page
 
 from elfenland.core.transport import Transport
 
-from .helpers import my_turn, phase_key, seq, start_game, take_turn
+from .helpers import more_options, my_turn, phase_key, seq, start_game, take_turn
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +32,7 @@ def create_with_tempo(page: Page, base: str, players: int, bots: int, tempo: str
         page.select_option(f"select[name=kind-{i}]", kind)
         if kind == "bot":
             page.select_option(f"select[name=level-{i}]", "random")
+    more_options(page)
     page.select_option("select[name=tempo]", tempo)
     page.fill("input[name=per_move]", per_move)
     page.select_option("select[name=per_move_unit]", unit)

@@ -8,7 +8,7 @@ import random
 import pytest
 from playwright.sync_api import Page
 
-from .helpers import is_over, my_turn, start_game, take_turn
+from .helpers import is_over, more_options, my_turn, start_game, take_turn
 
 pytestmark = pytest.mark.browser
 
@@ -21,6 +21,7 @@ def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
     page.select_option("select[name=players]", "2")
     page.select_option("select[name=kind-0]", "human")
     page.select_option("select[name=kind-1]", "open")
+    more_options(page)
     page.check("input[name=hotseat]")
     page.click("#create-btn")
     page.wait_for_selector(".waiting #start-btn")

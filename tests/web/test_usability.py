@@ -17,6 +17,7 @@ from .helpers import (
     SCREENSHOTS,
     create_game,
     is_over,
+    more_options,
     phase_key,
     seq,
     start_game,
@@ -194,6 +195,7 @@ def test_the_rules_and_player_aid_in_every_language(browser: Browser, server: st
         page.goto(f"{server}/")
         page.wait_for_selector("body[data-ready='1']")
         # The lobby explains the chosen rule set.
+        more_options(page)
         page.select_option("select[name=rules]", "moon")
         page.click("[data-explain='elfenland:rules']")
         aid = page.locator(".aid[role=dialog]")

@@ -4,9 +4,9 @@ import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
 import { showError } from "./notify.js";
 import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
-import { drawWaiting, fetchPlayerGames, waitingGames, waitingHTML, wireWaiting } from "./waiting.js";
+import { fetchPlayerGames, playerPanelHTML, waitingGames, wirePlayerPanel } from "./waiting.js";
 import { LobbyFeed } from "./lobbyfeed.js";
-import { playerToken } from "./players.js";
+import { playerToken, savedPlayer } from "./players.js";
 import { afterCreate, applyHotseat, hotseatFieldHTML } from "./hotseat.js";
 import { openRules } from "./rulesaid.js";
 
@@ -61,47 +61,57 @@ function seatRow(i, kind, level) {
 export function renderLobby(app) {
   const root = document.createElement("div");
   root.className = "lobby";
+  // A first visit sees "New game" first: the few choices that matter (name, game, who
+  // plays), the rest folded under "More options"; the lists fold away while empty and
+  // the player's settings have a panel of their own.
   root.innerHTML = `<div id="lobby-live" class="sr" role="status" aria-live="polite"></div>
-  ${waitingHTML()}
   <section class="card create">
     <h1 data-i18n="lobby.create"></h1>
+    <p class="howto"><span data-i18n="lobby.howtoLead"></span>
+      <button type="button" class="link" id="howto-btn" data-i18n="lobby.howto"></button></p>
     <form id="create-form" autocomplete="off">
       <label><span data-i18n="lobby.yourName"></span>
-        <input name="name" maxlength="40" value="${esc(savedName())}" data-i18n-placeholder="lobby.namePlaceholder"></label>
-      <label><span data-i18n="lobby.game"></span>
-        <select name="game">${GAMES.map((g) => `<option value="${g.id}" data-i18n="game.${g.id}"></option>`).join("")}</select></label>
-      <div class="elf-only">
-        <label><span data-i18n="lobby.rules"></span>
-          <select name="rules"><option value="amigo" data-i18n="rules.amigo"></option>
-          <option value="moon" data-i18n="rules.moon"></option></select></label>
-        <button type="button" class="link" data-explain="elfenland:rules" data-i18n="aid.explain"></button>
-        <label class="check"><input type="checkbox" name="destination">
-          <span data-i18n="opt.destination"></span></label>
-        <button type="button" class="link" data-explain="elfenland:destination" data-i18n="aid.explain"></button>
-        <p class="muted small" data-i18n="opt.destinationHelp"></p>
+        <input name="name" maxlength="40" value="${esc(savedName() || (savedPlayer() || {}).name || "")}" data-i18n-placeholder="lobby.namePlaceholder"></label>
+      <div class="row2">
+        <label><span data-i18n="lobby.game"></span>
+          <select name="game">${GAMES.map((g) => `<option value="${g.id}" data-i18n="game.${g.id}"></option>`).join("")}</select></label>
+        <label><span data-i18n="lobby.players"></span>
+          <select name="players">${[2, 3, 4, 5, 6].map((n) => `<option${n === 4 ? " selected" : ""}>${n}</option>`).join("")}</select></label>
       </div>
-      <div class="koe-only" hidden>
-        <label class="check"><input type="checkbox" name="magic_spell"><span data-i18n="opt.magic_spell"></span></label>
-        <label class="check"><input type="checkbox" name="weak_gold"><span data-i18n="opt.weak_gold"></span></label>
-        <label class="check"><input type="checkbox" name="gold_for_all"><span data-i18n="opt.gold_for_all"></span></label>
-        <button type="button" class="link" data-explain="king-of-the-elves:magic_spell" data-i18n="aid.explain"></button>
-      </div>
-      <label><span data-i18n="lobby.players"></span>
-        <select name="players">${[2, 3, 4, 5, 6].map((n) => `<option${n === 4 ? " selected" : ""}>${n}</option>`).join("")}</select></label>
       <fieldset class="seats"><legend data-i18n="lobby.seats"></legend><div id="seat-rows"></div></fieldset>
-      ${hotseatFieldHTML()}
-      ${tempoFieldsHTML()}
       <button type="submit" class="primary big" id="create-btn" data-i18n="lobby.createBtn"></button>
+      <details class="more" id="more-options"><summary data-i18n="lobby.more"></summary>
+        <div class="elf-only">
+          <label><span data-i18n="lobby.rules"></span>
+            <select name="rules"><option value="amigo" data-i18n="rules.amigo"></option>
+            <option value="moon" data-i18n="rules.moon"></option></select></label>
+          <button type="button" class="link" data-explain="elfenland:rules" data-i18n="aid.explain"></button>
+          <label class="check"><input type="checkbox" name="destination">
+            <span data-i18n="opt.destination"></span></label>
+          <button type="button" class="link" data-explain="elfenland:destination" data-i18n="aid.explain"></button>
+          <p class="muted small" data-i18n="opt.destinationHelp"></p>
+        </div>
+        <div class="koe-only" hidden>
+          <label class="check"><input type="checkbox" name="magic_spell"><span data-i18n="opt.magic_spell"></span></label>
+          <label class="check"><input type="checkbox" name="weak_gold"><span data-i18n="opt.weak_gold"></span></label>
+          <label class="check"><input type="checkbox" name="gold_for_all"><span data-i18n="opt.gold_for_all"></span></label>
+          <button type="button" class="link" data-explain="king-of-the-elves:magic_spell" data-i18n="aid.explain"></button>
+        </div>
+        ${hotseatFieldHTML()}
+        ${tempoFieldsHTML()}
+      </details>
     </form>
   </section>
-  <section class="card list">
-    <h2 data-i18n="lobby.open"></h2>
-    <div id="open-games" class="games"></div>
-    <h2 data-i18n="lobby.mine"></h2>
-    <div id="my-games" class="games"></div>
+  <div class="lobby-side"><section class="card list">
+    <div id="mine-box" hidden><h2 data-i18n="lobby.mine"></h2>
+      <div id="my-games" class="games"></div></div>
+    <details id="open-box" class="fold"><summary><h2><span data-i18n="lobby.open"></span>
+      <span class="count" id="open-count"></span></h2></summary>
+      <div id="open-games" class="games"></div></details>
     <h2 data-i18n="lobby.about"></h2>
     <p class="muted" data-i18n="lobby.aboutText"></p>
-  </section>`;
+  </section>
+  ${playerPanelHTML()}</div>`;
   app.appendChild(root);
   const form = root.querySelector("#create-form");
   const rows = root.querySelector("#seat-rows");
@@ -139,7 +149,8 @@ export function renderLobby(app) {
   drawSeats();
   showVariants();
   wireTempo(form);
-  wireWaiting(root);
+  wirePlayerPanel(root, form);
+  root.querySelector("#howto-btn").addEventListener("click", () => openRules(form.game.value));
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -341,12 +352,23 @@ class LobbyLive {
     const mine = all.filter((g) => savedSeat(g.id))
       .sort((a, b) => (RANK[a.status] ?? 3) - (RANK[b.status] ?? 3) || byNew(a, b));
     const waiting = waitingGames(all, this.playerGames);
+    const waitingIds = new Set(waiting.map((g) => g.id));
+    // Each game once: the player's games from the server join this browser's seats.
+    for (const g of this.playerGames.values()) {
+      if (g.status !== "finished" && !mine.some((m) => m.id === g.id)) mine.push(g);
+    }
+    mine.sort((a, b) => Number(waitingIds.has(b.id)) - Number(waitingIds.has(a.id))
+      || (RANK[a.status] ?? 3) - (RANK[b.status] ?? 3) || byNew(a, b));
     keepFocus(this.root, () => {
       this.openBox.innerHTML = open.length ? open.map((g) => gameRow(g, "join")).join("")
         : `<p class="muted" data-i18n="lobby.noOpen"></p>`;
-      this.mineBox.innerHTML = mine.length ? mine.map((g) => gameRow(g, "resume")).join("")
-        : `<p class="muted" data-i18n="lobby.noMine"></p>`;
-      drawWaiting(this.root, waiting);
+      this.mineBox.innerHTML = mine.map((g) => gameRow(g, waitingIds.has(g.id) ? "play" : "resume")).join("");
+      this.root.querySelector("#mine-box").hidden = !mine.length;
+      const fold = this.root.querySelector("#open-box");
+      fold.querySelector("#open-count").textContent = open.length ? `(${open.length})` : "";
+      // Folded while empty; opened once when games appear (the player may fold it again).
+      if (open.length && !this.openedOnce) { fold.open = true; this.openedOnce = true; }
+      if (!open.length) { fold.open = false; this.openedOnce = false; }
       applyI18n(this.openBox);
       applyI18n(this.mineBox);
     });
@@ -402,13 +424,16 @@ function keepFocus(root, redraw) {
 
 function gameRow(g, what) {
   const taken = g.seats.filter((s) => s.kind !== "open").length;
-  return `<div class="game-row" data-game="${esc(g.id)}">
+  const turn = what === "play";
+  return `<div class="game-row${turn ? " waiting-row" : ""}" data-game="${esc(g.id)}">
     <div><strong>${esc(gameTitle(g.game))}</strong> <span class="muted">${esc(rulesLabel(g))}</span>
+      ${turn ? `<span class="turn-tag" data-i18n="waiting.yourTurn"></span>` : ""}
+      ${turn && g.clock && g.clock.deadline ? `<span class="muted small"> · ${esc(t("waiting.until", { time: new Date(g.clock.deadline * 1000).toLocaleString() }))}</span>` : ""}
       <div class="small">${g.seats.map(seatChip).join(" ")}</div>
       <div class="small muted">${esc(t("lobby.seatsTaken", { n: taken, total: g.players }))} ·
         ${esc(t(`status.${g.status}`))}</div></div>
-    <a class="button ${what === "join" ? "primary" : "secondary"}" href="#/game/${esc(g.id)}"
-      data-i18n="lobby.${what}"></a>
+    <a class="button ${what === "resume" ? "secondary" : "primary"}" href="#/game/${esc(g.id)}"
+      data-i18n="${what === "play" ? "waiting.play" : `lobby.${what}`}"></a>
   </div>`;
 }
 
