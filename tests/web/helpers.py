@@ -112,6 +112,8 @@ def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> s
     """Click one offered choice (a random one; those starting with one of ``prefer`` ten
     times as likely); returns the action text sent."""
     before = seq(page)
+    if page.locator("[data-dpick]:not([disabled])").count():
+        return discard_picked(page, rng)
     selects = page.locator("[data-select]")
     if selects.count() > 1 and rng.random() < 0.3:
         selects.nth(rng.randrange(selects.count())).click()
@@ -140,6 +142,20 @@ def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> s
     confirm_if_asked(page)
     page.wait_for_function("s => document.body.dataset.seq !== s", arg=before, timeout=15000)
     return str(action)
+
+
+def discard_picked(page: Page, rng: random.Random) -> str:
+    """Discard as the page asks: pick as many cards as it says, then discard them at
+    once (one confirmation); returns when the discarding is over."""
+    need = int(page.locator("#discard-need").get_attribute("data-need") or "0")
+    cards = page.locator("[data-dpick]")
+    for i in sorted(rng.sample(range(cards.count()), need)):
+        page.locator(f"[data-dpick='{i}']").click()
+    page.click("#discard-go")
+    confirm_if_asked(page)
+    page.wait_for_function("""() => { const v = window.__elfenland.page.view;
+        return !v.discarding || v.current_player !== v.viewer; }""", timeout=15000)
+    return "discard"
 
 
 def play_to_end(page: Page, rng: random.Random, shots: dict[str, str] | None = None,

@@ -7,18 +7,22 @@ const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(
 
 /** Milliseconds shown at least between two moves of other players, by setting. */
 export const PACES = { server: 0, slow: 1500, slower: 3000 };
+/** A first table shows the others' moves at a pace one can follow (the bots play at
+ * once); the player's choice is remembered for their next tables on this device. */
+export const DEFAULT_PACE = "slow";
+const KEY = "elfenland.pace";
 
-export function paceOf(gameId) {
-  const p = localStorage.getItem(`elfenland.pace.${gameId}`);
-  return p in PACES ? p : "server";
+export function paceOf() {
+  const p = localStorage.getItem(KEY);
+  return p in PACES ? p : DEFAULT_PACE;
 }
 
-export function setPace(gameId, p) {
-  if (p in PACES) localStorage.setItem(`elfenland.pace.${gameId}`, p);
+export function setPace(p) {
+  if (p in PACES) localStorage.setItem(KEY, p);
 }
 
-export function pacePrefHTML(gameId) {
-  const cur = paceOf(gameId);
+export function pacePrefHTML() {
+  const cur = paceOf();
   return `<label class="pref"><span>${esc(t("pace.label"))}</span>
     <select id="pace-pref">${Object.keys(PACES).map((k) => `<option value="${k}"${k === cur ? " selected" : ""}>${esc(t(`pace.${k}`))}</option>`).join("")}</select></label>`;
 }
@@ -43,7 +47,7 @@ export class Pacer {
   delayFor(m) {
     const others = (m.log || []).some((e) => e.player !== null && e.player !== undefined
       && e.player !== this.seat());
-    return others && (m.log || []).length <= 3 ? PACES[paceOf(this.gameId)] : 0;
+    return others && (m.log || []).length <= 3 ? PACES[paceOf()] : 0;
   }
 
   async drain() {

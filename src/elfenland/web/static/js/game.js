@@ -229,6 +229,7 @@ export class GamePage {
     this.app.innerHTML = `<div class="game" data-game="${esc(view.game)}">
       <section class="board-wrap" id="board"></section>
       <aside class="side">
+        <div class="side-main">
         <div class="phasebox">
           <div class="phase-line"><span id="round"></span> · <strong id="phase"></strong></div>
           <div id="turn" class="turn"></div>
@@ -239,15 +240,18 @@ export class GamePage {
         </div>
         <div id="controls" class="controls"></div>
         <div id="players" class="players"></div>
-        <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log" tabindex="0"></ol></details>
         <div id="chat"></div>
         <details class="prefs" id="prefs"><summary data-i18n="prefs.title"></summary><div id="prefs-body"></div></details>
+        </div>
+        <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log" tabindex="0"></ol></details>
       </aside>
     </div>`;
     applyI18n(this.app);
     this.renderPrefs();
     this.ui = await makeUI(view, this.app.querySelector("#board"), this.app.querySelector("#controls"), {
       act: (text) => this.act(text),
+      send: (text) => this.send(text),
+      confirm: (text, question) => confirmAction(this.view ? this.view.game : "", text, question),
       hint: () => api.hint(this.id, this.mine ? this.mine.token : ""),
       names: () => this.names(),
       seat: this.seat,
@@ -399,13 +403,17 @@ export class GamePage {
   renderPrefs() {
     const box = this.app.querySelector("#prefs-body");
     if (!box) return;
-    box.innerHTML = confirmPrefHTML() + pacePrefHTML(this.id);
+    box.innerHTML = confirmPrefHTML() + pacePrefHTML();
     bindConfirmPref(box);
-    box.querySelector("#pace-pref").addEventListener("change", (ev) => setPace(this.id, ev.target.value));
+    box.querySelector("#pace-pref").addEventListener("change", (ev) => setPace(ev.target.value));
   }
 
-  /** The summary of the round that has just ended, above the controls until closed. */
+  /** The summary of the round that has just ended, above the controls until closed, or
+   * until everyone has acted in the new round (it closes itself). */
   renderRoundSummary() {
+    const shown = this.app.querySelector("#round-summary");
+    const v = this.view;
+    if (shown && (v.seq ?? 0) >= Number(shown.dataset.until)) shown.remove();
     const html = this.rounds.check(this.view, this.log, this.names());
     if (!html) return;
     const old = this.app.querySelector("#round-summary");
@@ -413,6 +421,7 @@ export class GamePage {
     const box = this.app.querySelector(".phasebox");
     if (!box) return;
     box.insertAdjacentHTML("afterend", html);
+    this.app.querySelector("#round-summary").dataset.until = String((v.seq ?? 0) + v.num_players);
     this.app.querySelector("#round-summary-close").addEventListener("click", () => {
       const el = this.app.querySelector("#round-summary");
       if (el) el.remove();
@@ -423,11 +432,17 @@ export class GamePage {
     const game = this.view ? this.view.game : "";
     const question = this.ui && this.ui.confirmText ? this.ui.confirmText(text) : text;
     if (!(await confirmAction(game, text, question))) return;
+    this.send(text);
+  }
+
+  /** Send an action as it is (already confirmed, or one of a confirmed series). */
+  send(text) {
     if (!this.conn || !this.conn.act(text)) {
       toast(t("conn.offline"), "error");
-      return;
+      return false;
     }
     this.pending = true;
+    return true;
   }
 
   showFinal() {
