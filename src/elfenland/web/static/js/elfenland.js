@@ -596,7 +596,7 @@ export class ElfenlandUI {
       }
       if (picking && this.picked.length) {
         const n = [...this.movesByTown().values()].filter((ms) => moveForPick(ms, this.pickedCards(), (m) => this.costOf(m))).length;
-        parts.push(`<div class="row picked" id="picked"><span>${esc(t(n ? "caravan.picked" : "caravan.pickedNone", { n: this.picked.length, towns: n }))}</span>
+        parts.push(`<div class="row picked" id="picked"><span>${esc((n ? tn("caravan.picked", this.picked.length, { towns: n }) : tn("caravan.pickedNone", this.picked.length)))}</span>
           <button type="button" class="link" data-unpick="1">${esc(t("caravan.clear"))}</button></div>`);
       }
       const counters = [...(me.counters || []), ...(me.kept_counters || [])];
@@ -610,7 +610,7 @@ export class ElfenlandUI {
       if (me.town_card) {
         parts.push(`<div class="row"><span class="lbl">${esc(t("townCard.title"))}</span>
           <strong>${esc(this.index.townName(me.town_card))}</strong>
-          ${me.distance !== undefined ? `<span class="muted">${esc(t("townCard.distance", { n: me.distance }))}</span>` : ""}</div>`);
+          ${me.distance !== undefined ? `<span class="muted">${esc(tn("townCard.distance", me.distance))}</span>` : ""}</div>`);
       }
     }
     el.innerHTML = parts.join("");

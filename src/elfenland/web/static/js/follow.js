@@ -1,7 +1,7 @@
 // Following the other players and the bots: their moves can be slowed down at this table
 // (the page holds their updates back; the server and the others are not slowed), the last
 // move stays marked on the board and in the log, and a short summary closes each round.
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -68,6 +68,12 @@ export class Pacer {
   }
 }
 
+/** "+5 gold, −2 gold" with the zero parts left out. */
+export function goldText(earned, paid) {
+  return [earned ? t("gold.plus", { n: earned }) : "", paid ? t("gold.minus", { n: paid }) : ""]
+    .filter(Boolean).join(", ");
+}
+
 /** The end of each round in a few lines: what each player gained in it. */
 export class RoundSummary {
   constructor() {
@@ -95,7 +101,7 @@ export class RoundSummary {
     const entries = log.filter((e) => e.seq > was.seq && e.seq <= (view.seq ?? 0));
     const lines = (view.players || []).map((p) => {
       if (view.game === "elfenland") {
-        return t("summary.towns", { name: names[p.seat], n: towns[p.seat] - (was.towns[p.seat] ?? 0), total: towns[p.seat] });
+        return tn("summary.towns", towns[p.seat] - (was.towns[p.seat] ?? 0), { name: names[p.seat], total: towns[p.seat] });
       }
       let earned = 0, paid = 0, visits = 0;
       for (const e of entries) {
@@ -104,7 +110,7 @@ export class RoundSummary {
         if (verb === "visit" || verb === "spell") visits += 1;
         if (verb === "stop") { earned += e.earned ?? 0; paid += e.paid ?? 0; }
       }
-      return t("summary.journey", { name: names[p.seat], visits, earned, paid });
+      return [tn("summary.journey", visits, { name: names[p.seat] }), goldText(earned, paid)].filter(Boolean).join(", ");
     });
     this.start = over ? { ...was, done: true } : { round: view.round, towns, seq: view.seq ?? 0 };
     return `<div class="round-summary" id="round-summary" role="status">

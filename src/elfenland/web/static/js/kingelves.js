@@ -2,7 +2,8 @@
 // gold/thief/obstacle cards and banners beside them, the journey town by town, the hand and
 // the bank. As for Elfenland, every choice offered comes from the view's `legal` list.
 import { PLAYER_COLOURS, TRANSPORTS, castleInner, numberOn, transportIcon } from "./icons.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
+import { goldText } from "./follow.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -299,7 +300,7 @@ export class KingUI {
         return t("koe.log.take", { name, card: cardName(w[1].replace(/-\d+$/, "")) });
       case "draw":
         return e.cards ? t("koe.log.drawSeen", { name, cards: cards(e.cards) })
-          : t("koe.log.draw", { name, n: e.drew ?? 3 });
+          : tn("koe.log.draw", e.drew ?? 3, { name });
       case "discard":
         return t("koe.log.discard", { name, card: cardName(w[1]) });
       case "buy":
@@ -325,7 +326,7 @@ export class KingUI {
       case "reverse":
         return t("koe.log.reverse", { name });
       case "stop":
-        return t("koe.log.stop", { name, earned: e.earned ?? 0, paid: e.paid ?? 0 });
+        return t("koe.log.stop", { name, gold: goldText(e.earned ?? 0, e.paid ?? 0) || t("gold.none") });
       default:
         return `${name}: ${this.describeAction(e.action)}`;
     }
