@@ -486,14 +486,15 @@ export class BoardView {
         class: "cost-badge", "data-badge": id,
         transform: `translate(${(x - 44).toFixed(1)},${(y - 30).toFixed(1)})`,
       }, this.badgeLayer);
-      const w = info.cards > 1 ? 40 : 26;
-      el("rect", { x: -2, y: -2, width: w, height: 24, rx: 6, class: "badge-bg" }, b);
-      const sym = el("g", { transform: "translate(0,0) scale(0.625)" }, b);
-      sym.innerHTML = `<rect x="0.75" y="0.75" width="30.5" height="30.5" rx="6" fill="${TRANSPORT_COLOURS[info.card]}" stroke="#3b2f22" stroke-width="1.5"/>${symbolInner(info.card)}`;
-      if (info.cards > 1) {
-        const tx = el("text", { x: 22, y: 15, class: "badge-text" }, b);
-        tx.textContent = `×${info.cards}`;
-      }
+      // A price, not a piece: a pill holding a small upright card and its count, so it
+      // cannot be taken for a (square) transport counter.
+      el("rect", { x: -2, y: -2, width: 46, height: 24, rx: 12, class: "badge-bg price" }, b);
+      el("rect", { x: 3, y: 0, width: 15, height: 20, rx: 2.5, fill: TRANSPORT_COLOURS[info.card],
+        stroke: "#3b2f22", "stroke-width": 1.2, class: "price-card" }, b);
+      const sym = el("g", { transform: "translate(2.5,2.8) scale(0.5)" }, b);
+      sym.innerHTML = symbolInner(info.card);
+      const tx = el("text", { x: 22, y: 15, class: "badge-text" }, b);
+      tx.textContent = `×${info.cards}`;
       const tip = el("title", {}, b);
       tip.textContent = info.title || "";
     }

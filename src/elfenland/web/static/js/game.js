@@ -3,18 +3,21 @@
 import { api, forgetSeat, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { GameConnection } from "./conn.js";
 import { applyI18n, t } from "./i18n.js";
-import { PLAYER_COLOURS, bootIcon, seatShapeIcon } from "./icons.js";
+import { PLAYER_COLOURS, bootIcon, seatClass, seatShapeIcon } from "./icons.js";
 import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
 import { ChatBox } from "./chat.js";
 import { ClockView } from "./clock.js";
 import { UndoButton } from "./undo.js";
 import { TurnAlert } from "./turnalert.js";
+import { openDialog } from "./dialog.js";
 import { playerToken } from "./players.js";
 import { HotseatCover } from "./hotseat.js";
 import { Pacer, RoundSummary, pacePrefHTML, setPace } from "./follow.js";
 import { askedAction, bindConfirmPref, confirmAction, confirmPrefHTML, dropConfirm } from "./confirm.js";
 
+/** The starting player's marker: a flag and a word, unlike the seat numbers. */
+const START_FLAG = `<svg viewBox="0 0 12 14" width="10" height="12" aria-hidden="true" focusable="false"><path d="M2 1v12" stroke="currentColor" stroke-width="1.6"/><path d="M3 1.5h7l-2 2.5 2 2.5H3z" fill="currentColor"/></svg>`;
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
 
@@ -154,7 +157,7 @@ export class GamePage {
         <span class="share-row"><input id="share-link" readonly value="${esc(link)}">
         <button type="button" class="secondary" id="copy-link" data-i18n="wait.copy"></button></span></label>
       <ol class="seat-list">${g.seats.map((s) => `<li class="seat-item ${s.kind}">
-        <span class="swatch" style="background:${PLAYER_COLOURS[s.seat % 6]}"></span>
+        <span class="swatch ${seatClass(s.seat)}"></span>
         <span>${esc(seatLabel(s))}${s.seat === this.seat ? ` <b>(${esc(t("seat.you"))})</b>` : ""}</span>
         ${s.kind === "open" && !seated ? `<button type="button" class="primary" data-join="${s.seat}" data-i18n="wait.takeSeat"></button>` : ""}
       </li>`).join("")}</ol>
@@ -227,7 +230,8 @@ export class GamePage {
   async buildTable(view) {
     clearTimeout(this.poll);
     this.app.innerHTML = `<div class="game" data-game="${esc(view.game)}">
-      <section class="board-wrap" id="board"></section>
+      <h1 class="sr" id="table-title">${esc(gameTitle(view.game))}</h1>
+      <section class="board-wrap" id="board" aria-labelledby="table-title"></section>
       <aside class="side">
         <div class="side-main">
         <div class="phasebox">
@@ -364,12 +368,11 @@ export class GamePage {
       const absent = s.kind === "human" && s.connected === false && this.seat !== null && p.seat !== this.seat;
       const mineBotted = s.kind === "bot" && s.human && p.seat === this.seat;
       const start = v.starting_player === p.seat;
-      return `<div class="panel${turn ? " turn" : ""}${p.seat === v.viewer ? " me" : ""}" data-seat="${p.seat}"
-          style="--pc:${PLAYER_COLOURS[p.seat % 6]}">
+      return `<div class="panel ${seatClass(p.seat)}${turn ? " turn" : ""}${p.seat === v.viewer ? " me" : ""}" data-seat="${p.seat}">
         <div class="pname">${bootIcon(PLAYER_COLOURS[p.seat % 6], 18)}${seatShapeIcon(p.seat)}
           <span class="nm">${esc(names[p.seat])}</span>
           ${s.kind === "human" ? `<i class="dot ${s.connected ? "on" : "off"}" title="${esc(t(s.connected ? "panel.online" : "panel.offline"))}"></i>` : ""}
-          ${start ? `<span class="badge" title="${esc(t("panel.starting"))}">1</span>` : ""}
+          ${start ? `<span class="badge start-badge" title="${esc(t("panel.starting"))}">${START_FLAG}<span>${esc(t("panel.startsShort"))}</span></span>` : ""}
           ${turn ? `<span class="badge turnb">${esc(t("panel.toAct"))}</span>` : ""}</div>
         ${this.ui.panelHTML(p)}
         ${absent && !v.scores ? `<button type="button" class="link" data-tobot="${p.seat}">${esc(t("panel.giveToBot"))}</button>` : ""}
@@ -394,8 +397,8 @@ export class GamePage {
     const ol = this.app.querySelector("#log");
     const shown = this.log.slice(-150).reverse();
     const known = Number(ol.dataset.last || 0);
-    ol.innerHTML = shown.map((e) => `<li class="${e.seq > known && known ? "new" : ""}"
-      style="--pc:${PLAYER_COLOURS[(e.player ?? 0) % 6]}" data-seq="${e.seq}">${esc(this.ui.describe(e))}</li>`).join("");
+    ol.innerHTML = shown.map((e) => `<li class="${seatClass(e.player ?? 0)}${e.seq > known && known ? " new" : ""}"
+      data-seq="${e.seq}">${esc(this.ui.describe(e))}</li>`).join("");
     ol.dataset.last = String(this.log.length ? this.log[this.log.length - 1].seq : 0);
   }
 
@@ -455,14 +458,13 @@ export class GamePage {
     });
     const box = document.createElement("div");
     box.className = "final";
-    box.setAttribute("role", "dialog");
     box.innerHTML = `<div class="final-card">
-      <h2>${esc(t("final.title"))}</h2>
+      <h2 id="final-title">${esc(t("final.title"))}</h2>
       <p class="winner">${esc(t(v.winners.length > 1 ? "final.winners" : "final.winner", { names: v.winners.map((w) => names[w]).join(", ") }))}</p>
       ${v.special_victory ? `<p class="muted">${esc(t("final.special"))}</p>` : ""}
       <table class="scores"><thead><tr><th>#</th><th>${esc(t("final.player"))}</th><th>${esc(t(v.game === "elfenland" ? "final.score" : "final.gold"))}</th><th></th></tr></thead>
       <tbody>${order.map((s, i) => `<tr class="${v.winners.includes(s) ? "win" : ""}" data-final-seat="${s}">
-        <td>${i + 1}</td><td><span class="swatch" style="background:${PLAYER_COLOURS[s % 6]}"></span> ${esc(names[s])}</td>
+        <td>${i + 1}</td><td><span class="swatch ${seatClass(s)}"></span> ${esc(names[s])}</td>
         <td class="num">${v.scores[s]}</td><td class="muted small">${esc(this.ui.scoreDetail(v.players[s]))}</td></tr>`).join("")}</tbody></table>
       <div class="row">
         <a class="button primary" href="#/replay/${esc(this.id)}" id="replay-link">${esc(t("final.replay"))}</a>
@@ -470,8 +472,9 @@ export class GamePage {
         <a class="button secondary" href="#/">${esc(t("nav.lobby"))}</a>
         <button type="button" class="secondary" id="final-close">${esc(t("final.close"))}</button>
       </div></div>`;
-    box.querySelector("#final-close").addEventListener("click", () => box.remove());
     this.app.appendChild(box);
+    const close = openDialog(box, "final-title", { focus: "#replay-link" });
+    box.querySelector("#final-close").addEventListener("click", close);
   }
 
   relabel() {

@@ -1,7 +1,7 @@
 // King of the Elves at the table: the kingdoms around the table with their towns, the
 // gold/thief/obstacle cards and banners beside them, the journey town by town, the hand and
 // the bank. As for Elfenland, every choice offered comes from the view's `legal` list.
-import { PLAYER_COLOURS, TRANSPORTS, castleInner, numberOn, transportIcon } from "./icons.js";
+import { PLAYER_COLOURS, TRANSPORTS, castleInner, numberOn, seatClass, transportIcon } from "./icons.js";
 import { t, tn } from "./i18n.js";
 import { goldText } from "./follow.js";
 
@@ -111,9 +111,7 @@ export class KingUI {
     const v = this.view;
     const names = this.ctx.names();
     const j = v.journey;
-    const n = v.kingdoms.length;
-    const boxes = v.kingdoms.map((k, i) => {
-      const col = PLAYER_COLOURS[k.owner % 6];
+    const boxes = v.kingdoms.map((k) => {
       const plays = this.legal.filter((a) => /^play \S+ kingdom \d+$/.test(a) && Number(a.split(" ")[3]) === k.owner);
       const removes = k.owner === v.viewer ? this.legal.filter((a) => a.startsWith("remove ")) : [];
       // Towns are listed right to left as played: town 0 is the rightmost one.
@@ -142,7 +140,7 @@ export class KingUI {
           ${rm ? `<button type="button" class="mini" data-action="${esc(rm)}">${esc(t("koe.remove"))}</button>` : ""}
         </div>`;
       }).join("");
-      return `<section class="kingdom${j && j.traveller === k.owner ? " travelling" : ""}" data-kingdom="${k.owner}" style="--pc:${col}; --i:${i}; --n:${n}">
+      return `<section class="kingdom ${seatClass(k.owner)}${j && j.traveller === k.owner ? " travelling" : ""}" data-kingdom="${k.owner}">
         <header><svg viewBox="-16 -18 32 28" width="30" height="26" aria-hidden="true">${castleInner()}</svg>
           <span>${esc(t("koe.kingdom", { name: names[k.owner] }))}</span></header>
         <div class="ktowns">${towns || `<span class="muted small">${esc(t("koe.noTowns"))}</span>`}</div>
