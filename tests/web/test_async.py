@@ -74,7 +74,7 @@ def test_chat_between_two_browsers_shows_markup_as_text(browser: Browser, server
         b.wait_for_selector("[data-join]")
         b.fill("#join-name", "Bob")
         b.click("[data-join]")
-        b.wait_for_selector(".waiting #start-btn")
+        b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
         start_game(a)
         b.wait_for_selector(".game .panel", timeout=15000)
         a.fill(".chat-input", INJECTION)
@@ -122,7 +122,7 @@ def _two_players(browser: Browser, server: str) -> tuple[object, object, Page, P
     b.wait_for_selector("[data-join]")
     b.fill("#join-name", "Bob")
     b.click("[data-join]")
-    b.wait_for_selector(".waiting #start-btn")
+    b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
     start_game(a)
     b.wait_for_selector(".game .panel", timeout=15000)
     return a_ctx, b_ctx, a, b

@@ -541,7 +541,7 @@ export class ElfenlandUI {
     if (L.moves.length || L.end) {
       parts.push(`<div class="row">
         ${L.end ? `<button type="button" class="primary" data-action="${esc(L.end)}">${esc(t("move.end"))}</button>` : ""}
-        ${L.moves.length && this.ctx.hint ? `<button type="button" class="secondary" data-hint="1">${esc(t("move.hint"))}</button>` : ""}
+        ${L.moves.length && this.ctx.hint && this.ctx.hintOn && this.ctx.hintOn() ? `<button type="button" class="secondary" data-hint="1">${esc(t("move.hint"))}</button>` : ""}
       </div>`);
       if (this.hint !== null) {
         const h = this.hint;

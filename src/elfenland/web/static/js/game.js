@@ -150,12 +150,15 @@ export class GamePage {
     const g = this.summary;
     const link = `${location.origin}/#/game/${g.id}`;
     const seated = this.seat !== null;
+    // A table with no open seat (you and bots, or a hotseat table) waits for nobody:
+    // no link to share, no bots to add, no Start; it starts by itself.
+    const open = g.seats.some((s) => s.kind === "open");
     this.app.innerHTML = `<section class="card narrow waiting">
       <h1>${esc(gameTitle(g.game))} <span class="muted small">${esc(rulesLabel(g))}</span></h1>
-      <p data-i18n="wait.text"></p>
-      <label class="share"><span data-i18n="wait.share"></span>
+      <p data-i18n="${open ? "wait.text" : "wait.starting"}"></p>
+      ${open ? `<label class="share"><span data-i18n="wait.share"></span>
         <span class="share-row"><input id="share-link" readonly value="${esc(link)}">
-        <button type="button" class="secondary" id="copy-link" data-i18n="wait.copy"></button></span></label>
+        <button type="button" class="secondary" id="copy-link" data-i18n="wait.copy"></button></span></label>` : ""}
       <ol class="seat-list">${g.seats.map((s) => `<li class="seat-item ${s.kind}">
         <span class="swatch ${seatClass(s.seat)}"></span>
         <span>${esc(seatLabel(s))}${s.seat === this.seat ? ` <b>(${esc(t("seat.you"))})</b>` : ""}</span>
@@ -163,13 +166,20 @@ export class GamePage {
       </li>`).join("")}</ol>
       ${!seated ? `<label><span data-i18n="lobby.yourName"></span>
         <input id="join-name" maxlength="40" value="${esc(savedName())}" data-i18n-placeholder="lobby.namePlaceholder"></label>` : ""}
-      ${seated ? `<div class="row"><label><span data-i18n="wait.fill"></span>
+      ${seated && !open ? "" : seated ? `<div class="row"><label><span data-i18n="wait.fill"></span>
         <select id="fill-level">${BOT_LEVELS.map((l) => `<option value="${l}"${l === "greedy" ? " selected" : ""} data-i18n="level.${l}"></option>`).join("")}</select></label>
         <button type="button" class="primary big" id="start-btn" data-i18n="wait.start"></button></div>` : `<p class="muted" data-i18n="wait.spectator"></p>`}
     </section>`;
     applyI18n(this.app);
     document.getElementById("status").textContent = t("status.open");
-    this.app.querySelector("#copy-link").addEventListener("click", async () => {
+    if (seated && !open && !this.autoStarted) {
+      this.autoStarted = true;
+      api.start(this.id, { token: this.mine.token })
+        .then((s) => { this.summary = s; this.onSummary(); })
+        .catch((err) => { if (err.code !== "already-started") showError(err); });
+    }
+    const copy = this.app.querySelector("#copy-link");
+    if (copy) copy.addEventListener("click", async () => {
       const input = this.app.querySelector("#share-link");
       input.select();
       try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand("copy"); }
@@ -257,6 +267,8 @@ export class GamePage {
       send: (text) => this.send(text),
       confirm: (text, question) => confirmAction(this.view ? this.view.game : "", text, question),
       hint: () => api.hint(this.id, this.mine ? this.mine.token : ""),
+      // Offered only at a table created with route hints (an unrated one).
+      hintOn: () => !!(this.summary && this.summary.route_hint),
       names: () => this.names(),
       seat: this.seat,
       lastEntry: () => this.log[this.log.length - 1] || null,

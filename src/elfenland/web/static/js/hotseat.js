@@ -29,9 +29,13 @@ export function hotseatFieldHTML() {
 export function applyHotseat(form, body) {
   if (!form.hotseat || !form.hotseat.checked) return;
   body.hotseat = true;
-  body.seats = body.seats.map((s, i) => (s.kind === "open" || s.kind === "human"
-    ? { kind: "human", name: i === body.seats.findIndex((x) => x.kind === "human") ? body.name : null }
-    : s));
+  const creator = body.seats.findIndex((x) => x.kind === "human");
+  body.seats = body.seats.map((s, i) => {
+    if (s.kind !== "open" && s.kind !== "human") return s;
+    const field = form.querySelector(`[data-seatname="${i}"]`);
+    const name = i === creator ? body.name : (field && field.value.trim()) || null;
+    return { kind: "human", name };
+  });
 }
 
 export function afterCreate(res) {

@@ -35,6 +35,7 @@ export function rulesLabel(g) {
   if (g.game === "elfenland") {
     bits.push(t(`rules.${g.rules || "amigo"}`));
     if (g.options && g.options.destination) bits.push(t("opt.destination"));
+    if (g.route_hint) bits.push(t("opt.routeHintShort"));
   } else {
     for (const k of ["magic_spell", "weak_gold", "gold_for_all"]) {
       if (g.options && g.options[k]) bits.push(t(`opt.${k}`));
@@ -45,7 +46,10 @@ export function rulesLabel(g) {
   return bits.join(" · ");
 }
 
-function seatRow(i, kind, level) {
+function seatRow(i, kind, level, hotseat = false, name = "") {
+  // At a hotseat table every seat not a bot is played here: each gets a name field
+  // (the creator's own is the "Your name" above).
+  const local = hotseat && kind === "open";
   return `<div class="seat-row" data-seat-row="${i}">
     <span class="seat-no">${i + 1}</span>
     <select name="kind-${i}" data-kind="${i}" aria-label="${esc(t("lobby.seatKind", { n: i + 1 }))}">
@@ -55,6 +59,8 @@ function seatRow(i, kind, level) {
     <select name="level-${i}" data-level="${i}" aria-label="${esc(t("lobby.seatLevel", { n: i + 1 }))}"${kind === "bot" ? "" : " hidden"}>
       ${BOT_LEVELS.map((l) => `<option value="${l}"${l === level ? " selected" : ""} data-i18n="level.${l}"></option>`).join("")}
     </select>
+    ${local ? `<input name="seatname-${i}" data-seatname="${i}" maxlength="40" value="${esc(name)}"
+      placeholder="${esc(t("hotseat.seatName", { n: i + 1 }))}" aria-label="${esc(t("hotseat.seatName", { n: i + 1 }))}">` : ""}
   </div>`;
 }
 
@@ -90,6 +96,9 @@ export function renderLobby(app) {
             <span data-i18n="opt.destination"></span></label>
           <button type="button" class="link" data-explain="elfenland:destination" data-i18n="aid.explain"></button>
           <p class="muted small" data-i18n="opt.destinationHelp"></p>
+          <label class="check"><input type="checkbox" name="route_hint">
+            <span data-i18n="opt.route_hint"></span></label>
+          <button type="button" class="link" data-explain="elfenland:route_hint" data-i18n="aid.explain"></button>
         </div>
         <div class="koe-only" hidden>
           <label class="check"><input type="checkbox" name="magic_spell"><span data-i18n="opt.magic_spell"></span></label>
@@ -117,10 +126,12 @@ export function renderLobby(app) {
   const rows = root.querySelector("#seat-rows");
   const kinds = ["human", "bot", "bot", "bot", "bot", "bot"];
   const levels = ["greedy", "greedy", "greedy", "greedy", "greedy", "greedy"];
+  const names = ["", "", "", "", "", ""];
 
   const drawSeats = () => {
     const n = Number(form.players.value);
-    rows.innerHTML = Array.from({ length: n }, (_, i) => seatRow(i, kinds[i], levels[i])).join("");
+    const hot = form.hotseat && form.hotseat.checked;
+    rows.innerHTML = Array.from({ length: n }, (_, i) => seatRow(i, kinds[i], levels[i], hot, names[i])).join("");
     applyI18n(rows);
   };
   rows.addEventListener("change", (ev) => {
@@ -133,6 +144,11 @@ export function renderLobby(app) {
     }
     if (l !== undefined) levels[Number(l)] = ev.target.value;
   });
+  rows.addEventListener("input", (ev) => {
+    const i = ev.target.dataset.seatname;
+    if (i !== undefined) names[Number(i)] = ev.target.value;
+  });
+  form.hotseat.addEventListener("change", drawSeats);
   const showVariants = () => {
     const koe = form.game.value === "king-of-the-elves";
     root.querySelector(".elf-only").hidden = koe;
@@ -161,6 +177,9 @@ export function renderLobby(app) {
     if (game === "elfenland") {
       rules = form.rules.value;
       options.destination = form.destination.checked;
+      // A table with the route hint is unrated (the server says so and refuses the hint
+      // everywhere else).
+      if (form.route_hint.checked) options.route_hint = true;
     } else {
       for (const k of ["magic_spell", "weak_gold", "gold_for_all"]) if (form[k].checked) options[k] = true;
     }
@@ -180,8 +199,8 @@ export function renderLobby(app) {
       const res = await api.create(body);
       if (res.token !== null && res.token !== undefined) saveSeat(res.game.id, res.seat, res.token, name);
       afterCreate(res);
-      // You and bots only: nobody to wait for, so the game starts at once.
-      if (res.token && !seats.some((s) => s.kind === "open")) {
+      // You and bots (or a hotseat table): nobody to wait for, so it starts at once.
+      if (res.token && !body.seats.some((s) => s.kind === "open")) {
         await api.start(res.game.id, { token: res.token });
       }
       location.hash = `#/game/${res.game.id}`;
