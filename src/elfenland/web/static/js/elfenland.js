@@ -60,6 +60,9 @@ function countList(list) {
   return m;
 }
 
+/** Where the board zooms to the action by itself (the phone layouts of style.css). */
+const SMALL_SCREEN = "(max-width: 1000px), (max-height: 500px)";
+
 export function transportName(kind) { return t(`transport.${kind}`); }
 
 function cardsText(cards) {
@@ -145,6 +148,23 @@ export class ElfenlandUI {
     this.drawLastMove(view);
     this.renderBoardChoices();
     this.renderControls();
+    const mineNow = view.current_player === view.viewer && view.viewer !== null && view.viewer !== undefined;
+    if (mineNow && (phaseChanged || (before && before.discarding !== view.discarding))) this.zoomToAction(view);
+  }
+
+  /** On a small screen, when the turn becomes this player's, the board zooms to where the
+   * action is: the roads a counter may go on, or the boot and the towns it can reach. */
+  zoomToAction(view) {
+    if (!window.matchMedia || !window.matchMedia(SMALL_SCREEN).matches) return;
+    const points = [];
+    if (view.phase === "place") {
+      for (const p of [...this.legal.places, ...this.legal.obstacles]) points.push(this.board.slot(p.route).p);
+    } else if (view.phase === "move" && !view.discarding) {
+      const me = this.me();
+      if (me) points.push(this.board.pos(me.boot));
+      for (const town of this.movesByTown().keys()) points.push(this.board.pos(town));
+    }
+    if (points.length) this.board.focusOn(points);
   }
 
   /** The discards picked and confirmed together go one per update (the engine takes
