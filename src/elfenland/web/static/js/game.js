@@ -11,6 +11,7 @@ import { ClockView } from "./clock.js";
 import { UndoButton } from "./undo.js";
 import { TurnAlert } from "./turnalert.js";
 import { openDialog } from "./dialog.js";
+import { Guide, isTutorial } from "./guide.js";
 import { playerToken } from "./players.js";
 import { HotseatCover } from "./hotseat.js";
 import { Pacer, RoundSummary, pacePrefHTML, setPace } from "./follow.js";
@@ -342,6 +343,8 @@ export class GamePage {
     this.renderLog();
     if (this.undoButton) this.undoButton.update(view, this.seat, this.botted());
     if (this.hotseat) this.hotseat.check(view);
+    if (!this.guide && isTutorial(this.id)) this.guide = new Guide(this);
+    if (this.guide) this.guide.update(this.view);
     if (this.turnAlert) {
       const v = this.view;
       const live = v.current_player !== null && v.current_player !== undefined;

@@ -9,6 +9,7 @@ import { LobbyFeed } from "./lobbyfeed.js";
 import { playerToken, savedPlayer } from "./players.js";
 import { afterCreate, applyHotseat, hotseatFieldHTML } from "./hotseat.js";
 import { openRules } from "./rulesaid.js";
+import { startTutorial } from "./guide.js";
 
 export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
@@ -74,6 +75,7 @@ export function renderLobby(app) {
   <section class="card create">
     <h1 data-i18n="lobby.create"></h1>
     <p class="howto"><span data-i18n="lobby.howtoLead"></span>
+      <button type="button" class="secondary small" id="learn-btn" data-i18n="lobby.learn"></button>
       <button type="button" class="link" id="howto-btn" data-i18n="lobby.howto"></button></p>
     <form id="create-form" autocomplete="off">
       <label><span data-i18n="lobby.yourName"></span>
@@ -167,6 +169,10 @@ export function renderLobby(app) {
   wireTempo(form);
   wirePlayerPanel(root, form);
   root.querySelector("#howto-btn").addEventListener("click", () => openRules(form.game.value));
+  root.querySelector("#learn-btn").addEventListener("click", async (ev) => {
+    ev.target.disabled = true;
+    try { await startTutorial(form.name.value); } catch (err) { showError(err); ev.target.disabled = false; }
+  });
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
