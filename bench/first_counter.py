@@ -6,11 +6,14 @@ The newcomer takes the lobby's defaults (4 players, 3 bots), clicks "Create", th
 what each prompt asks with the first thing offered: draws the secret counter, takes
 face-up counters, picks a counter and a road, confirms when asked.  Nothing is typed.
 
-    python bench/first_counter.py [--runs 3] [--src DIR]
+    python bench/first_counter.py [--runs 3] [--src DIR] [--pace server] [--learn]
 
 ``--src`` serves another checkout's code (its ``src`` directory, e.g. a worktree of the
 code before a change) so that "before" and "after" are measured side by side, one run
-after the other on the same machine.
+after the other on the same machine.  ``--pace server`` shows the bots' moves as fast
+as the server plays them (the page's pace setting), to tell the page's own time from the
+readable pace a first table starts with; ``--learn`` takes "Learn to play" instead of
+"Create" (one easy bot, the guide pointing at what to click).
 """
 
 from __future__ import annotations
@@ -59,12 +62,12 @@ def click(page: Page, selector: str, counts: dict[str, int]) -> None:
         counts["clicks"] += 1
 
 
-def newcomer(page: Page, base: str) -> dict[str, float]:
+def newcomer(page: Page, base: str, learn: bool = False) -> dict[str, float]:
     counts = {"clicks": 0, "scrolls": 0}
     t0 = time.perf_counter()
     page.goto(f"{base}/")
     page.wait_for_selector("body[data-ready='1']")
-    click(page, "#create-btn", counts)
+    click(page, "#learn-btn" if learn else "#create-btn", counts)
     page.wait_for_selector(".game .panel", timeout=30000)
     deadline = time.monotonic() + 240
     while not page.evaluate(PLACED):
@@ -93,6 +96,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--src", help="serve the code of this src directory instead")
+    parser.add_argument("--pace", help="the page's pace setting (e.g. server)")
+    parser.add_argument("--learn", action="store_true", help='take "Learn to play"')
     args = parser.parse_args()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -117,14 +122,20 @@ def main() -> int:
                                             args=CHROMIUM_ARGS)
                 for _ in range(args.runs):
                     ctx = browser.new_context(viewport=DESK, locale="en-GB")
-                    results.append(newcomer(ctx.new_page(), base))
+                    if args.pace:
+                        ctx.add_init_script(
+                            f"localStorage.setItem('elfenland.pace', {args.pace!r})")
+                    results.append(newcomer(ctx.new_page(), base, args.learn))
                     ctx.close()
                 browser.close()
         finally:
             server.terminate()
             server.wait(10)
+    how = ", ".join(x for x in (f"code from {args.src}" if args.src else "",
+                                f"pace {args.pace}" if args.pace else "",
+                                "Learn to play" if args.learn else "") if x)
     print(f"opening the site -> first counter placed, {len(results)} newcomers at 1280x800"
-          + (f" (code from {args.src})" if args.src else ""))
+          + (f" ({how})" if how else ""))
     for key in ("clicks", "scrolls", "seconds"):
         values = [r[key] for r in results]
         print(f"  {key}: median {statistics.median(values):.1f} "
