@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from .axe import serious_violations
+from .helpers import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
@@ -29,6 +30,7 @@ def test_the_guided_first_game_to_its_end(browser: Browser, server: str, lang: s
         summary = page.evaluate("window.__elfenland.page.summary")
         assert summary["seed"] == 2026 and [s["kind"] for s in summary["seats"]] == ["human", "bot"]
         seen: set[str] = set()
+        shot: set[str] = set()
         for _ in range(400):
             step = _step(page)
             if step == "done":
@@ -44,6 +46,10 @@ def test_the_guided_first_game_to_its_end(browser: Browser, server: str, lang: s
             assert page.locator("#guide-text").inner_text().strip()
             if step == "secret" and lang == "en":
                 assert serious_violations(page) == []
+            if step == "place" and lang == "en" and "place" not in shot:
+                page.wait_for_timeout(300)
+                page.screenshot(path=str(SCREENSHOTS / "tutorial.png"))
+                shot.add("place")
             before = page.evaluate("document.body.dataset.seq")
             if target.evaluate("e => e.hasAttribute('data-menu')"):
                 target.click(force=True)
