@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import httpx
@@ -16,6 +17,7 @@ from elfenland.core.transport import Transport
 from elfenland.games.elfenland.state import ElfenlandState
 from elfenland.server.background import BackgroundServer
 
+from .conftest import ServerFactory
 from .helpers import HTTP, JSON, create, pick, post, recv_until, replay, stored_actions
 
 SEED = 21
@@ -153,3 +155,18 @@ def test_hint_is_a_table_option_off_and_refused_at_rated_tables(
     refused(HTTP.post(f"{base}/api/games", json={"players": 2,
                                                  "options": {"route_hint": "yes"}}),
             "bad-request", 400)
+
+
+def test_a_table_with_the_route_hint_is_not_rated(make_server: ServerFactory) -> None:
+    server = make_server()
+    base = server.url
+    made = create(base, players=2, options={"route_hint": True},
+                  seats=[{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "greedy"}])
+    gid = made["game"]["id"]
+    assert post(base, f"/api/games/{gid}/start", {}).is_success
+    deadline = time.monotonic() + 60
+    while HTTP.get(f"{base}/api/games/{gid}").json()["game"]["status"] != "finished":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    time.sleep(0.3)
+    assert HTTP.get(f"{base}/api/ratings", params={"game": "elfenland"}).json()["ratings"] == []
