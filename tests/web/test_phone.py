@@ -64,3 +64,22 @@ def test_the_map_zooms_to_the_move_and_pieces_stay_touchable(browser: Browser,
         assert checked, "no move with a price to check"
     finally:
         ctx.close()
+
+
+def test_king_of_the_elves_on_a_phone_has_no_scroll_box_in_the_page(browser: Browser,
+                                                                     server: str) -> None:
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB",
+                              has_touch=True)
+    try:
+        page = ctx.new_page()
+        create_game(page, server, game="king-of-the-elves", players=4, bots=3,
+                    level="random", seed=4)
+        start_game(page)
+        page.wait_for_selector(".kingdom")
+        inner = page.evaluate("""() => { const b = document.querySelector('.board-wrap');
+            return [b.scrollHeight, b.clientHeight, getComputedStyle(b).overflowY]; }""")
+        assert inner[2] == "visible" or inner[0] <= inner[1] + 1, inner
+        # Nothing wider than the phone: no sideways scrolling.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        ctx.close()
