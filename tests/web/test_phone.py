@@ -54,6 +54,9 @@ def test_the_map_zooms_to_the_move_and_pieces_stay_touchable(browser: Browser,
                 assert min(_sizes(page, ".board .cost-badge")) >= 24.5
                 counters = _sizes(page, ".board .counter-inner")
                 assert counters and min(counters) >= 24, counters
+                # The hand (needed to pay a caravan) is on screen without scrolling.
+                hand = page.locator(".controls .hand").bounding_box()
+                assert hand and hand["y"] >= 0 and hand["y"] + hand["height"] <= PHONE["height"]
                 page.screenshot(path=str(SCREENSHOTS / "elfenland-phone-zoom.png"))
                 checked = True
                 break
