@@ -70,3 +70,36 @@ def test_the_guided_first_game_to_its_end(browser: Browser, server: str, lang: s
         assert page.locator(".guide").count() == 0
     finally:
         ctx.close()
+
+
+def test_the_short_king_of_the_elves_guide_to_its_end(browser: Browser, server: str) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="de")
+    try:
+        page = ctx.new_page()
+        page.add_init_script("localStorage.setItem('elfenland.confirm', 'off')")
+        page.goto(f"{server}/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.select_option("select[name=game]", "king-of-the-elves")
+        page.click("#learn-btn")
+        page.wait_for_selector(".game .guide", timeout=15000)
+        assert page.evaluate("window.__elfenland.page.summary.game") == "king-of-the-elves"
+        seen: set[str] = set()
+        for _ in range(400):
+            step = _step(page)
+            if step == "koeDone":
+                break
+            seen.add(step)
+            if step == "watch":
+                page.wait_for_function("s => document.querySelector('.guide')?.dataset.step !== s",
+                                       arg="watch", timeout=15000)
+                continue
+            assert page.locator(".guide-target").count(), step
+            before = page.evaluate("document.body.dataset.seq")
+            page.locator(".guide-target").first.click()
+            page.wait_for_function("s => document.body.dataset.seq !== s", arg=before,
+                                   timeout=15000)
+        assert _step(page) == "koeDone", seen
+        assert {"koeBuild", "koeVisit"} <= seen, seen
+        assert page.locator("#guide-text").inner_text().startswith("Du hast eine ganze Runde")
+    finally:
+        ctx.close()

@@ -1,4 +1,5 @@
-// "Learn to play": a first Elfenland table against an easy bot on a fixed deal, with a
+// "Learn to play": a first table (Elfenland, or a short one of King of the Elves) against
+// an easy bot on a fixed deal, with a
 // guide beside the board. At each of the player's turns it says what to do and why and
 // points at one thing to click (the pulsing outline); any other legal move is fine too —
 // the guide reads the table again after every move. It ends when the first round does.
@@ -19,14 +20,15 @@ function markTutorial(gameId) {
   localStorage.setItem(KEY, JSON.stringify([...list.slice(-20), gameId]));
 }
 
-/** Create and start the tutorial table, then open it. */
-export async function startTutorial(name) {
+/** Create and start the tutorial table of `game`, then open it. */
+export async function startTutorial(name, game = "elfenland") {
   const who = (name || savedName() || "").trim();
   if (who) saveName(who);
+  const elf = game !== "king-of-the-elves";
   const res = await api.create({
-    game: "elfenland", players: 2, name: who || null, seed: TUTORIAL_SEED,
+    game: elf ? "elfenland" : game, players: 2, name: who || null, seed: TUTORIAL_SEED,
     seats: [{ kind: "human" }, { kind: "bot", level: "random" }],
-    options: { route_hint: true },
+    options: elf ? { route_hint: true } : {},
   });
   saveSeat(res.game.id, res.seat, res.token, who);
   markTutorial(res.game.id);
@@ -36,8 +38,9 @@ export async function startTutorial(name) {
 
 /** [step, selector of the thing to point at] for the player's turn in `view`. */
 function stepOf(view, root) {
-  if (view.round > 1 || view.scores) return ["done", null];
+  if (view.round > 1 || view.scores) return [view.game === "king-of-the-elves" ? "koeDone" : "done", null];
   if (view.current_player !== view.viewer) return ["watch", null];
+  if (view.game === "king-of-the-elves") return kingStep(view, root);
   if (view.discarding) {
     return root.querySelector("#discard-go") ? ["discardGo", "#discard-go"] : ["discard", "[data-dpick]:not([disabled]):not(.on)"];
   }
@@ -52,6 +55,17 @@ function stepOf(view, root) {
     case "keep": return ["keep", "[data-action^='keep']"];
     default: return ["watch", null];
   }
+}
+
+/** The same for King of the Elves' first round: build, then travel. */
+function kingStep(view, root) {
+  if (view.pending === "take") return ["koeTake", "[data-action^='take ']"];
+  if (view.pending) return ["koeDiscard", ".hand-groups [data-action]"];
+  if (view.phase === "building") {
+    return root.querySelector(".plays [data-action]") ? ["koeBuild", ".plays [data-action]"]
+      : ["koePass", "[data-action='pass']"];
+  }
+  return root.querySelector(".opt.combo") ? ["koeVisit", ".opt.combo"] : ["koeStop", "[data-action='stop']"];
 }
 
 export class Guide {
@@ -95,7 +109,7 @@ export class Guide {
     const text = this.box.querySelector("#guide-text");
     const words = t(`guide.${step}`);
     if (text.textContent !== words) text.textContent = words;
-    this.box.querySelector("#guide-close").textContent = t(step === "done" ? "guide.finish" : "guide.close");
+    this.box.querySelector("#guide-close").textContent = t(step === "done" || step === "koeDone" ? "guide.finish" : "guide.close");
     const target = selector ? app.querySelector(selector) : null;
     if (target) target.classList.add("guide-target");
   }

@@ -171,7 +171,7 @@ export function renderLobby(app) {
   root.querySelector("#howto-btn").addEventListener("click", () => openRules(form.game.value));
   root.querySelector("#learn-btn").addEventListener("click", async (ev) => {
     ev.target.disabled = true;
-    try { await startTutorial(form.name.value); } catch (err) { showError(err); ev.target.disabled = false; }
+    try { await startTutorial(form.name.value, form.game.value); } catch (err) { showError(err); ev.target.disabled = false; }
   });
 
   form.addEventListener("submit", async (ev) => {
