@@ -82,7 +82,10 @@ def test_king_of_the_elves_on_a_phone_has_no_scroll_box_in_the_page(browser: Bro
         inner = page.evaluate("""() => { const b = document.querySelector('.board-wrap');
             return [b.scrollHeight, b.clientHeight, getComputedStyle(b).overflowY]; }""")
         assert inner[2] == "visible" or inner[0] <= inner[1] + 1, inner
-        # Nothing wider than the phone: no sideways scrolling.
+        # Nothing wider than the phone: no sideways scrolling; the title is not cut.
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        cut = page.evaluate("(e => e.scrollWidth > e.clientWidth)"
+                            "(document.getElementById('status'))")
+        assert not cut
     finally:
         ctx.close()
