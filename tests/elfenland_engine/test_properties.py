@@ -20,7 +20,9 @@ def check_accounting(s: ElfenlandState) -> None:
 
 
 def public_part(view: dict[str, object]) -> dict[str, object]:
-    return {k: v for k, v in view.items() if k not in ("log", "seq")}
+    """A view without what comes from the history (a resampled state has none): the log,
+    seq and whether the last action may be taken back."""
+    return {k: v for k, v in view.items() if k not in ("log", "seq", "take_back")}
 
 
 def play(players: int, seed: int, options: dict[str, Any], chooser: int) -> None:

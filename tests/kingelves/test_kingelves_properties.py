@@ -44,7 +44,8 @@ def step(s: KingOfTheElvesState, rng: random.Random) -> None:
 
 
 def strip(view: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in view.items() if k not in ("log", "seq")}
+    """A view without what comes from the history (a resampled state has none)."""
+    return {k: v for k, v in view.items() if k not in ("log", "seq", "take_back")}
 
 
 def check_views(s: KingOfTheElvesState, rng: random.Random) -> None:

@@ -1,10 +1,12 @@
-"""The route hint: the movement planner run by the server for the seat to move, and
-refused to everyone else and in every other phase."""
+"""The route hint: the movement planner run by the server for the seat to move at a
+table created with it (an unrated one), and refused to everyone else, in every other
+phase and at every table created without it (every rated table)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import httpx
@@ -15,6 +17,7 @@ from elfenland.core.transport import Transport
 from elfenland.games.elfenland.state import ElfenlandState
 from elfenland.server.background import BackgroundServer
 
+from .conftest import ServerFactory
 from .helpers import HTTP, JSON, create, pick, post, recv_until, replay, stored_actions
 
 SEED = 21
@@ -54,8 +57,9 @@ async def next_views(socks: dict[int, ClientConnection]) -> dict[int, JSON]:
 def test_hint_is_the_planners_route_for_the_seat_to_move(
         server: BackgroundServer, db_url: str) -> None:
     base, ws_base = server.url, server.ws_url
-    made = create(base, players=2, seed=SEED, name="Ann")
+    made = create(base, players=2, seed=SEED, name="Ann", options={"route_hint": True})
     gid, ann = made["game"]["id"], made["token"]
+    assert made["game"]["route_hint"] and made["game"]["unrated"]
     bob = post(base, f"/api/games/{gid}/join", {"name": "Bob"}).json()["token"]
     tokens = {0: ann, 1: bob}
     refused(hint(base, gid, ann), "not-started", 409)
@@ -117,10 +121,52 @@ def test_hint_is_the_planners_route_for_the_seat_to_move(
 def test_hint_is_refused_in_king_of_the_elves_and_for_unknown_games(
         server: BackgroundServer) -> None:
     base = server.url
+    r = HTTP.post(f"{base}/api/games", json={"game": "king-of-the-elves", "players": 2,
+                                             "options": {"route_hint": True}})
+    refused(r, "bad-request", 400)  # an Elfenland table option
     made = create(base, game="king-of-the-elves", players=2, seed=3, name="Ann",
                   seats=[{"kind": "human"}, {"kind": "bot", "level": "random"}])
     gid = made["game"]["id"]
     assert post(base, f"/api/games/{gid}/start", {"token": made["token"]}).is_success
-    refused(hint(base, gid, made["token"]), "wrong-phase", 409)
+    refused(hint(base, gid, made["token"]), "bad-request", 400)  # no King's table has it
     refused(hint(base, "nosuchgame", made["token"]), "not-found", 404)
     assert "/api/games/{game_id}/hint" in HTTP.get(f"{base}/openapi.json").json()["paths"]
+
+
+def test_hint_is_a_table_option_off_and_refused_at_rated_tables(
+        server: BackgroundServer) -> None:
+    base = server.url
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "random"}]
+    # No seed chosen, no hint asked for: a rated table, and the hint is refused there
+    # even in the move phase.
+    made = create(base, players=2, name="Ann", seats=seats)
+    game = made["game"]
+    assert not game["route_hint"] and not game["unrated"]
+    assert "route_hint" not in game["options"]
+    gid, ann = game["id"], made["token"]
+    assert post(base, f"/api/games/{gid}/start", {"token": ann}).is_success
+    r = hint(base, gid, ann)
+    refused(r, "bad-request", 400)
+    assert "without route hints" in r.json()["message"]
+    # Asked for at creation: the table says so and is unrated.
+    made = create(base, players=2, name="Ann", seats=seats, options={"route_hint": True})
+    assert made["game"]["route_hint"] and made["game"]["unrated"]
+    assert "route_hint" not in made["game"]["options"]  # not an engine option
+    refused(HTTP.post(f"{base}/api/games", json={"players": 2,
+                                                 "options": {"route_hint": "yes"}}),
+            "bad-request", 400)
+
+
+def test_a_table_with_the_route_hint_is_not_rated(make_server: ServerFactory) -> None:
+    server = make_server()
+    base = server.url
+    made = create(base, players=2, options={"route_hint": True},
+                  seats=[{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "greedy"}])
+    gid = made["game"]["id"]
+    assert post(base, f"/api/games/{gid}/start", {}).is_success
+    deadline = time.monotonic() + 60
+    while HTTP.get(f"{base}/api/games/{gid}").json()["game"]["status"] != "finished":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    time.sleep(0.3)
+    assert HTTP.get(f"{base}/api/ratings", params={"game": "elfenland"}).json()["ratings"] == []

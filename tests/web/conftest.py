@@ -12,9 +12,10 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 #: Seconds after which a player who left counts as absent (their seat may go to a bot).
@@ -63,10 +64,25 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
+#: The tests play against bots at once; a player's first table shows the others' moves
+#: at a readable pace (follow.js), which a test that checks that pace sets back with
+#: ``localStorage.setItem('elfenland.pace', 'default')`` (not a pace: the page's default).
+FAST_PACE = ("localStorage.getItem('elfenland.pace')"
+             " || localStorage.setItem('elfenland.pace', 'server')")
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        plain = b.new_context
+
+        def new_context(**kwargs: Any) -> BrowserContext:
+            ctx = plain(**kwargs)
+            ctx.add_init_script(FAST_PACE)
+            return ctx
+
+        b.new_context = new_context  # type: ignore[method-assign]
         yield b
         b.close()
 

@@ -23,7 +23,8 @@ SHOT_NEEDS = {"journey": ".ktown", "move": ".town[data-action], .town[data-menu]
 
 def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4,
                 bots: int = 3, level: str = "random", name: str = "Ann",
-                rules: str | None = None, seed: int | None = None) -> str:
+                rules: str | None = None, seed: int | None = None,
+                route_hint: bool = False) -> str:
     """Fill in the lobby's form and create the game; returns the game id.  A ``seed``
     (which the form does not offer) is added to the form's request, so that a test
     whose story needs a certain deal gets it every time: the bots' decisions follow
@@ -42,7 +43,11 @@ def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4
     page.fill("input[name=name]", name)
     page.select_option("select[name=game]", game)
     if rules:
+        more_options(page)
         page.select_option("select[name=rules]", rules)
+    if route_hint:
+        more_options(page)
+        page.check("input[name=route_hint]")
     page.select_option("select[name=players]", str(players))
     for i in range(players):
         kind = "human" if i == 0 else ("bot" if i <= bots else "open")
@@ -55,6 +60,13 @@ def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4
     if seed is not None:
         page.unroute("**/api/games")
     return page.url.rsplit("/", 1)[-1]
+
+
+def more_options(page: Page) -> None:
+    """Unfold the lobby's "More options" (rules, variants, clock, hotseat), as a player
+    does by clicking it."""
+    if not page.evaluate("document.querySelector('#more-options').open"):
+        page.click("#more-options > summary")
 
 
 def start_game(page: Page) -> None:
@@ -104,6 +116,8 @@ def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> s
     """Click one offered choice (a random one; those starting with one of ``prefer`` ten
     times as likely); returns the action text sent."""
     before = seq(page)
+    if page.locator("[data-dpick]:not([disabled])").count():
+        return discard_picked(page, rng)
     selects = page.locator("[data-select]")
     if selects.count() > 1 and rng.random() < 0.3:
         selects.nth(rng.randrange(selects.count())).click()
@@ -132,6 +146,20 @@ def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> s
     confirm_if_asked(page)
     page.wait_for_function("s => document.body.dataset.seq !== s", arg=before, timeout=15000)
     return str(action)
+
+
+def discard_picked(page: Page, rng: random.Random) -> str:
+    """Discard as the page asks: pick as many cards as it says, then discard them at
+    once (one confirmation); returns when the discarding is over."""
+    need = int(page.locator("#discard-need").get_attribute("data-need") or "0")
+    cards = page.locator("[data-dpick]")
+    for i in sorted(rng.sample(range(cards.count()), need)):
+        page.locator(f"[data-dpick='{i}']").click()
+    page.click("#discard-go")
+    confirm_if_asked(page)
+    page.wait_for_function("""() => { const v = window.__elfenland.page.view;
+        return !v.discarding || v.current_player !== v.viewer; }""", timeout=15000)
+    return "discard"
 
 
 def play_to_end(page: Page, rng: random.Random, shots: dict[str, str] | None = None,

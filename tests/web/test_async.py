@@ -10,10 +10,14 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page
 
-from .helpers import my_turn, seq, start_game, take_turn
+from elfenland.core.transport import Transport
+
+from .helpers import more_options, my_turn, phase_key, seq, start_game, take_turn
 
 pytestmark = pytest.mark.browser
 
+#: The actions taking a counter from the face-up row (not "draw blind", not "draw secret").
+FACE_UP = tuple(f"draw {t.slug}" for t in Transport if t is not Transport.RAFT)
 INJECTION = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
 
 
@@ -28,6 +32,7 @@ def create_with_tempo(page: Page, base: str, players: int, bots: int, tempo: str
         page.select_option(f"select[name=kind-{i}]", kind)
         if kind == "bot":
             page.select_option(f"select[name=level-{i}]", "random")
+    more_options(page)
     page.select_option("select[name=tempo]", tempo)
     page.fill("input[name=per_move]", per_move)
     page.select_option("select[name=per_move_unit]", unit)
@@ -69,7 +74,7 @@ def test_chat_between_two_browsers_shows_markup_as_text(browser: Browser, server
         b.wait_for_selector("[data-join]")
         b.fill("#join-name", "Bob")
         b.click("[data-join]")
-        b.wait_for_selector(".waiting #start-btn")
+        b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
         start_game(a)
         b.wait_for_selector(".game .panel", timeout=15000)
         a.fill(".chat-input", INJECTION)
@@ -117,7 +122,7 @@ def _two_players(browser: Browser, server: str) -> tuple[object, object, Page, P
     b.wait_for_selector("[data-join]")
     b.fill("#join-name", "Bob")
     b.click("[data-join]")
-    b.wait_for_selector(".waiting #start-btn")
+    b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
     start_game(a)
     b.wait_for_selector(".game .panel", timeout=15000)
     return a_ctx, b_ctx, a, b
@@ -127,17 +132,23 @@ def test_undo_takes_back_a_placement_but_not_a_draw(browser: Browser, server: st
     a_ctx, b_ctx, a, b = _two_players(browser, server)
     try:
         rng = random.Random(3)
-        # The limit: a draw (at random) cannot be taken back.
-        for _ in range(10):
-            if my_turn(a):
-                break
-            take_turn(b, rng)
-        take_turn(a, rng)  # the first turns draw: a secret counter, or counters
-        before = seq(a)
-        a.wait_for_selector("#undo-btn:not([hidden])")
-        a.click("#undo-btn")
-        a.wait_for_selector(".toast.error:has-text('cannot be taken back')", timeout=10000)
-        assert seq(a) == before
+        # The limit: a face-up draw (the row refills at random) cannot be taken back,
+        # so the button is not offered after it (nor to the other player ever).
+        face_up = ""
+        for _ in range(60):
+            if my_turn(a) and phase_key(a) == "draw-counters":
+                face_up = take_turn(a, rng, prefer=FACE_UP)
+                if face_up.startswith(FACE_UP):
+                    break
+            elif my_turn(a) or my_turn(b):
+                take_turn(a if my_turn(a) else b, rng)
+            else:
+                a.wait_for_timeout(30)
+        assert face_up.startswith(FACE_UP), "Ann never took a face-up counter"
+        after_draw = seq(a)
+        b.wait_for_function("s => document.body.dataset.seq === s", arg=after_draw)
+        assert a.evaluate("window.__elfenland.page.view.take_back") is None
+        assert a.locator("#undo-btn").is_hidden() and b.locator("#undo-btn").is_hidden()
         # Play on until Ann places a counter; that she may take back.
         placed = ""
         for _ in range(200):
@@ -153,6 +164,9 @@ def test_undo_takes_back_a_placement_but_not_a_draw(browser: Browser, server: st
         assert placed, "Ann never placed a counter"
         after = seq(a)
         b.wait_for_function("s => document.body.dataset.seq === s", arg=after)
+        # A plain step: offered to Ann, not to Bob.
+        a.wait_for_selector("#undo-btn:not([hidden])")
+        assert b.locator("#undo-btn").is_hidden()
         a.click("#undo-btn")
         a.wait_for_function("s => document.body.dataset.seq === String(Number(s) - 1)",
                             arg=after, timeout=10000)

@@ -32,7 +32,7 @@ def page(browser: Browser) -> Iterator[Page]:
 def _open_lobby(page: Page, base: str) -> None:
     page.goto(f"{base}/")
     page.wait_for_selector(".lobby[data-feed='live']")
-    page.wait_for_selector("#open-games .game-row, #open-games .muted")
+    page.wait_for_selector("#open-games .game-row, #open-games .muted", state="attached")
     # Set once; a reload would lose it.
     page.evaluate("window.__sameDocument = true")
 

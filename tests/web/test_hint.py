@@ -36,7 +36,10 @@ def drawn_steps(page: Page) -> list[str]:
 
 
 def test_suggest_a_route_draws_the_servers_route(page: Page, server: str) -> None:
-    create_game(page, server, players=2, bots=1, level="random")
+    create_game(page, server, players=2, bots=1, level="random", route_hint=True)
+    # The table says it has route hints and is unrated.
+    summary = page.evaluate("window.__elfenland.page.summary")
+    assert summary["route_hint"] and summary["unrated"]
     start_game(page)
     rng = random.Random(2)
     seen: dict[str, Any] | None = None
@@ -78,3 +81,21 @@ def test_suggest_a_route_draws_the_servers_route(page: Page, server: str) -> Non
     assert drawn_steps(page) == [str(i + 2) for i in range(len(steps) - 1)]
     log = page.locator("#log li").first.inner_text()
     assert page.evaluate(f"() => window.__elfenland.page.ui.index.townName({first['to']!r})") in log
+
+
+def test_no_route_hint_at_a_table_created_without_it(page: Page, server: str) -> None:
+    create_game(page, server, players=2, bots=1, level="random")
+    start_game(page)
+    assert not page.evaluate("window.__elfenland.page.summary.route_hint")
+    rng = random.Random(4)
+    for _ in range(300):
+        wait_turn_or_end(page)
+        assert not is_over(page)
+        if phase_key(page) == "move":
+            break
+        take_turn(page, rng, prefer=("pass",))
+    else:
+        raise AssertionError("never reached the move phase")
+    assert page.locator("[data-hint]").count() == 0
+    answer = page.evaluate(SERVER_HINT)
+    assert answer["code"] == "bad-request"

@@ -1,5 +1,6 @@
-"""Hotseat in the browser: two players share one page, a cover hides the table while the
-device changes hands, and the game is played to its end."""
+"""Hotseat in the browser: two named players share one page, the table starts at once
+(nobody to wait for), a cover hides the table while the device changes hands, and the
+game is played to its end."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import random
 import pytest
 from playwright.sync_api import Page
 
-from .helpers import is_over, my_turn, start_game, take_turn
+from .helpers import is_over, more_options, my_turn, start_game, take_turn
 
 pytestmark = pytest.mark.browser
 
@@ -21,9 +22,14 @@ def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
     page.select_option("select[name=players]", "2")
     page.select_option("select[name=kind-0]", "human")
     page.select_option("select[name=kind-1]", "open")
+    more_options(page)
     page.check("input[name=hotseat]")
+    # Every local seat gets a name.
+    page.fill("input[name=seatname-1]", "Bea")
     page.click("#create-btn")
-    page.wait_for_selector(".waiting #start-btn")
+    # No open seat: no share link, no bots to add, no Start; the table starts at once.
+    page.wait_for_selector(".game .panel", timeout=15000)
+    assert page.locator("#share-link, #start-btn, #fill-level").count() == 0
     start_game(page)
     gid = page.url.rsplit("/", 1)[-1]
     saved = page.evaluate(f"JSON.parse(localStorage.getItem('elfenland.hotseat'))['{gid}']")
@@ -50,4 +56,4 @@ def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
     assert seats_played == {0, 1} and switches > 2
     names = page.eval_on_selector_all(".final tbody tr td:nth-child(2)",
                                       "els => els.map(e => e.textContent.trim())")
-    assert any("Ann" in n for n in names) and any("Player 2" in n for n in names)
+    assert any("Ann" in n for n in names) and any("Bea" in n for n in names)

@@ -28,7 +28,7 @@ def _lobby(page: Page, server: str) -> None:
     page.goto(f"{server}/")
     page.wait_for_selector(".lobby[data-feed='live']")
     # The lists were fetched after the feed's hello.
-    page.wait_for_selector("#open-games .game-row, #open-games .muted")
+    page.wait_for_selector("#open-games .game-row, #open-games .muted", state="attached")
 
 
 def _no_polling(page: Page) -> list[str]:

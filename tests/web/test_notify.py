@@ -74,7 +74,10 @@ def test_the_lobby_lists_games_waiting_for_me(browser: Browser, server: str) -> 
         page = ctx.new_page()
         page.goto(f"{server}/")
         page.wait_for_selector("body[data-ready='1']")
-        page.fill("input[name=pname]", "Ann the player")
+        # One name field (under "New game"); the settings panel saves it.
+        assert page.locator("input[name=pname]").count() == 0
+        page.fill("input[name=name]", "Ann the player")
+        page.click("#player-panel > summary")
         page.click("#player-save")
         page.wait_for_selector(".toast:has-text('Saved')")
         player = page.evaluate("JSON.parse(localStorage.getItem('elfenland.player'))")
@@ -122,7 +125,7 @@ def test_the_leaderboard_rates_bots(browser: Browser, server: str) -> None:
         page.wait_for_selector("#board tr[data-player='bot:greedy']", timeout=10000)
         rows = page.locator("#board tbody tr")
         assert rows.count() >= 2
-        assert "Greedy" in page.locator("#board tr[data-player='bot:greedy']").inner_text()
+        assert "Medium" in page.locator("#board tr[data-player='bot:greedy']").inner_text()
         ratings = [float(x) for x in page.eval_on_selector_all(
             "#board tbody tr td.num:nth-child(3)", "els => els.map(e => e.textContent)")]
         assert ratings == sorted(ratings, reverse=True)

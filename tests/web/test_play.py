@@ -75,9 +75,9 @@ def test_two_players_in_two_browsers(browser: Browser, server: str) -> None:
         b.wait_for_selector("[data-join]")
         b.fill("#join-name", "Bob")
         b.click("[data-join]")
-        b.wait_for_selector(".waiting #start-btn")
-        a.wait_for_function("() => [...document.querySelectorAll('.seat-item')]"
-                            ".some(e => e.textContent.includes('Bob'))", timeout=10000)
+        b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
+        # The table was full: it started by itself, with Bob in his seat for Ann too.
+        a.wait_for_selector(".panel[data-seat='1'] .nm:has-text('Bob')", timeout=10000)
         start_game(a)
         b.wait_for_selector(".game .panel", timeout=15000)
         assert gid in b.url

@@ -40,7 +40,7 @@ def test_absent_players_seat_goes_to_a_bot_and_back(browser: Browser, server: st
         b.wait_for_selector("[data-join]")
         b.fill("#join-name", "Bob")
         b.click("[data-join]")
-        b.wait_for_selector(".waiting #start-btn")
+        b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
         start_game(a)
         b.wait_for_selector(".game .panel", timeout=15000)
         rng = random.Random(8)

@@ -17,6 +17,7 @@ from .helpers import (
     SCREENSHOTS,
     create_game,
     is_over,
+    more_options,
     phase_key,
     seq,
     start_game,
@@ -194,6 +195,7 @@ def test_the_rules_and_player_aid_in_every_language(browser: Browser, server: st
         page.goto(f"{server}/")
         page.wait_for_selector("body[data-ready='1']")
         # The lobby explains the chosen rule set.
+        more_options(page)
         page.select_option("select[name=rules]", "moon")
         page.click("[data-explain='elfenland:rules']")
         aid = page.locator(".aid[role=dialog]")
@@ -432,5 +434,11 @@ def test_following_the_bots_pace_last_move_and_round_summary(page: Page, server:
     towns = page.evaluate("() => window.__elfenland.page.view.players.map(p => p.towns.length)")
     assert f"({towns[0]} " in summary.locator("li").first.inner_text()
     page.screenshot(path=str(SCREENSHOTS / "elfenland-round-summary.png"))
-    page.click("#round-summary-close")
+    # It closes itself once everyone has acted in the new round.
+    for _ in range(40):
+        wait_turn_or_end(page)
+        if not page.locator("#round-summary").count():
+            break
+        take_turn(page, rng)
     assert page.locator("#round-summary").count() == 0
+    assert page.evaluate("window.__elfenland.page.view.round") == 2

@@ -128,6 +128,9 @@ def _view_parts(state: GameState, player: int | None) -> tuple[dict[str, Any], l
     view = state.view(player)
     log = view.pop("log")
     view.pop("seq", None)
+    # Whether the last action may be taken back is the table's (the server's undo), read
+    # from the history like seq: not part of a position a resampled state shares.
+    view.pop("take_back", None)
     for entry in log:
         entry.pop("seq", None)
     return view, log

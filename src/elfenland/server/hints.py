@@ -15,11 +15,17 @@ from ..core.game import GameState
 from ..core.transport import Transport
 from ..games.elfenland.state import ElfenlandState, Phase
 from .errors import ServerError
+from .lobby import ROUTE_HINT
 
 
-def check_hint(state: GameState, seat: int) -> ElfenlandState:
-    """The state to plan on, or the refusal: a route hint is for the seat to act in
-    Elfenland's move phase (before the end-of-move discard)."""
+def check_hint(state: GameState, seat: int, options: dict[str, Any] | None = None
+               ) -> ElfenlandState:
+    """The state to plan on, or the refusal: a route hint is for tables created with it
+    (``options``, the game's stored options; such tables are unrated), for the seat to
+    act in Elfenland's move phase (before the end-of-move discard)."""
+    if options is not None and not options.get(ROUTE_HINT):
+        raise ServerError("bad-request", "this table was created without route hints "
+                                         "(rated tables never have them)")
     if not isinstance(state, ElfenlandState):
         raise ServerError("wrong-phase", "route hints are for Elfenland's move phase")
     if state.is_terminal():

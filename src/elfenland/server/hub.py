@@ -34,13 +34,13 @@ from .config import ServerConfig
 from .errors import ServerError, StoreConflict
 from .hints import check_hint, route_hint
 from .lobby import (
-    SEED_CHOSEN,
     CreateGame,
     clean_name,
     engine_options,
     new_game_options,
     rules_name,
     summary,
+    unrated,
 )
 from .players import Players
 from .ratelimit import TokenBucket
@@ -565,7 +565,7 @@ class Hub:
             if game.record.seats[seat].kind != "human":
                 raise ServerError("not-your-turn",
                                   f"a bot plays seat {seat} now; take the seat back first")
-            state = check_hint(game.state, seat).clone()
+            state = check_hint(game.state, seat, game.record.options).clone()
         return await self.cpu(route_hint, state, seat)
 
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
@@ -716,8 +716,9 @@ class Hub:
 
     async def _rate(self, game: LiveGame) -> None:
         """Update the ratings of a game that just ended, and tell the table.  A game whose
-        creator chose the seed (which predicts every hand) is unrated (#12)."""
-        if game.record.options.get(SEED_CHOSEN):
+        creator chose the seed (which predicts every hand) is unrated (#12), and so is
+        one with the route hint (#26)."""
+        if unrated(game.record.options):
             return
         game.rating = True
         try:

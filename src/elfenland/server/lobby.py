@@ -20,6 +20,12 @@ NAME_MAX = 40
 #: the creator chose the seed (which predicts every hand), so the game is unrated and
 #: its seed is shown to everyone.
 SEED_CHOSEN = "seed_chosen"
+#: Also the server's, never the engine's: the creator asked for the route hint ("Suggest
+#: a route", the exact planner's best journey) at this table.  A planner playing for you
+#: is not your skill, so such a table is unrated; every other table refuses the hint.
+ROUTE_HINT = "route_hint"
+#: The keys of a game's stored options that are the server's own.
+SERVER_KEYS = frozenset({SEED_CHOSEN, ROUTE_HINT})
 #: Options the server sets for a new game unless its creator asks otherwise: the keep
 #: step after Elfenland's last round changes nothing, so players are not asked it.
 NEW_GAME_DEFAULTS: dict[str, dict[str, Any]] = {"elfenland": {"final_keep": False}}
@@ -96,7 +102,13 @@ def default_rules(game: str) -> str | None:
 
 def engine_options(options: dict[str, Any]) -> dict[str, Any]:
     """A game's stored options without the server's own keys: what ``new_game`` takes."""
-    return {k: v for k, v in options.items() if k != SEED_CHOSEN}
+    return {k: v for k, v in options.items() if k not in SERVER_KEYS}
+
+
+def unrated(options: dict[str, Any]) -> bool:
+    """Whether a game with these stored options stays out of the ratings: its seed was
+    chosen (it predicts every hand) or the route hint plays part of it."""
+    return bool(options.get(SEED_CHOSEN) or options.get(ROUTE_HINT))
 
 
 def new_game_options(game: str, requested: dict[str, Any], seed: int | None
@@ -105,7 +117,15 @@ def new_game_options(game: str, requested: dict[str, Any], seed: int | None
     for, and whether they chose the seed."""
     if SEED_CHOSEN in requested:
         raise ElfenlandError(f"{SEED_CHOSEN!r} is set by the server, not an option")
+    hint = requested.get(ROUTE_HINT, False)
+    if not isinstance(hint, bool):
+        raise ElfenlandError(f"{ROUTE_HINT!r} is true or false, not {hint!r}")
+    if hint and game != "elfenland":
+        raise ElfenlandError("the route hint is an Elfenland table option")
+    requested = {k: v for k, v in requested.items() if k != ROUTE_HINT}
     options = {**NEW_GAME_DEFAULTS.get(game, {}), **requested}
+    if hint:
+        options[ROUTE_HINT] = True
     if seed is not None:
         options[SEED_CHOSEN] = True
     return options
@@ -115,7 +135,8 @@ def seed_facts(record: GameRecord) -> dict[str, Any]:
     """A chosen seed is shown to everyone from the start (and the game is unrated); a
     drawn one only once the game is over, when it can no longer predict anything."""
     chosen = bool(record.options.get(SEED_CHOSEN))
-    facts: dict[str, Any] = {"seed_chosen": chosen, "unrated": chosen}
+    facts: dict[str, Any] = {"seed_chosen": chosen, "unrated": unrated(record.options),
+                             "route_hint": bool(record.options.get(ROUTE_HINT))}
     if chosen or record.status == "finished":
         facts["seed"] = record.seed
     return facts

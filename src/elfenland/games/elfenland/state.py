@@ -791,6 +791,29 @@ class ElfenlandState(GameState):
 
         return to_position(self)
 
+    def take_back_seat(self) -> PlayerId | None:
+        """The seat that may take back the game's last action, or None.
+
+        Only the last action can be taken back, by the seat that played it, and only if
+        it left chance alone: a draw (secret, blind, or face up, which refills the row
+        at random) or the end of a round (the new deal, the refilled row) showed
+        something nobody could know before.  Everything else here follows from the
+        position, so the answer is read from the kind of the last action and where the
+        game stands now, never guessed by replaying."""
+        link = self._chain
+        if link is None or self.phase is _P_OVER:
+            return None
+        player, action = link[1], link[2]
+        kind = action.kind
+        if kind is _K_DRAW_SECRET or kind is _K_DRAW or kind is _K_DRAW_BLIND:
+            return None
+        # A round ends only after a move phase's end, a discard or a keep; the round
+        # that follows starts with a deal.
+        if (kind is _K_END or kind is _K_DISCARD or kind is _K_KEEP) \
+                and self.phase is not _P_MOVE and self.phase is not _P_KEEP:
+            return None
+        return int(player)
+
     def view(self, player: PlayerId | None, log_after: int = 0) -> JSONDict:
         from .view import make_view
 

@@ -80,6 +80,9 @@ def make_view(s: ElfenlandState, viewer: PlayerId | None, log_after: int = 0) ->
         "players": players,
         "log": log,
         "seq": s._length,
+        # The seat that may take back the last action (the engine knows; see
+        # take_back_seat), or None.
+        "take_back": s.take_back_seat(),
     }
     if viewer is not None and viewer == s.current and not over:
         view["legal"] = [to_text(a, board) for a in s.legal_actions()]

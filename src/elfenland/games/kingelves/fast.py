@@ -260,6 +260,10 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
     def history(self) -> list[Action]:
         return [link[2] for link in self._links()]
 
+    def _last_move(self) -> tuple[PlayerId, Action] | None:
+        link = self._chain
+        return None if link is None else (link[1], link[2])
+
     @property
     def _history(self) -> list[Action]:  # type: ignore[override]
         return self.history

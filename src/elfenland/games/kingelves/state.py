@@ -124,6 +124,11 @@ _SPELL: Final = [Action.spell(m) for m in SPELL_PAYMENTS]
 
 
 _ACTIONS: Final = all_actions()
+#: Actions whose effect follows from the position alone (see ``take_back_seat``).
+_TAKE_BACK_KINDS: Final = frozenset({
+    Kind.PLAY, Kind.TAKE, Kind.DISCARD, Kind.PLACE, Kind.REMOVE, Kind.PASS, Kind.VISIT,
+    Kind.SPELL, Kind.ESCORT, Kind.REVERSE, Kind.STOP,
+})
 
 
 def town_bit(ref: TownRef) -> int:
@@ -842,6 +847,30 @@ class KingOfTheElvesState(GameState):
 
     def history_length(self) -> int:
         return len(self.log)
+
+    def _last_move(self) -> tuple[PlayerId, Action] | None:
+        """The game's last action and the seat that played it."""
+        if not self._history:
+            return None
+        return self.log[-1][0], self._history[-1]
+
+    def take_back_seat(self) -> PlayerId | None:
+        """The seat that may take back the game's last action, or None.
+
+        Only the last action can be taken back, by the seat that played it, and only if
+        it showed nothing new: drawing or buying cards (from the shuffled deck), saying
+        one has no town card (the cards then offered tell what the deck holds) and the
+        last stop of a round (the next deal) cannot be.  The answer is read from the
+        kind of the last action and where the game stands now, never guessed."""
+        last = self._last_move()
+        if last is None or self.phase is Phase.OVER:
+            return None
+        player, action = last
+        if action.kind not in _TAKE_BACK_KINDS:
+            return None
+        if action.kind is Kind.STOP and self.phase is not Phase.JOURNEY:
+            return None  # the round ended: the next one began with a deal
+        return int(player)
 
     def view(self, player: PlayerId | None, log_after: int = 0) -> JSONDict:
         from .view import make_view

@@ -482,19 +482,22 @@ export class BoardView {
         continue;
       }
       if (!info || !info.card) continue;
-      const b = el("g", {
+      const outer = el("g", {
         class: "cost-badge", "data-badge": id,
         transform: `translate(${(x - 44).toFixed(1)},${(y - 30).toFixed(1)})`,
       }, this.badgeLayer);
-      const w = info.cards > 1 ? 40 : 26;
-      el("rect", { x: -2, y: -2, width: w, height: 24, rx: 6, class: "badge-bg" }, b);
-      const sym = el("g", { transform: "translate(0,0) scale(0.625)" }, b);
-      sym.innerHTML = `<rect x="0.75" y="0.75" width="30.5" height="30.5" rx="6" fill="${TRANSPORT_COLOURS[info.card]}" stroke="#3b2f22" stroke-width="1.5"/>${symbolInner(info.card)}`;
-      if (info.cards > 1) {
-        const tx = el("text", { x: 22, y: 15, class: "badge-text" }, b);
-        tx.textContent = `×${info.cards}`;
-      }
-      const tip = el("title", {}, b);
+      // Scaled up on a small board (CSS, from --px) so it stays readable on a phone.
+      const b = el("g", { class: "badge-inner" }, outer);
+      // A price, not a piece: a pill holding a small upright card and its count, so it
+      // cannot be taken for a (square) transport counter.
+      el("rect", { x: -2, y: -2, width: 46, height: 24, rx: 12, class: "badge-bg price" }, b);
+      el("rect", { x: 3, y: 0, width: 15, height: 20, rx: 2.5, fill: TRANSPORT_COLOURS[info.card],
+        stroke: "#3b2f22", "stroke-width": 1.2, class: "price-card" }, b);
+      const sym = el("g", { transform: "translate(2.5,2.8) scale(0.5)" }, b);
+      sym.innerHTML = symbolInner(info.card);
+      const tx = el("text", { x: 22, y: 15, class: "badge-text" }, b);
+      tx.textContent = `×${info.cards}`;
+      const tip = el("title", {}, outer);
       tip.textContent = info.title || "";
     }
   }
@@ -532,6 +535,23 @@ export class BoardView {
     const v = this.vb, h = this.home;
     v.x = Math.min(Math.max(v.x, h.x - v.w * 0.25), h.x + h.w - v.w * 0.75);
     v.y = Math.min(Math.max(v.y, h.y - v.h * 0.25), h.y + h.h - v.h * 0.75);
+  }
+
+  /** Show the board points `points` (board units) as large as the screen allows,
+   * never closer than a quarter of the map: a phone's view of where the action is. */
+  focusOn(points, pad = 70) {
+    if (!points.length) return;
+    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+    const x0 = Math.min(...xs) - pad, x1 = Math.max(...xs) + pad;
+    const y0 = Math.min(...ys) - pad, y1 = Math.max(...ys) + pad;
+    const r = this.svg.getBoundingClientRect();
+    const aspect = r.width && r.height ? r.width / r.height : this.home.w / this.home.h;
+    let w = Math.max(x1 - x0, this.home.w / 4), h = Math.max(y1 - y0, this.home.h / 4);
+    if (w / h < aspect) w = h * aspect; else h = w / aspect;
+    if (w >= this.home.w && h >= this.home.h) { this.resetZoom(); return; }
+    this.vb = { x: (x0 + x1) / 2 - w / 2, y: (y0 + y1) / 2 - h / 2, w, h };
+    this.clamp();
+    this.setViewBox();
   }
 
   resetZoom() {

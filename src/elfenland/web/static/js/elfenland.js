@@ -6,7 +6,7 @@ import {
   COUNTER_KINDS, PLAYER_COLOURS, TRANSPORTS, TRANSPORT_COLOURS, hiddenIcon, obstacleIcon,
   symbolInner, transportIcon,
 } from "./icons.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { showError, toast } from "./notify.js";
 import { moveForPick, paymentOf, pickOnly } from "./caravan.js";
 
@@ -60,6 +60,9 @@ function countList(list) {
   return m;
 }
 
+/** Where the board zooms to the action by itself (the phone layouts of style.css). */
+const SMALL_SCREEN = "(max-width: 1000px), (max-height: 500px)";
+
 export function transportName(kind) { return t(`transport.${kind}`); }
 
 function cardsText(cards) {
@@ -81,6 +84,9 @@ export class ElfenlandUI {
     this.hint = null;
     this.menu = null;
     this.picked = []; // indices into the sorted hand, chosen to pay a step
+    this.toDiscard = []; // indices into the sorted hand, picked to discard
+    this.discardQueue = []; // confirmed discards still to send, one per update
+    this.discardSentAt = -1;
     this.onKey = (ev) => { if (ev.key === "Escape" && this.menu) { ev.preventDefault(); this.closeMenu(); } };
     document.addEventListener("keydown", this.onKey);
   }
@@ -133,12 +139,63 @@ export class ElfenlandUI {
     const handKey = (v) => (v && v.viewer !== null && v.viewer !== undefined
       ? (v.players[v.viewer].hand || []).join(",") : "");
     if (phaseChanged || handKey(before) !== handKey(view) || !this.legal.moves.length) this.picked = [];
+    if (!view.discarding || handKey(before) !== handKey(view)) this.toDiscard = [];
+    this.sendQueuedDiscard(view);
     this.hint = this.followHint(before, view);
     const placeKinds = this.placeKinds();
     if (!placeKinds.includes(this.selected)) this.selected = placeKinds[0] || null;
     this.board.renderPieces(view, this.ctx.names());
     this.drawLastMove(view);
     this.renderBoardChoices();
+    this.renderControls();
+    const mineNow = view.current_player === view.viewer && view.viewer !== null && view.viewer !== undefined;
+    if (mineNow && (phaseChanged || (before && before.discarding !== view.discarding))) this.zoomToAction(view);
+  }
+
+  /** On a small screen, when the turn becomes this player's, the board zooms to where the
+   * action is: the roads a counter may go on, or the boot and the towns it can reach. */
+  zoomToAction(view) {
+    if (!window.matchMedia || !window.matchMedia(SMALL_SCREEN).matches) return;
+    const points = [];
+    if (view.phase === "place") {
+      for (const p of [...this.legal.places, ...this.legal.obstacles]) points.push(this.board.slot(p.route).p);
+    } else if (view.phase === "move" && !view.discarding) {
+      const me = this.me();
+      if (me) points.push(this.board.pos(me.boot));
+      for (const town of this.movesByTown().keys()) points.push(this.board.pos(town));
+    }
+    if (points.length) this.board.focusOn(points);
+  }
+
+  /** The discards picked and confirmed together go one per update (the engine takes
+   * one card at a time); the queue is dropped if the table moved on. */
+  sendQueuedDiscard(view) {
+    if (!this.discardQueue.length || view.seq === this.discardSentAt) return;
+    const mine = view.discarding && view.current_player === view.viewer;
+    const text = mine ? this.legal.discards.get(this.discardQueue[0]) : null;
+    if (!text) { this.discardQueue = []; return; }
+    this.discardQueue.shift();
+    this.discardSentAt = view.seq;
+    this.ctx.send(text);
+  }
+
+  /** How many more cards the hand must lose (the rules' hand limit). */
+  discardNeed() {
+    const me = this.me();
+    const limit = (this.view.options && this.view.options.hand_limit) || 4;
+    return me ? Math.max(0, (me.hand || []).length - limit) : 0;
+  }
+
+  async discardPicked(hand) {
+    const kinds = this.toDiscard.map((i) => hand[i]);
+    const first = this.legal.discards.get(kinds[0]);
+    if (!first) return;
+    const question = tn("confirm.discardMany", kinds.length, { cards: cardsText(kinds) });
+    if (!(await this.ctx.confirm(first, question))) return;
+    this.discardQueue = kinds.slice(1);
+    this.discardSentAt = this.view.seq;
+    this.toDiscard = [];
+    this.ctx.send(first);
     this.renderControls();
   }
 
@@ -504,7 +561,7 @@ export class ElfenlandUI {
     if (L.moves.length || L.end) {
       parts.push(`<div class="row">
         ${L.end ? `<button type="button" class="primary" data-action="${esc(L.end)}">${esc(t("move.end"))}</button>` : ""}
-        ${L.moves.length && this.ctx.hint ? `<button type="button" class="secondary" data-hint="1">${esc(t("move.hint"))}</button>` : ""}
+        ${L.moves.length && this.ctx.hint && this.ctx.hintOn && this.ctx.hintOn() ? `<button type="button" class="secondary" data-hint="1">${esc(t("move.hint"))}</button>` : ""}
       </div>`);
       if (this.hint !== null) {
         const h = this.hint;
@@ -526,11 +583,24 @@ export class ElfenlandUI {
     if (me) {
       const hand = [...(me.hand || [])].sort((a, b) => TRANSPORTS.indexOf(a) - TRANSPORTS.indexOf(b));
       const discarding = L.discards.size > 0;
+      const sending = discarding && this.discardQueue.length > 0;
+      const need = discarding ? this.discardNeed() : 0;
+      const left = need - this.toDiscard.length;
       const picking = !discarding && L.moves.length > 0;
+      const label = sending ? esc(t("discard.sending"))
+        : discarding ? `<span id="discard-need" data-need="${need}">${esc(left > 0
+          ? tn("discard.more", left) : t("discard.ready"))}</span>`
+        : esc(t(picking ? "caravan.pickLabel" : "hand.title"));
       parts.push(`<div class="row hand${discarding ? " discarding" : ""}${picking ? " picking" : ""}">
-        <span class="lbl">${esc(t(discarding ? "discard.choose" : picking ? "caravan.pickLabel" : "hand.title"))}</span>
+        <span class="lbl">${label}</span>
         ${hand.length ? hand.map((k, i) => {
           const a = L.discards.get(k);
+          if (discarding) {
+            const on = this.toDiscard.includes(i);
+            const can = !sending && (on || left > 0);
+            return `<button type="button" class="hcard dpick${can ? " can" : ""}${on ? " on" : ""}" data-dpick="${i}" data-card="${k}"
+              aria-pressed="${on}"${can ? "" : " disabled"} title="${esc(transportName(k))}" aria-label="${esc(transportName(k))}">${transportIcon(k, 30)}</button>`;
+          }
           if (picking) {
             const on = this.picked.includes(i);
             return `<button type="button" class="hcard pick${on ? " on" : ""}" data-pick="${i}" data-card="${k}" aria-pressed="${on}"
@@ -540,9 +610,13 @@ export class ElfenlandUI {
             title="${esc(transportName(k))}" aria-label="${esc(transportName(k))}">${transportIcon(k, 30)}</button>`;
         }).join("") : `<span class="muted">${esc(t("hand.empty"))}</span>`}
       </div>`);
+      if (discarding && !sending && this.toDiscard.length && left === 0) {
+        parts.push(`<div class="row"><button type="button" class="primary" id="discard-go">${esc(tn("discard.go", need))}</button>
+          <button type="button" class="link" data-undiscard="1">${esc(t("caravan.clear"))}</button></div>`);
+      }
       if (picking && this.picked.length) {
         const n = [...this.movesByTown().values()].filter((ms) => moveForPick(ms, this.pickedCards(), (m) => this.costOf(m))).length;
-        parts.push(`<div class="row picked" id="picked"><span>${esc(t(n ? "caravan.picked" : "caravan.pickedNone", { n: this.picked.length, towns: n }))}</span>
+        parts.push(`<div class="row picked" id="picked"><span>${esc((n ? tn("caravan.picked", this.picked.length, { towns: n }) : tn("caravan.pickedNone", this.picked.length)))}</span>
           <button type="button" class="link" data-unpick="1">${esc(t("caravan.clear"))}</button></div>`);
       }
       const counters = [...(me.counters || []), ...(me.kept_counters || [])];
@@ -556,14 +630,27 @@ export class ElfenlandUI {
       if (me.town_card) {
         parts.push(`<div class="row"><span class="lbl">${esc(t("townCard.title"))}</span>
           <strong>${esc(this.index.townName(me.town_card))}</strong>
-          ${me.distance !== undefined ? `<span class="muted">${esc(t("townCard.distance", { n: me.distance }))}</span>` : ""}</div>`);
+          ${me.distance !== undefined ? `<span class="muted">${esc(tn("townCard.distance", me.distance))}</span>` : ""}</div>`);
       }
     }
     el.innerHTML = parts.join("");
     el.onclick = (ev) => {
       const b = ev.target.closest("button");
       if (!b || b.disabled) return;
-      if (b.dataset.pick !== undefined) {
+      if (b.dataset.dpick !== undefined) {
+        const i = Number(b.dataset.dpick);
+        this.toDiscard = this.toDiscard.includes(i) ? this.toDiscard.filter((x) => x !== i) : [...this.toDiscard, i];
+        this.renderControls();
+        const again = this.controlsEl.querySelector(`[data-dpick="${i}"]`);
+        if (again) again.focus();
+      } else if (b.id === "discard-go") {
+        const me = this.me();
+        const hand = [...(me.hand || [])].sort((a, c) => TRANSPORTS.indexOf(a) - TRANSPORTS.indexOf(c));
+        this.discardPicked(hand);
+      } else if (b.dataset.undiscard) {
+        this.toDiscard = [];
+        this.renderControls();
+      } else if (b.dataset.pick !== undefined) {
         const i = Number(b.dataset.pick);
         this.picked = this.picked.includes(i) ? this.picked.filter((x) => x !== i) : [...this.picked, i];
         this.closeMenu();

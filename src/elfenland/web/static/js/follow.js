@@ -1,24 +1,28 @@
 // Following the other players and the bots: their moves can be slowed down at this table
 // (the page holds their updates back; the server and the others are not slowed), the last
 // move stays marked on the board and in the log, and a short summary closes each round.
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Milliseconds shown at least between two moves of other players, by setting. */
 export const PACES = { server: 0, slow: 1500, slower: 3000 };
+/** A first table shows the others' moves at a pace one can follow (the bots play at
+ * once); the player's choice is remembered for their next tables on this device. */
+export const DEFAULT_PACE = "slow";
+const KEY = "elfenland.pace";
 
-export function paceOf(gameId) {
-  const p = localStorage.getItem(`elfenland.pace.${gameId}`);
-  return p in PACES ? p : "server";
+export function paceOf() {
+  const p = localStorage.getItem(KEY);
+  return p in PACES ? p : DEFAULT_PACE;
 }
 
-export function setPace(gameId, p) {
-  if (p in PACES) localStorage.setItem(`elfenland.pace.${gameId}`, p);
+export function setPace(p) {
+  if (p in PACES) localStorage.setItem(KEY, p);
 }
 
-export function pacePrefHTML(gameId) {
-  const cur = paceOf(gameId);
+export function pacePrefHTML() {
+  const cur = paceOf();
   return `<label class="pref"><span>${esc(t("pace.label"))}</span>
     <select id="pace-pref">${Object.keys(PACES).map((k) => `<option value="${k}"${k === cur ? " selected" : ""}>${esc(t(`pace.${k}`))}</option>`).join("")}</select></label>`;
 }
@@ -43,7 +47,7 @@ export class Pacer {
   delayFor(m) {
     const others = (m.log || []).some((e) => e.player !== null && e.player !== undefined
       && e.player !== this.seat());
-    return others && (m.log || []).length <= 3 ? PACES[paceOf(this.gameId)] : 0;
+    return others && (m.log || []).length <= 3 ? PACES[paceOf()] : 0;
   }
 
   async drain() {
@@ -62,6 +66,12 @@ export class Pacer {
       this.busy = false;
     }
   }
+}
+
+/** "+5 gold, −2 gold" with the zero parts left out. */
+export function goldText(earned, paid) {
+  return [earned ? t("gold.plus", { n: earned }) : "", paid ? t("gold.minus", { n: paid }) : ""]
+    .filter(Boolean).join(", ");
 }
 
 /** The end of each round in a few lines: what each player gained in it. */
@@ -91,7 +101,7 @@ export class RoundSummary {
     const entries = log.filter((e) => e.seq > was.seq && e.seq <= (view.seq ?? 0));
     const lines = (view.players || []).map((p) => {
       if (view.game === "elfenland") {
-        return t("summary.towns", { name: names[p.seat], n: towns[p.seat] - (was.towns[p.seat] ?? 0), total: towns[p.seat] });
+        return tn("summary.towns", towns[p.seat] - (was.towns[p.seat] ?? 0), { name: names[p.seat], total: towns[p.seat] });
       }
       let earned = 0, paid = 0, visits = 0;
       for (const e of entries) {
@@ -100,7 +110,7 @@ export class RoundSummary {
         if (verb === "visit" || verb === "spell") visits += 1;
         if (verb === "stop") { earned += e.earned ?? 0; paid += e.paid ?? 0; }
       }
-      return t("summary.journey", { name: names[p.seat], visits, earned, paid });
+      return [tn("summary.journey", visits, { name: names[p.seat] }), goldText(earned, paid)].filter(Boolean).join(", ");
     });
     this.start = over ? { ...was, done: true } : { round: view.round, towns, seq: view.seq ?? 0 };
     return `<div class="round-summary" id="round-summary" role="status">

@@ -3,18 +3,22 @@
 import { api, forgetSeat, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { GameConnection } from "./conn.js";
 import { applyI18n, t } from "./i18n.js";
-import { PLAYER_COLOURS, bootIcon, seatShapeIcon } from "./icons.js";
+import { PLAYER_COLOURS, bootIcon, seatClass, seatShapeIcon } from "./icons.js";
 import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
 import { ChatBox } from "./chat.js";
 import { ClockView } from "./clock.js";
 import { UndoButton } from "./undo.js";
 import { TurnAlert } from "./turnalert.js";
+import { openDialog } from "./dialog.js";
+import { Guide, isTutorial } from "./guide.js";
 import { playerToken } from "./players.js";
 import { HotseatCover } from "./hotseat.js";
 import { Pacer, RoundSummary, pacePrefHTML, setPace } from "./follow.js";
 import { askedAction, bindConfirmPref, confirmAction, confirmPrefHTML, dropConfirm } from "./confirm.js";
 
+/** The starting player's marker: a flag and a word, unlike the seat numbers. */
+const START_FLAG = `<svg viewBox="0 0 12 14" width="10" height="12" aria-hidden="true" focusable="false"><path d="M2 1v12" stroke="currentColor" stroke-width="1.6"/><path d="M3 1.5h7l-2 2.5 2 2.5H3z" fill="currentColor"/></svg>`;
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
 
@@ -147,26 +151,36 @@ export class GamePage {
     const g = this.summary;
     const link = `${location.origin}/#/game/${g.id}`;
     const seated = this.seat !== null;
+    // A table with no open seat (you and bots, or a hotseat table) waits for nobody:
+    // no link to share, no bots to add, no Start; it starts by itself.
+    const open = g.seats.some((s) => s.kind === "open");
     this.app.innerHTML = `<section class="card narrow waiting">
       <h1>${esc(gameTitle(g.game))} <span class="muted small">${esc(rulesLabel(g))}</span></h1>
-      <p data-i18n="wait.text"></p>
-      <label class="share"><span data-i18n="wait.share"></span>
+      <p data-i18n="${open ? "wait.text" : "wait.starting"}"></p>
+      ${open ? `<label class="share"><span data-i18n="wait.share"></span>
         <span class="share-row"><input id="share-link" readonly value="${esc(link)}">
-        <button type="button" class="secondary" id="copy-link" data-i18n="wait.copy"></button></span></label>
+        <button type="button" class="secondary" id="copy-link" data-i18n="wait.copy"></button></span></label>` : ""}
       <ol class="seat-list">${g.seats.map((s) => `<li class="seat-item ${s.kind}">
-        <span class="swatch" style="background:${PLAYER_COLOURS[s.seat % 6]}"></span>
+        <span class="swatch ${seatClass(s.seat)}"></span>
         <span>${esc(seatLabel(s))}${s.seat === this.seat ? ` <b>(${esc(t("seat.you"))})</b>` : ""}</span>
         ${s.kind === "open" && !seated ? `<button type="button" class="primary" data-join="${s.seat}" data-i18n="wait.takeSeat"></button>` : ""}
       </li>`).join("")}</ol>
       ${!seated ? `<label><span data-i18n="lobby.yourName"></span>
         <input id="join-name" maxlength="40" value="${esc(savedName())}" data-i18n-placeholder="lobby.namePlaceholder"></label>` : ""}
-      ${seated ? `<div class="row"><label><span data-i18n="wait.fill"></span>
+      ${seated && !open ? "" : seated ? `<div class="row"><label><span data-i18n="wait.fill"></span>
         <select id="fill-level">${BOT_LEVELS.map((l) => `<option value="${l}"${l === "greedy" ? " selected" : ""} data-i18n="level.${l}"></option>`).join("")}</select></label>
         <button type="button" class="primary big" id="start-btn" data-i18n="wait.start"></button></div>` : `<p class="muted" data-i18n="wait.spectator"></p>`}
     </section>`;
     applyI18n(this.app);
     document.getElementById("status").textContent = t("status.open");
-    this.app.querySelector("#copy-link").addEventListener("click", async () => {
+    if (seated && !open && !this.autoStarted) {
+      this.autoStarted = true;
+      api.start(this.id, { token: this.mine.token })
+        .then((s) => { this.summary = s; this.onSummary(); })
+        .catch((err) => { if (err.code !== "already-started") showError(err); });
+    }
+    const copy = this.app.querySelector("#copy-link");
+    if (copy) copy.addEventListener("click", async () => {
       const input = this.app.querySelector("#share-link");
       input.select();
       try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand("copy"); }
@@ -227,8 +241,10 @@ export class GamePage {
   async buildTable(view) {
     clearTimeout(this.poll);
     this.app.innerHTML = `<div class="game" data-game="${esc(view.game)}">
-      <section class="board-wrap" id="board"></section>
+      <h1 class="sr" id="table-title">${esc(gameTitle(view.game))}</h1>
+      <section class="board-wrap" id="board" aria-labelledby="table-title"></section>
       <aside class="side">
+        <div class="side-main">
         <div class="phasebox">
           <div class="phase-line"><span id="round"></span> · <strong id="phase"></strong></div>
           <div id="turn" class="turn"></div>
@@ -239,16 +255,21 @@ export class GamePage {
         </div>
         <div id="controls" class="controls"></div>
         <div id="players" class="players"></div>
-        <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log" tabindex="0"></ol></details>
         <div id="chat"></div>
         <details class="prefs" id="prefs"><summary data-i18n="prefs.title"></summary><div id="prefs-body"></div></details>
+        </div>
+        <details class="logbox" open><summary data-i18n="log.title"></summary><ol id="log" class="log" tabindex="0"></ol></details>
       </aside>
     </div>`;
     applyI18n(this.app);
     this.renderPrefs();
     this.ui = await makeUI(view, this.app.querySelector("#board"), this.app.querySelector("#controls"), {
       act: (text) => this.act(text),
+      send: (text) => this.send(text),
+      confirm: (text, question) => confirmAction(this.view ? this.view.game : "", text, question),
       hint: () => api.hint(this.id, this.mine ? this.mine.token : ""),
+      // Offered only at a table created with route hints (an unrated one).
+      hintOn: () => !!(this.summary && this.summary.route_hint),
       names: () => this.names(),
       seat: this.seat,
       lastEntry: () => this.log[this.log.length - 1] || null,
@@ -320,8 +341,10 @@ export class GamePage {
     this.renderStatus();
     this.renderPanels();
     this.renderLog();
-    if (this.undoButton) this.undoButton.update(view, this.log, this.seat, this.botted());
+    if (this.undoButton) this.undoButton.update(view, this.seat, this.botted());
     if (this.hotseat) this.hotseat.check(view);
+    if (!this.guide && isTutorial(this.id)) this.guide = new Guide(this);
+    if (this.guide) this.guide.update(this.view);
     if (this.turnAlert) {
       const v = this.view;
       const live = v.current_player !== null && v.current_player !== undefined;
@@ -360,12 +383,11 @@ export class GamePage {
       const absent = s.kind === "human" && s.connected === false && this.seat !== null && p.seat !== this.seat;
       const mineBotted = s.kind === "bot" && s.human && p.seat === this.seat;
       const start = v.starting_player === p.seat;
-      return `<div class="panel${turn ? " turn" : ""}${p.seat === v.viewer ? " me" : ""}" data-seat="${p.seat}"
-          style="--pc:${PLAYER_COLOURS[p.seat % 6]}">
+      return `<div class="panel ${seatClass(p.seat)}${turn ? " turn" : ""}${p.seat === v.viewer ? " me" : ""}" data-seat="${p.seat}">
         <div class="pname">${bootIcon(PLAYER_COLOURS[p.seat % 6], 18)}${seatShapeIcon(p.seat)}
           <span class="nm">${esc(names[p.seat])}</span>
           ${s.kind === "human" ? `<i class="dot ${s.connected ? "on" : "off"}" title="${esc(t(s.connected ? "panel.online" : "panel.offline"))}"></i>` : ""}
-          ${start ? `<span class="badge" title="${esc(t("panel.starting"))}">1</span>` : ""}
+          ${start ? `<span class="badge start-badge" title="${esc(t("panel.starting"))}">${START_FLAG}<span>${esc(t("panel.startsShort"))}</span></span>` : ""}
           ${turn ? `<span class="badge turnb">${esc(t("panel.toAct"))}</span>` : ""}</div>
         ${this.ui.panelHTML(p)}
         ${absent && !v.scores ? `<button type="button" class="link" data-tobot="${p.seat}">${esc(t("panel.giveToBot"))}</button>` : ""}
@@ -390,8 +412,8 @@ export class GamePage {
     const ol = this.app.querySelector("#log");
     const shown = this.log.slice(-150).reverse();
     const known = Number(ol.dataset.last || 0);
-    ol.innerHTML = shown.map((e) => `<li class="${e.seq > known && known ? "new" : ""}"
-      style="--pc:${PLAYER_COLOURS[(e.player ?? 0) % 6]}" data-seq="${e.seq}">${esc(this.ui.describe(e))}</li>`).join("");
+    ol.innerHTML = shown.map((e) => `<li class="${seatClass(e.player ?? 0)}${e.seq > known && known ? " new" : ""}"
+      data-seq="${e.seq}">${esc(this.ui.describe(e))}</li>`).join("");
     ol.dataset.last = String(this.log.length ? this.log[this.log.length - 1].seq : 0);
   }
 
@@ -399,13 +421,17 @@ export class GamePage {
   renderPrefs() {
     const box = this.app.querySelector("#prefs-body");
     if (!box) return;
-    box.innerHTML = confirmPrefHTML() + pacePrefHTML(this.id);
+    box.innerHTML = confirmPrefHTML() + pacePrefHTML();
     bindConfirmPref(box);
-    box.querySelector("#pace-pref").addEventListener("change", (ev) => setPace(this.id, ev.target.value));
+    box.querySelector("#pace-pref").addEventListener("change", (ev) => setPace(ev.target.value));
   }
 
-  /** The summary of the round that has just ended, above the controls until closed. */
+  /** The summary of the round that has just ended, above the controls until closed, or
+   * until everyone has acted in the new round (it closes itself). */
   renderRoundSummary() {
+    const shown = this.app.querySelector("#round-summary");
+    const v = this.view;
+    if (shown && (v.seq ?? 0) >= Number(shown.dataset.until)) shown.remove();
     const html = this.rounds.check(this.view, this.log, this.names());
     if (!html) return;
     const old = this.app.querySelector("#round-summary");
@@ -413,6 +439,7 @@ export class GamePage {
     const box = this.app.querySelector(".phasebox");
     if (!box) return;
     box.insertAdjacentHTML("afterend", html);
+    this.app.querySelector("#round-summary").dataset.until = String((v.seq ?? 0) + v.num_players);
     this.app.querySelector("#round-summary-close").addEventListener("click", () => {
       const el = this.app.querySelector("#round-summary");
       if (el) el.remove();
@@ -423,11 +450,17 @@ export class GamePage {
     const game = this.view ? this.view.game : "";
     const question = this.ui && this.ui.confirmText ? this.ui.confirmText(text) : text;
     if (!(await confirmAction(game, text, question))) return;
+    this.send(text);
+  }
+
+  /** Send an action as it is (already confirmed, or one of a confirmed series). */
+  send(text) {
     if (!this.conn || !this.conn.act(text)) {
       toast(t("conn.offline"), "error");
-      return;
+      return false;
     }
     this.pending = true;
+    return true;
   }
 
   showFinal() {
@@ -440,23 +473,23 @@ export class GamePage {
     });
     const box = document.createElement("div");
     box.className = "final";
-    box.setAttribute("role", "dialog");
     box.innerHTML = `<div class="final-card">
-      <h2>${esc(t("final.title"))}</h2>
+      <h2 id="final-title">${esc(t("final.title"))}</h2>
       <p class="winner">${esc(t(v.winners.length > 1 ? "final.winners" : "final.winner", { names: v.winners.map((w) => names[w]).join(", ") }))}</p>
       ${v.special_victory ? `<p class="muted">${esc(t("final.special"))}</p>` : ""}
       <table class="scores"><thead><tr><th>#</th><th>${esc(t("final.player"))}</th><th>${esc(t(v.game === "elfenland" ? "final.score" : "final.gold"))}</th><th></th></tr></thead>
       <tbody>${order.map((s, i) => `<tr class="${v.winners.includes(s) ? "win" : ""}" data-final-seat="${s}">
-        <td>${i + 1}</td><td><span class="swatch" style="background:${PLAYER_COLOURS[s % 6]}"></span> ${esc(names[s])}</td>
+        <td>${i + 1}</td><td><span class="swatch ${seatClass(s)}"></span> ${esc(names[s])}</td>
         <td class="num">${v.scores[s]}</td><td class="muted small">${esc(this.ui.scoreDetail(v.players[s]))}</td></tr>`).join("")}</tbody></table>
       <div class="row">
         <a class="button primary" href="#/replay/${esc(this.id)}" id="replay-link">${esc(t("final.replay"))}</a>
-        <a class="button secondary" href="/api/games/${esc(this.id)}/replay" target="_blank" rel="noopener">${esc(t("final.replayData"))}</a>
+        <a class="button secondary" href="/api/games/${esc(this.id)}/replay" download="elfenland-${esc(this.id)}.json">${esc(t("final.replayData"))}</a>
         <a class="button secondary" href="#/">${esc(t("nav.lobby"))}</a>
         <button type="button" class="secondary" id="final-close">${esc(t("final.close"))}</button>
       </div></div>`;
-    box.querySelector("#final-close").addEventListener("click", () => box.remove());
     this.app.appendChild(box);
+    const close = openDialog(box, "final-title", { focus: "#replay-link" });
+    box.querySelector("#final-close").addEventListener("click", close);
   }
 
   relabel() {

@@ -4,6 +4,7 @@
 // says they hold the device, then the page switches to that seat.
 import { saveSeat } from "./api.js";
 import { t } from "./i18n.js";
+import { openDialog } from "./dialog.js";
 
 const KEY = "elfenland.hotseat";
 
@@ -28,9 +29,13 @@ export function hotseatFieldHTML() {
 export function applyHotseat(form, body) {
   if (!form.hotseat || !form.hotseat.checked) return;
   body.hotseat = true;
-  body.seats = body.seats.map((s, i) => (s.kind === "open" || s.kind === "human"
-    ? { kind: "human", name: i === body.seats.findIndex((x) => x.kind === "human") ? body.name : null }
-    : s));
+  const creator = body.seats.findIndex((x) => x.kind === "human");
+  body.seats = body.seats.map((s, i) => {
+    if (s.kind !== "open" && s.kind !== "human") return s;
+    const field = form.querySelector(`[data-seatname="${i}"]`);
+    const name = i === creator ? body.name : (field && field.value.trim()) || null;
+    return { kind: "human", name };
+  });
 }
 
 export function afterCreate(res) {
@@ -66,8 +71,8 @@ export class HotseatCover {
     const name = this.page.names()[next.seat] || "";
     const box = document.createElement("div");
     box.className = "hotseat-cover";
-    box.setAttribute("role", "dialog");
     const p = document.createElement("p");
+    p.id = "hotseat-title";
     p.textContent = t("hotseat.pass", { name });
     const b = document.createElement("button");
     b.type = "button";
@@ -77,6 +82,8 @@ export class HotseatCover {
     b.addEventListener("click", () => this.switchTo(next));
     box.append(p, b);
     this.page.app.appendChild(box);
+    // The cover keeps the table hidden: Escape does not lift it, the button does.
+    openDialog(box, "hotseat-title", { focus: "#hotseat-go", onEscape: () => {} });
     this.cover = box;
   }
 

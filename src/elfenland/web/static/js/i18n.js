@@ -59,6 +59,14 @@ export function t(key, params = {}) {
   return s.replace(/\{(\w+)\}/g, (m, k) => (params[k] !== undefined ? String(params[k]) : m));
 }
 
+/** A text that depends on a count: `${key}.${category}` by the language's plural rules
+ * (Intl.PluralRules: "one", "other", ...), falling back to `${key}.other`; {n} is filled. */
+export function tn(key, n, params = {}) {
+  const cat = new Intl.PluralRules(lang).select(n);
+  const k = has(`${key}.${cat}`) || tables[lang]?.[`${key}.${cat}`] ? `${key}.${cat}` : `${key}.other`;
+  return t(k, { n, ...params });
+}
+
 export function has(key) { return tables.en?.[key] !== undefined; }
 
 /** Fill every element marked with data-i18n (text), data-i18n-title and

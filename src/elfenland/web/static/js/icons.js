@@ -16,6 +16,20 @@ export const TRANSPORT_COLOURS = {
 };
 
 export const PLAYER_COLOURS = ["#d62828", "#1d4ed8", "#e9b200", "#15803d", "#7c3aed", "#262626"];
+/** The class that gives an element its seat's colour as `--pc` (and a swatch its
+ * background): one colour per seat everywhere, from PLAYER_COLOURS alone. The rules are
+ * added through the CSS object model, not inline styles, so a strict CSP allows them. */
+export function seatClass(seat) { return `pc${((Number(seat) || 0) % 6 + 6) % 6}`; }
+
+if (typeof CSSStyleSheet !== "undefined" && "adoptedStyleSheets" in document) {
+  const sheet = new CSSStyleSheet();
+  PLAYER_COLOURS.forEach((c, i) => {
+    sheet.insertRule(`.pc${i} { --pc: ${c}; }`);
+    sheet.insertRule(`.swatch.pc${i} { background: ${c}; }`);
+  });
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}
+
 /** Players are told apart by more than colour: each seat has its shape (town markers, the
  * panels) and its number (boots, obstacles, banners). */
 export const PLAYER_SHAPES = ["circle", "square", "triangle", "diamond", "hexagon", "star"];

@@ -1,8 +1,9 @@
 // King of the Elves at the table: the kingdoms around the table with their towns, the
 // gold/thief/obstacle cards and banners beside them, the journey town by town, the hand and
 // the bank. As for Elfenland, every choice offered comes from the view's `legal` list.
-import { PLAYER_COLOURS, TRANSPORTS, castleInner, numberOn, transportIcon } from "./icons.js";
-import { t } from "./i18n.js";
+import { PLAYER_COLOURS, TRANSPORTS, castleInner, numberOn, seatClass, transportIcon } from "./icons.js";
+import { t, tn } from "./i18n.js";
+import { goldText } from "./follow.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -68,6 +69,7 @@ export class KingUI {
     const old = this.view;
     if (!old || view.seq !== old.seq) this.prev = old;
     this.view = view;
+    if (view.kingdoms.some((k) => k.towns.length)) this.lastTable = { kingdoms: view.kingdoms, round: view.round };
     this.legal = view.legal || [];
     this.changes = old && view.seq === old.seq + 1 ? this.diff(old, view) : null;
     // The last move's towns stay marked (without the animation) until the next move.
@@ -110,9 +112,12 @@ export class KingUI {
     const v = this.view;
     const names = this.ctx.names();
     const j = v.journey;
-    const n = v.kingdoms.length;
-    const boxes = v.kingdoms.map((k, i) => {
-      const col = PLAYER_COLOURS[k.owner % 6];
+    const over = !!v.scores;
+    // The game ends by clearing the table: its end shows the kingdoms as the last round
+    // left them (when this page saw them), never a row of empty kingdoms.
+    const kingdoms = over ? (this.lastTable ? this.lastTable.kingdoms : []) : v.kingdoms;
+    const order = this.journeyOrder(j, kingdoms);
+    const boxes = kingdoms.map((k) => {
       const plays = this.legal.filter((a) => /^play \S+ kingdom \d+$/.test(a) && Number(a.split(" ")[3]) === k.owner);
       const removes = k.owner === v.viewer ? this.legal.filter((a) => a.startsWith("remove ")) : [];
       // Towns are listed right to left as played: town 0 is the rightmost one.
@@ -131,8 +136,10 @@ export class KingUI {
         const arrive = ch && ch.arrived === tw.ref;
         const lc = this.lastChanges;
         const last = lc && (lc.fresh.has(tw.ref) || lc.arrived === tw.ref);
+        const step = order.get(tw.ref);
         return `<div class="ktown t-${esc(tw.town)}${visited ? " visited" : ""}${next ? " next" : ""}${here ? " here" : ""}${fresh ? " fresh" : ""}${arrive ? " arrive" : ""}${last ? " last" : ""}" data-ref="${esc(tw.ref)}">
           ${arrive && ch.gain > 0 ? `<span class="gain">+${ch.gain}</span>` : ""}
+          ${step ? `<span class="jstep"><span class="sr">${esc(t("koe.journeyStep", { n: step }))}</span><span aria-hidden="true">${step}</span></span>` : ""}
           ${cardIcon(tw.town, 46, tw.value)}
           <div class="kname">${esc(cardName(tw.town))} · ${esc(t("koe.value", { n: tw.value }))}</div>
           <div class="acts">${extras.join("")}</div>
@@ -141,14 +148,14 @@ export class KingUI {
           ${rm ? `<button type="button" class="mini" data-action="${esc(rm)}">${esc(t("koe.remove"))}</button>` : ""}
         </div>`;
       }).join("");
-      return `<section class="kingdom${j && j.traveller === k.owner ? " travelling" : ""}" data-kingdom="${k.owner}" style="--pc:${col}; --i:${i}; --n:${n}">
+      return `<section class="kingdom ${seatClass(k.owner)}${j && j.traveller === k.owner ? " travelling" : ""}" data-kingdom="${k.owner}">
         <header><svg viewBox="-16 -18 32 28" width="30" height="26" aria-hidden="true">${castleInner()}</svg>
           <span>${esc(t("koe.kingdom", { name: names[k.owner] }))}</span></header>
         <div class="ktowns">${towns || `<span class="muted small">${esc(t("koe.noTowns"))}</span>`}</div>
         ${plays.length ? `<div class="plays">${plays.map((a) => `<button type="button" class="mini can" data-action="${esc(a)}" title="${esc(this.describeAction(a))}">+ ${cardIcon(a.split(" ")[1], 22)}</button>`).join("")}</div>` : ""}
       </section>`;
     }).join("");
-    const bank = v.bank || {};
+    const bank = over ? {} : v.bank || {};
     const journey = j ? `<div class="journey">
         <strong>${esc(t("koe.journeyOf", { name: names[j.traveller] }))}</strong>
         <span>${esc(t(j.direction === "clockwise" ? "koe.clockwise" : "koe.anticlockwise"))}</span>
@@ -160,6 +167,7 @@ export class KingUI {
         ${bank.gold !== undefined || bank.set_aside ? `<div class="bank">${esc(t("koe.bank"))}${bank.gold !== undefined ? `: ${bank.gold}` : ""}${bank.set_aside ? ` · ${esc(t("koe.setAside", { n: bank.set_aside }))}` : ""}</div>` : ""}
         ${journey}
       </div>
+      ${over ? `<h2 class="koe-end">${esc(t(this.lastTable ? "koe.endTable" : "koe.endNoTable"))}</h2>` : ""}
       <div class="kingdoms">${boxes}</div>`;
     this.table.onclick = (ev) => {
       const b = ev.target.closest("button[data-action]");
@@ -185,8 +193,15 @@ export class KingUI {
     if (visits.length) {
       parts.push(`<div class="lbl">${esc(t("koe.visitWith"))}</div><div class="opt-grid">${visits.map((a) => {
         const [verb, cards] = a.split(/\s+/);
+        const counted = [];
+        for (const c of cards.split("+")) {
+          const g = counted.find((x) => x.c === c);
+          if (g) g.n += 1; else counted.push({ c, n: 1 });
+        }
+        const words = counted.map(({ c, n }) => `${n} × ${cardName(c)}`).join(", ");
         return `<button type="button" class="opt combo can" data-action="${esc(a)}" title="${esc(this.describeAction(a))}">
-          ${verb === "spell" ? `<b>${esc(t("koe.spell"))}</b>` : ""}${cards.split("+").map((c) => cardIcon(c, 20)).join("")}</button>`;
+          <span class="combo-icons" aria-hidden="true">${cards.split("+").map((c) => cardIcon(c, 20)).join("")}</span>
+          <span class="combo-text">${verb === "spell" ? `<b>${esc(t("koe.spell"))}:</b> ` : ""}${esc(words)}</span></button>`;
       }).join("")}</div>`);
     }
     if (takes.length) {
@@ -199,14 +214,25 @@ export class KingUI {
       const hand = [...(me.hand || [])];
       const order = [...TERRAINS, ...TRANSPORTS, ...ACTION_CARDS];
       hand.sort((a, b) => order.indexOf(a) - order.indexOf(b));
-      parts.push(`<div class="row hand${discards.size ? " discarding" : ""}"><span class="lbl">${esc(t(discards.size ? "discard.choose" : "koe.hand"))}</span>
-        ${hand.map((k) => {
-          const a = discards.get(k);
-          return `<button type="button" class="hcard${a ? " can" : ""}" ${a ? `data-action="${esc(a)}"` : "tabindex=\"-1\""} title="${esc(cardName(k))}">${cardIcon(k, 30)}</button>`;
-        }).join("") || `<span class="muted">${esc(t("hand.empty"))}</span>`}</div>`);
+      // The hand by kind: one entry per kind with its name and count (14 loose icons
+      // are hard to read); while discarding each kind is one button.
+      const groups = [];
+      for (const k of hand) {
+        const g = groups[groups.length - 1];
+        if (g && g.kind === k) g.n += 1; else groups.push({ kind: k, n: 1 });
+      }
+      const discarding = discards.size > 0;
+      const label = discarding && v.pending_count ? tn("koe.discardMore", v.pending_count) : t(discarding ? "discard.choose" : "koe.hand");
+      parts.push(`<div class="lbl">${esc(label)}</div>
+        <ul class="hand-groups${discarding ? " discarding" : ""}">${groups.map(({ kind, n }) => {
+          const a = discards.get(kind);
+          const inner = `${cardIcon(kind, 26)}<span class="gname">${esc(cardName(kind))}</span><b class="gcount">×${n}</b>`;
+          return `<li data-kind="${esc(kind)}">${a ? `<button type="button" class="hgroup can" data-action="${esc(a)}" title="${esc(this.describeAction(a))}">${inner}</button>`
+            : `<span class="hgroup">${inner}</span>`}</li>`;
+        }).join("") || `<li class="muted">${esc(t("hand.empty"))}</li>`}</ul>`);
       parts.push(`<div class="row small"><span>${esc(t("koe.yourGold", { n: me.gold ?? "?" }))}</span>
         <span>${banner(PLAYER_COLOURS[v.viewer % 6])} × ${me.banners}</span>
-        ${me.next_price ? `<span class="muted">${esc(t("koe.nextPrice", { n: me.next_price }))}</span>` : ""}</div>`);
+        ${me.next_price && v.phase === "building" ? `<span class="muted">${esc(t("koe.nextPrice", { n: me.next_price }))}</span>` : ""}</div>`);
     }
     this.controlsEl.innerHTML = parts.join("");
     this.controlsEl.onclick = (ev) => {
@@ -299,7 +325,7 @@ export class KingUI {
         return t("koe.log.take", { name, card: cardName(w[1].replace(/-\d+$/, "")) });
       case "draw":
         return e.cards ? t("koe.log.drawSeen", { name, cards: cards(e.cards) })
-          : t("koe.log.draw", { name, n: e.drew ?? 3 });
+          : tn("koe.log.draw", e.drew ?? 3, { name });
       case "discard":
         return t("koe.log.discard", { name, card: cardName(w[1]) });
       case "buy":
@@ -325,7 +351,7 @@ export class KingUI {
       case "reverse":
         return t("koe.log.reverse", { name });
       case "stop":
-        return t("koe.log.stop", { name, earned: e.earned ?? 0, paid: e.paid ?? 0 });
+        return t("koe.log.stop", { name, gold: goldText(e.earned ?? 0, e.paid ?? 0) || t("gold.none") });
       default:
         return `${name}: ${this.describeAction(e.action)}`;
     }
@@ -334,7 +360,23 @@ export class KingUI {
   /** What a confirmation asks before the action is sent. */
   confirmText(a) { return t("confirm.ask", { what: this.describeAction(a) }); }
 
-  scoreDetail(p) { return t("koe.scoreDetail", { n: p.gold ?? this.view.scores[p.seat] }); }
+  /** The final table's detail column: the gold is the score already, so nothing more. */
+  scoreDetail() { return ""; }
+
+  /** Town ref -> its place (1 = next) in the traveller's journey from here, in the
+   * journey's direction around the table (kingdom by kingdom, each right to left). */
+  journeyOrder(j, kingdoms) {
+    const out = new Map();
+    if (!j || !j.next) return out;
+    const ring = kingdoms.flatMap((k) => k.towns.map((tw) => tw.ref));
+    const start = ring.indexOf(j.next);
+    if (start < 0) return out;
+    const dir = j.direction === "clockwise" ? 1 : -1;
+    for (let s = 0; s < ring.length; s += 1) {
+      out.set(ring[((start + dir * s) % ring.length + ring.length) % ring.length], s + 1);
+    }
+    return out;
+  }
 
   destroy() {}
 }

@@ -4,11 +4,12 @@ import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
 import { showError } from "./notify.js";
 import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
-import { drawWaiting, fetchPlayerGames, waitingGames, waitingHTML, wireWaiting } from "./waiting.js";
+import { fetchPlayerGames, playerPanelHTML, waitingGames, wirePlayerPanel } from "./waiting.js";
 import { LobbyFeed } from "./lobbyfeed.js";
-import { playerToken } from "./players.js";
+import { playerToken, savedPlayer } from "./players.js";
 import { afterCreate, applyHotseat, hotseatFieldHTML } from "./hotseat.js";
 import { openRules } from "./rulesaid.js";
+import { startTutorial } from "./guide.js";
 
 export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
@@ -35,6 +36,7 @@ export function rulesLabel(g) {
   if (g.game === "elfenland") {
     bits.push(t(`rules.${g.rules || "amigo"}`));
     if (g.options && g.options.destination) bits.push(t("opt.destination"));
+    if (g.route_hint) bits.push(t("opt.routeHintShort"));
   } else {
     for (const k of ["magic_spell", "weak_gold", "gold_for_all"]) {
       if (g.options && g.options[k]) bits.push(t(`opt.${k}`));
@@ -45,7 +47,10 @@ export function rulesLabel(g) {
   return bits.join(" · ");
 }
 
-function seatRow(i, kind, level) {
+function seatRow(i, kind, level, hotseat = false, name = "") {
+  // At a hotseat table every seat not a bot is played here: each gets a name field
+  // (the creator's own is the "Your name" above).
+  const local = hotseat && kind === "open";
   return `<div class="seat-row" data-seat-row="${i}">
     <span class="seat-no">${i + 1}</span>
     <select name="kind-${i}" data-kind="${i}" aria-label="${esc(t("lobby.seatKind", { n: i + 1 }))}">
@@ -55,62 +60,80 @@ function seatRow(i, kind, level) {
     <select name="level-${i}" data-level="${i}" aria-label="${esc(t("lobby.seatLevel", { n: i + 1 }))}"${kind === "bot" ? "" : " hidden"}>
       ${BOT_LEVELS.map((l) => `<option value="${l}"${l === level ? " selected" : ""} data-i18n="level.${l}"></option>`).join("")}
     </select>
+    ${local ? `<input name="seatname-${i}" data-seatname="${i}" maxlength="40" value="${esc(name)}"
+      placeholder="${esc(t("hotseat.seatName", { n: i + 1 }))}" aria-label="${esc(t("hotseat.seatName", { n: i + 1 }))}">` : ""}
   </div>`;
 }
 
 export function renderLobby(app) {
   const root = document.createElement("div");
   root.className = "lobby";
+  // A first visit sees "New game" first: the few choices that matter (name, game, who
+  // plays), the rest folded under "More options"; the lists fold away while empty and
+  // the player's settings have a panel of their own.
   root.innerHTML = `<div id="lobby-live" class="sr" role="status" aria-live="polite"></div>
-  ${waitingHTML()}
   <section class="card create">
     <h1 data-i18n="lobby.create"></h1>
+    <p class="howto"><span data-i18n="lobby.howtoLead"></span>
+      <button type="button" class="secondary small" id="learn-btn" data-i18n="lobby.learn"></button>
+      <button type="button" class="link" id="howto-btn" data-i18n="lobby.howto"></button></p>
     <form id="create-form" autocomplete="off">
       <label><span data-i18n="lobby.yourName"></span>
-        <input name="name" maxlength="40" value="${esc(savedName())}" data-i18n-placeholder="lobby.namePlaceholder"></label>
-      <label><span data-i18n="lobby.game"></span>
-        <select name="game">${GAMES.map((g) => `<option value="${g.id}" data-i18n="game.${g.id}"></option>`).join("")}</select></label>
-      <div class="elf-only">
-        <label><span data-i18n="lobby.rules"></span>
-          <select name="rules"><option value="amigo" data-i18n="rules.amigo"></option>
-          <option value="moon" data-i18n="rules.moon"></option></select></label>
-        <button type="button" class="link" data-explain="elfenland:rules" data-i18n="aid.explain"></button>
-        <label class="check"><input type="checkbox" name="destination">
-          <span data-i18n="opt.destination"></span></label>
-        <button type="button" class="link" data-explain="elfenland:destination" data-i18n="aid.explain"></button>
-        <p class="muted small" data-i18n="opt.destinationHelp"></p>
+        <input name="name" maxlength="40" value="${esc(savedName() || (savedPlayer() || {}).name || "")}" data-i18n-placeholder="lobby.namePlaceholder"></label>
+      <div class="row2">
+        <label><span data-i18n="lobby.game"></span>
+          <select name="game">${GAMES.map((g) => `<option value="${g.id}" data-i18n="game.${g.id}"></option>`).join("")}</select></label>
+        <label><span data-i18n="lobby.players"></span>
+          <select name="players">${[2, 3, 4, 5, 6].map((n) => `<option${n === 4 ? " selected" : ""}>${n}</option>`).join("")}</select></label>
       </div>
-      <div class="koe-only" hidden>
-        <label class="check"><input type="checkbox" name="magic_spell"><span data-i18n="opt.magic_spell"></span></label>
-        <label class="check"><input type="checkbox" name="weak_gold"><span data-i18n="opt.weak_gold"></span></label>
-        <label class="check"><input type="checkbox" name="gold_for_all"><span data-i18n="opt.gold_for_all"></span></label>
-        <button type="button" class="link" data-explain="king-of-the-elves:magic_spell" data-i18n="aid.explain"></button>
-      </div>
-      <label><span data-i18n="lobby.players"></span>
-        <select name="players">${[2, 3, 4, 5, 6].map((n) => `<option${n === 4 ? " selected" : ""}>${n}</option>`).join("")}</select></label>
       <fieldset class="seats"><legend data-i18n="lobby.seats"></legend><div id="seat-rows"></div></fieldset>
-      ${hotseatFieldHTML()}
-      ${tempoFieldsHTML()}
       <button type="submit" class="primary big" id="create-btn" data-i18n="lobby.createBtn"></button>
+      <details class="more" id="more-options"><summary data-i18n="lobby.more"></summary>
+        <div class="elf-only">
+          <label><span data-i18n="lobby.rules"></span>
+            <select name="rules"><option value="amigo" data-i18n="rules.amigo"></option>
+            <option value="moon" data-i18n="rules.moon"></option></select></label>
+          <button type="button" class="link" data-explain="elfenland:rules" data-i18n="aid.explain"></button>
+          <label class="check"><input type="checkbox" name="destination">
+            <span data-i18n="opt.destination"></span></label>
+          <button type="button" class="link" data-explain="elfenland:destination" data-i18n="aid.explain"></button>
+          <p class="muted small" data-i18n="opt.destinationHelp"></p>
+          <label class="check"><input type="checkbox" name="route_hint">
+            <span data-i18n="opt.route_hint"></span></label>
+          <button type="button" class="link" data-explain="elfenland:route_hint" data-i18n="aid.explain"></button>
+        </div>
+        <div class="koe-only" hidden>
+          <label class="check"><input type="checkbox" name="magic_spell"><span data-i18n="opt.magic_spell"></span></label>
+          <label class="check"><input type="checkbox" name="weak_gold"><span data-i18n="opt.weak_gold"></span></label>
+          <label class="check"><input type="checkbox" name="gold_for_all"><span data-i18n="opt.gold_for_all"></span></label>
+          <button type="button" class="link" data-explain="king-of-the-elves:magic_spell" data-i18n="aid.explain"></button>
+        </div>
+        ${hotseatFieldHTML()}
+        ${tempoFieldsHTML()}
+      </details>
     </form>
   </section>
-  <section class="card list">
-    <h2 data-i18n="lobby.open"></h2>
-    <div id="open-games" class="games"></div>
-    <h2 data-i18n="lobby.mine"></h2>
-    <div id="my-games" class="games"></div>
+  <div class="lobby-side"><section class="card list">
+    <div id="mine-box" hidden><h2 data-i18n="lobby.mine"></h2>
+      <div id="my-games" class="games"></div></div>
+    <details id="open-box" class="fold"><summary><h2><span data-i18n="lobby.open"></span>
+      <span class="count" id="open-count"></span></h2></summary>
+      <div id="open-games" class="games"></div></details>
     <h2 data-i18n="lobby.about"></h2>
     <p class="muted" data-i18n="lobby.aboutText"></p>
-  </section>`;
+  </section>
+  ${playerPanelHTML()}</div>`;
   app.appendChild(root);
   const form = root.querySelector("#create-form");
   const rows = root.querySelector("#seat-rows");
   const kinds = ["human", "bot", "bot", "bot", "bot", "bot"];
   const levels = ["greedy", "greedy", "greedy", "greedy", "greedy", "greedy"];
+  const names = ["", "", "", "", "", ""];
 
   const drawSeats = () => {
     const n = Number(form.players.value);
-    rows.innerHTML = Array.from({ length: n }, (_, i) => seatRow(i, kinds[i], levels[i])).join("");
+    const hot = form.hotseat && form.hotseat.checked;
+    rows.innerHTML = Array.from({ length: n }, (_, i) => seatRow(i, kinds[i], levels[i], hot, names[i])).join("");
     applyI18n(rows);
   };
   rows.addEventListener("change", (ev) => {
@@ -123,6 +146,11 @@ export function renderLobby(app) {
     }
     if (l !== undefined) levels[Number(l)] = ev.target.value;
   });
+  rows.addEventListener("input", (ev) => {
+    const i = ev.target.dataset.seatname;
+    if (i !== undefined) names[Number(i)] = ev.target.value;
+  });
+  form.hotseat.addEventListener("change", drawSeats);
   const showVariants = () => {
     const koe = form.game.value === "king-of-the-elves";
     root.querySelector(".elf-only").hidden = koe;
@@ -139,7 +167,12 @@ export function renderLobby(app) {
   drawSeats();
   showVariants();
   wireTempo(form);
-  wireWaiting(root);
+  wirePlayerPanel(root, form);
+  root.querySelector("#howto-btn").addEventListener("click", () => openRules(form.game.value));
+  root.querySelector("#learn-btn").addEventListener("click", async (ev) => {
+    ev.target.disabled = true;
+    try { await startTutorial(form.name.value, form.game.value); } catch (err) { showError(err); ev.target.disabled = false; }
+  });
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -150,6 +183,9 @@ export function renderLobby(app) {
     if (game === "elfenland") {
       rules = form.rules.value;
       options.destination = form.destination.checked;
+      // A table with the route hint is unrated (the server says so and refuses the hint
+      // everywhere else).
+      if (form.route_hint.checked) options.route_hint = true;
     } else {
       for (const k of ["magic_spell", "weak_gold", "gold_for_all"]) if (form[k].checked) options[k] = true;
     }
@@ -169,8 +205,8 @@ export function renderLobby(app) {
       const res = await api.create(body);
       if (res.token !== null && res.token !== undefined) saveSeat(res.game.id, res.seat, res.token, name);
       afterCreate(res);
-      // You and bots only: nobody to wait for, so the game starts at once.
-      if (res.token && !seats.some((s) => s.kind === "open")) {
+      // You and bots (or a hotseat table): nobody to wait for, so it starts at once.
+      if (res.token && !body.seats.some((s) => s.kind === "open")) {
         await api.start(res.game.id, { token: res.token });
       }
       location.hash = `#/game/${res.game.id}`;
@@ -341,12 +377,23 @@ class LobbyLive {
     const mine = all.filter((g) => savedSeat(g.id))
       .sort((a, b) => (RANK[a.status] ?? 3) - (RANK[b.status] ?? 3) || byNew(a, b));
     const waiting = waitingGames(all, this.playerGames);
+    const waitingIds = new Set(waiting.map((g) => g.id));
+    // Each game once: the player's games from the server join this browser's seats.
+    for (const g of this.playerGames.values()) {
+      if (g.status !== "finished" && !mine.some((m) => m.id === g.id)) mine.push(g);
+    }
+    mine.sort((a, b) => Number(waitingIds.has(b.id)) - Number(waitingIds.has(a.id))
+      || (RANK[a.status] ?? 3) - (RANK[b.status] ?? 3) || byNew(a, b));
     keepFocus(this.root, () => {
       this.openBox.innerHTML = open.length ? open.map((g) => gameRow(g, "join")).join("")
         : `<p class="muted" data-i18n="lobby.noOpen"></p>`;
-      this.mineBox.innerHTML = mine.length ? mine.map((g) => gameRow(g, "resume")).join("")
-        : `<p class="muted" data-i18n="lobby.noMine"></p>`;
-      drawWaiting(this.root, waiting);
+      this.mineBox.innerHTML = mine.map((g) => gameRow(g, waitingIds.has(g.id) ? "play" : "resume")).join("");
+      this.root.querySelector("#mine-box").hidden = !mine.length;
+      const fold = this.root.querySelector("#open-box");
+      fold.querySelector("#open-count").textContent = open.length ? `(${open.length})` : "";
+      // Folded while empty; opened once when games appear (the player may fold it again).
+      if (open.length && !this.openedOnce) { fold.open = true; this.openedOnce = true; }
+      if (!open.length) { fold.open = false; this.openedOnce = false; }
       applyI18n(this.openBox);
       applyI18n(this.mineBox);
     });
@@ -402,13 +449,16 @@ function keepFocus(root, redraw) {
 
 function gameRow(g, what) {
   const taken = g.seats.filter((s) => s.kind !== "open").length;
-  return `<div class="game-row" data-game="${esc(g.id)}">
+  const turn = what === "play";
+  return `<div class="game-row${turn ? " waiting-row" : ""}" data-game="${esc(g.id)}">
     <div><strong>${esc(gameTitle(g.game))}</strong> <span class="muted">${esc(rulesLabel(g))}</span>
+      ${turn ? `<span class="turn-tag" data-i18n="waiting.yourTurn"></span>` : ""}
+      ${turn && g.clock && g.clock.deadline ? `<span class="muted small"> · ${esc(t("waiting.until", { time: new Date(g.clock.deadline * 1000).toLocaleString() }))}</span>` : ""}
       <div class="small">${g.seats.map(seatChip).join(" ")}</div>
       <div class="small muted">${esc(t("lobby.seatsTaken", { n: taken, total: g.players }))} ·
         ${esc(t(`status.${g.status}`))}</div></div>
-    <a class="button ${what === "join" ? "primary" : "secondary"}" href="#/game/${esc(g.id)}"
-      data-i18n="lobby.${what}"></a>
+    <a class="button ${what === "resume" ? "secondary" : "primary"}" href="#/game/${esc(g.id)}"
+      data-i18n="${what === "play" ? "waiting.play" : `lobby.${what}`}"></a>
   </div>`;
 }
 

@@ -1,5 +1,5 @@
 // Messages to the player: short toasts, and server errors in plain words.
-import { t } from "./i18n.js";
+import { currentLang, has, t } from "./i18n.js";
 
 export function toast(text, kind = "error", detail = "") {
   const box = document.getElementById("toasts");
@@ -20,10 +20,14 @@ export function toast(text, kind = "error", detail = "") {
   setTimeout(() => d.remove(), kind === "error" ? 7000 : 3500);
 }
 
-/** An error from the server in plain words: the code's text, then the server's message. */
+/** An error from the server in plain words: the code's text in the page's language.
+ * The server's own message (English) is shown under it only on an English page, or when
+ * the code has no text of its own: a translated title never sits over English. */
 export function showError(err) {
   const code = err && err.code ? err.code : "network";
   const key = `error.${code}`;
-  const text = t(key) === key ? t("error.unknown") : t(key);
-  toast(text, "error", err && err.message && err.message !== code ? err.message : "");
+  const known = has(key);
+  const text = known ? t(key) : t("error.unknown");
+  const message = err && err.message && err.message !== code ? err.message : "";
+  toast(text, "error", message && (!known || currentLang() === "en") ? message : "");
 }

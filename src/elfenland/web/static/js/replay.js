@@ -2,7 +2,7 @@
 // the live table, a slider over the actions, and play/pause.
 import { api, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
-import { PLAYER_COLOURS, bootIcon } from "./icons.js";
+import { PLAYER_COLOURS, bootIcon, seatClass } from "./icons.js";
 import { gameTitle, seatLabel } from "./lobby.js";
 import { makeUI } from "./game.js";
 import { showError } from "./notify.js";
@@ -30,15 +30,16 @@ export class ReplayPage {
       this.app.innerHTML = `<div class="game replay" data-game="${esc(last.view.game)}">
         <section class="board-wrap" id="board"></section>
         <aside class="side">
-          <div class="phasebox"><h2 data-i18n="replay.title"></h2>
+          <div class="phasebox"><h1 class="replay-title" data-i18n="replay.title"></h1>
             <div class="phase-line"><span id="round"></span> · <strong id="phase"></strong></div>
             <div class="row replay-bar">
-              <button type="button" class="secondary" data-go="first">⏮</button>
-              <button type="button" class="secondary" data-go="prev">◀</button>
+              <button type="button" class="secondary icon" data-go="first" data-i18n-title="replay.first"><svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><path d="M3 2h2v12H3z M14 2v12L6 8z" fill="currentColor"/></svg></button>
+              <button type="button" class="secondary icon" data-go="prev" data-i18n-title="replay.prev"><svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><path d="M12 2v12L4 8z" fill="currentColor"/></svg></button>
               <button type="button" class="primary" data-go="play" id="play"></button>
-              <button type="button" class="secondary" data-go="next">▶</button>
-              <button type="button" class="secondary" data-go="last">⏭</button>
+              <button type="button" class="secondary icon" data-go="next" data-i18n-title="replay.next"><svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><path d="M4 2v12l8-6z" fill="currentColor"/></svg></button>
+              <button type="button" class="secondary icon" data-go="last" data-i18n-title="replay.last"><svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><path d="M11 2h2v12h-2z M2 2v12l8-6z" fill="currentColor"/></svg></button>
             </div>
+            <label class="sr" for="step" data-i18n="replay.slider"></label>
             <input type="range" id="step" min="0" max="${this.steps}" value="${this.step}">
             <div id="step-label" class="muted small"></div>
             <div id="last-action" class="hint"></div>
@@ -116,8 +117,7 @@ export class ReplayPage {
     const lastEntry = log[log.length - 1];
     this.app.querySelector("#last-action").textContent = lastEntry ? this.ui.describe(lastEntry) : "";
     const names = this.names(v);
-    this.app.querySelector("#players").innerHTML = v.players.map((p) => `<div class="panel${v.current_player === p.seat ? " turn" : ""}"
-      style="--pc:${PLAYER_COLOURS[p.seat % 6]}"><div class="pname">${bootIcon(PLAYER_COLOURS[p.seat % 6], 18)}
+    this.app.querySelector("#players").innerHTML = v.players.map((p) => `<div class="panel ${seatClass(p.seat)}${v.current_player === p.seat ? " turn" : ""}"><div class="pname">${bootIcon(PLAYER_COLOURS[p.seat % 6], 18)}
       <span class="nm">${esc(names[p.seat])}</span></div>${this.ui.panelHTML(p)}</div>`).join("");
     document.getElementById("status").textContent = `${gameTitle(v.game)} · ${t("replay.title")}`;
     this.last = r;

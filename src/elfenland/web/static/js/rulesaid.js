@@ -21,7 +21,7 @@ export const SECTIONS = {
     ["rivers", "aid.elf.rivers"], ["lakes", "aid.elf.lakes"], ["caravan", "aid.elf.caravan"],
     ["obstacle", "aid.elf.obstacle"], ["discard", "aid.elf.discard"],
     ["scoring", "aid.elf.scoring"], ["amigo", "aid.elf.amigo"], ["moon", "aid.elf.moon"],
-    ["destination", "aid.elf.destination"]],
+    ["destination", "aid.elf.destination"], ["route_hint", "aid.elf.routeHint"]],
   "king-of-the-elves": [["goal", "aid.koe.goal"], ["building", "aid.koe.building"],
     ["order", "aid.koe.order"], ["costs", "aid.koe.costs"], ["gold", "aid.koe.gold"],
     ["thief", "aid.koe.thief"], ["tree", "aid.koe.tree"], ["sea-monster", "aid.koe.seaMonster"],

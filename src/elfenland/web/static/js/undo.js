@@ -1,6 +1,6 @@
-// "Take back": offered to a seated player while the game's last action is theirs. The
-// server decides whether it may be taken back (nothing drawn at random, nothing hidden
-// shown, no other player acted since) and says why not otherwise.
+// "Take back": offered only when the engine says the seat may take its last action back
+// (the view's `take_back`: the action is still the game's last and showed nothing new,
+// no draw, no deal). The server asks the same engine, so the button never lies.
 import { t } from "./i18n.js";
 
 export class UndoButton {
@@ -21,11 +21,10 @@ export class UndoButton {
     this.btn.title = t("undo.help");
   }
 
-  /** Show the button when the last action of `log` is `seat`'s and the game runs. */
-  update(view, log, seat, botted) {
-    const last = log.length ? log[log.length - 1] : null;
-    const over = view.current_player === null || view.current_player === undefined;
-    this.btn.hidden = !(last && seat !== null && last.player === seat && !over && !botted);
+  /** Show the button when the engine says `seat` may take back the last action. */
+  update(view, seat, botted) {
+    const mine = seat !== null && seat !== undefined && view.take_back === seat;
+    this.btn.hidden = !(mine && !botted);
     this.btn.disabled = false;
   }
 }

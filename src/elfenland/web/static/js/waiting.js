@@ -1,35 +1,53 @@
-// The lobby's "Games waiting for you": the running games where it is one of this
-// browser's seats' turn (seat tokens kept here, and the player's games on the server),
-// and the player box (name kept across games, optional webhook).
+// The lobby's player settings (one panel: the name comes from the lobby's one name
+// field; the optional webhook; the browser's notifications) and which of the player's
+// running games wait for them (marked in "Your games", each game listed once).
 import { savedSeat } from "./api.js";
-import { applyI18n, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { showError, toast } from "./notify.js";
 import { playerApi, savePlayer, savedPlayer } from "./players.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function waitingHTML() {
+export function playerPanelHTML() {
   const p = savedPlayer();
-  return `<section class="card waiting-list" id="waiting-box">
-    <h2 data-i18n="waiting.title"></h2>
-    <div id="waiting-games" class="games"></div>
+  return `<details class="card settings" id="player-panel"><summary><h2 data-i18n="player.title"></h2></summary>
     <form id="player-form" class="player-form" autocomplete="off">
-      <h3 data-i18n="player.title"></h3>
-      <label><span data-i18n="player.name"></span>
-        <input name="pname" maxlength="40" required value="${esc(p ? p.name : "")}"></label>
+      <p class="muted small" data-i18n="player.nameFrom"></p>
       <label><span data-i18n="player.webhook"></span>
         <input name="webhook" type="url" maxlength="500" value="${esc(p && p.webhook ? p.webhook : "")}" placeholder="https://…"></label>
+      <p class="muted small" data-i18n="player.webhookHelp"></p>
+      <p class="notify-row"><span id="notify-state"></span>
+        <button type="button" class="link" id="notify-allow" data-i18n="notify.ask" hidden></button></p>
       <button type="submit" class="secondary" id="player-save" data-i18n="player.save"></button>
       <a href="#/leaderboard" id="leaderboard-link" data-i18n="leaderboard.link"></a>
-    </form></section>`;
+    </form></details>`;
 }
 
-export function wireWaiting(root) {
+function drawNotify(root) {
+  const state = root.querySelector("#notify-state");
+  const allow = root.querySelector("#notify-allow");
+  const perm = "Notification" in window ? Notification.permission : "unsupported";
+  state.textContent = t(`notify.state.${perm}`);
+  allow.hidden = perm !== "default";
+}
+
+export function wirePlayerPanel(root, createForm) {
   const form = root.querySelector("#player-form");
+  drawNotify(root);
+  root.querySelector("#notify-allow").addEventListener("click", async () => {
+    try { await Notification.requestPermission(); } catch { /* the browser said no */ }
+    drawNotify(root);
+  });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    const name = createForm.name.value.trim();
+    if (!name) {
+      toast(t("player.nameFirst"), "error");
+      createForm.name.focus();
+      return;
+    }
     try {
-      await savePlayer(form.pname.value.trim(), form.webhook.value.trim());
+      await savePlayer(name, form.webhook.value.trim());
       toast(t("player.saved"), "info");
     } catch (err) { showError(err); }
   });
@@ -59,16 +77,4 @@ export function waitingGames(allGames, playerGames) {
     if (g.status === "running" && g.to_act === g.seat) seen.set(g.id, g);
   }
   return [...seen.values()];
-}
-
-/** Draw the list (the lobby keeps the games up to date from its feed). */
-export function drawWaiting(root, list) {
-  const box = root.querySelector("#waiting-games");
-  if (!box) return;
-  box.innerHTML = list.length ? list.map((g) => `<div class="game-row waiting-row" data-game="${esc(g.id)}">
-      <div><strong>${esc(t(`game.${g.game}`))}</strong>
-        ${g.clock && g.clock.deadline ? `<span class="muted small"> · ${esc(t("waiting.until", { time: new Date(g.clock.deadline * 1000).toLocaleString() }))}</span>` : ""}</div>
-      <a class="button primary" href="#/game/${esc(g.id)}" data-i18n="waiting.play"></a></div>`).join("")
-    : `<p class="muted" data-i18n="waiting.none"></p>`;
-  applyI18n(box);
 }

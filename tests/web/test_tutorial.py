@@ -1,0 +1,105 @@
+""""Learn to play": a first Elfenland table against an easy bot on a fixed deal, where the
+guide says what to do at each turn and points at one thing; played to the guide's end
+(the first round over) by clicking only what it points at."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from .axe import serious_violations
+from .helpers import SCREENSHOTS
+
+pytestmark = pytest.mark.browser
+
+
+def _step(page: Page) -> str:
+    return str(page.evaluate("document.querySelector('.guide')?.dataset.step ?? ''"))
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_guided_first_game_to_its_end(browser: Browser, server: str, lang: str) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale=lang)
+    try:
+        page = ctx.new_page()
+        page.add_init_script("localStorage.setItem('elfenland.confirm', 'off')")
+        page.goto(f"{server}/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#learn-btn")
+        page.wait_for_selector(".game .guide", timeout=15000)
+        summary = page.evaluate("window.__elfenland.page.summary")
+        assert summary["seed"] == 2026 and [s["kind"] for s in summary["seats"]] == ["human", "bot"]
+        seen: set[str] = set()
+        shot: set[str] = set()
+        for _ in range(400):
+            step = _step(page)
+            if step == "done":
+                break
+            seen.add(step)
+            if step == "watch":
+                page.wait_for_function("s => document.querySelector('.guide')?.dataset.step !== s",
+                                       arg="watch", timeout=15000)
+                continue
+            target = page.locator(".guide-target").first
+            assert page.locator(".guide-target").count(), step
+            target.wait_for(timeout=5000)
+            assert page.locator("#guide-text").inner_text().strip()
+            if step == "secret" and lang == "en":
+                assert serious_violations(page) == []
+            if step == "place" and lang == "en" and "place" not in shot:
+                page.wait_for_timeout(300)
+                page.screenshot(path=str(SCREENSHOTS / "tutorial.png"))
+                shot.add("place")
+            before = page.evaluate("document.body.dataset.seq")
+            if target.evaluate("e => e.hasAttribute('data-menu')"):
+                target.click(force=True)
+                page.locator(".menu [data-action]").first.click()
+            elif target.evaluate("e => e.namespaceURI.includes('svg')"):
+                target.click(force=True)
+            else:
+                target.click()
+            if step == "discard":
+                continue  # picking a card changes no seq
+            page.wait_for_function("s => document.body.dataset.seq !== s", arg=before,
+                                   timeout=15000)
+        assert _step(page) == "done", seen
+        # Every kind of turn of a round was guided.
+        assert {"secret", "counters", "place", "move"} <= seen, seen
+        assert page.evaluate("window.__elfenland.page.view.round") == 2
+        page.click("#guide-close")
+        assert page.locator(".guide").count() == 0
+    finally:
+        ctx.close()
+
+
+def test_the_short_king_of_the_elves_guide_to_its_end(browser: Browser, server: str) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="de")
+    try:
+        page = ctx.new_page()
+        page.add_init_script("localStorage.setItem('elfenland.confirm', 'off')")
+        page.goto(f"{server}/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.select_option("select[name=game]", "king-of-the-elves")
+        page.click("#learn-btn")
+        page.wait_for_selector(".game .guide", timeout=15000)
+        assert page.evaluate("window.__elfenland.page.summary.game") == "king-of-the-elves"
+        seen: set[str] = set()
+        for _ in range(400):
+            step = _step(page)
+            if step == "koeDone":
+                break
+            seen.add(step)
+            if step == "watch":
+                page.wait_for_function("s => document.querySelector('.guide')?.dataset.step !== s",
+                                       arg="watch", timeout=15000)
+                continue
+            assert page.locator(".guide-target").count(), step
+            before = page.evaluate("document.body.dataset.seq")
+            page.locator(".guide-target").first.click()
+            page.wait_for_function("s => document.body.dataset.seq !== s", arg=before,
+                                   timeout=15000)
+        assert _step(page) == "koeDone", seen
+        assert {"koeBuild", "koeVisit"} <= seen, seen
+        assert page.locator("#guide-text").inner_text().startswith("Du hast eine ganze Runde")
+    finally:
+        ctx.close()
