@@ -5,9 +5,13 @@ the state unchanged."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from elfenland.games.elfenland import fast
+from elfenland.core.errors import ElfenlandError, IllegalActionError
+from elfenland.games.elfenland import Action, ElfenlandState, Phase, fast
+from elfenland.games.elfenland.actions import Kind, Pay
 
 from .crash import assert_refused, refused, run
 
@@ -96,3 +100,52 @@ def test_lists_read_from_a_compiled_state_are_copies() -> None:
     s.counters_up[1].append(3)
     assert s.hands[0][0] < 50 and s.card_pile[0] != 999 and s.to_position() == position
     assert s == twin
+
+
+ENGINES = ["pure", "compiled"]
+
+
+def _new(engine: str, players: int = 2, seed: int = 3) -> ElfenlandState:
+    if engine == "compiled":
+        return fast.FastElfenlandState(players=players, seed=seed)
+    return ElfenlandState(players=players, seed=seed)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_forged_action_is_played_as_what_it_says(engine: str) -> None:
+    s = _new(engine)
+    draw_secret = s.legal_actions()[0]
+    assert draw_secret.kind is Kind.DRAW_SECRET
+    forged = Action(Kind.END, _id=draw_secret._id)
+    with pytest.raises(IllegalActionError):
+        s.apply_action(forged)
+    assert s.history_length() == 0 and s.phase is Phase.DRAW_SECRET
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_equal_copy_of_a_legal_action_is_legal(engine: str) -> None:
+    s = _new(engine)
+    twin = s.clone()
+    action = s.legal_actions()[0]
+    s.apply_action(dataclasses.replace(action))
+    twin.apply_action(action)
+    assert s == twin and s.history_length() == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_caravan_copied_onto_another_route_is_played_as_it_says(engine: str) -> None:
+    state = _new(engine, seed=11)
+    while state.phase is not Phase.MOVE:
+        state.apply_action(state.legal_actions()[-1])
+    for action in state.legal_actions():
+        if action.kind is Kind.MOVE:
+            plain = action
+            break
+    else:
+        pytest.skip("no move from this seed")
+    forged = Action(Kind.MOVE, plain.transport, plain.route, plain.direction,
+                    pay=Pay.CARAVAN, cards=(3, 0, 0, 0, 0, 0, 0), _id=plain._id)
+    before = state.to_position()
+    with pytest.raises(ElfenlandError):
+        state.apply_action(forged)
+    assert state.to_position() == before
