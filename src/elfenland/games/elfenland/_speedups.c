@@ -447,7 +447,6 @@ static int begin(Core *c, int phase) {
 }
 
 static int start_round(Core *c) {
-    S *s = &c->st;
     if (deal(c) < 0) return -1;
     return begin(c, P_DRAW_SECRET);
 }
@@ -841,7 +840,7 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
 }
 
 /* ------------------------------------------------------------------ methods */
-static PyObject *Core_legal_actions(Core *c, PyObject *unused) {
+static PyObject *Core_legal_actions(Core *c, PyObject *Py_UNUSED(unused)) {
     if (ensure_legal(c) < 0) return NULL;
     PyObject *list = PyList_New(c->nlegal);
     if (!list) return NULL;
@@ -853,7 +852,7 @@ static PyObject *Core_legal_actions(Core *c, PyObject *unused) {
     return list;
 }
 
-static PyObject *Core_legal_action_ids(Core *c, PyObject *unused) {
+static PyObject *Core_legal_action_ids(Core *c, PyObject *Py_UNUSED(unused)) {
     if (ensure_legal(c) < 0) return NULL;
     PyObject *list = PyList_New(c->nlegal);
     if (!list) return NULL;
@@ -913,11 +912,11 @@ static PyObject *Core_apply_id(Core *c, PyObject *arg) {
     Py_RETURN_TRUE;
 }
 
-static PyObject *Core_current_player(Core *c, PyObject *unused) {
+static PyObject *Core_current_player(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyLong_FromLong(c->st.phase == P_OVER ? TERMINAL_PLAYER : c->st.current);
 }
 
-static PyObject *Core_is_terminal(Core *c, PyObject *unused) {
+static PyObject *Core_is_terminal(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyBool_FromLong(c->st.phase == P_OVER);
 }
 
@@ -947,7 +946,7 @@ static Core *copy_core(Core *c) {
     return d;
 }
 
-static PyObject *Core_clone(Core *c, PyObject *unused) {
+static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
     return (PyObject *)copy_core(c);
 }
 
@@ -1337,7 +1336,7 @@ static PyObject *memo_rules[RULES_MEMO];
 static S memo_fields[RULES_MEMO];
 static int memo_next;
 
-static int set_rules(Core *c, PyObject *v, void *unused) {
+static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(unused)) {
     S *s = &c->st, t = c->st;
     if (!v) { PyErr_SetString(PyExc_AttributeError, "rules cannot be deleted"); return -1; }
     int memo = rules_type && Py_IS_TYPE(v, (PyTypeObject *)rules_type);
@@ -1382,10 +1381,10 @@ parsed:
 }
 
 #define OBJ_SLOT(NAME)                                                          \
-    static PyObject *get_##NAME(Core *c, void *u) {                             \
+    static PyObject *get_##NAME(Core *c, void *Py_UNUSED(u)) {                             \
         return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
     }                                                                           \
-    static int set_##NAME(Core *c, PyObject *v, void *u) {                      \
+    static int set_##NAME(Core *c, PyObject *v, void *Py_UNUSED(u)) {                      \
         Py_XINCREF(v);                                                          \
         Py_XSETREF(c->NAME, v);                                                 \
         return 0;                                                               \
@@ -1393,9 +1392,9 @@ parsed:
 OBJ_SLOT(board)
 OBJ_SLOT(seed)
 
-static PyObject *get_rules(Core *c, void *u) { return Py_NewRef(c->rules ? c->rules : Py_None); }
+static PyObject *get_rules(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rules ? c->rules : Py_None); }
 
-static PyObject *get_chain(Core *c, void *u) {
+static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
     if (c->hcount) { /* the pending entries become links, as play made them before */
         PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
         const int *e = c->hist->e;
@@ -1422,7 +1421,7 @@ static PyObject *get_chain(Core *c, void *u) {
     return Py_NewRef(c->chain ? c->chain : Py_None);
 }
 
-static int set_chain(Core *c, PyObject *v, void *u) {
+static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     if (v == Py_None) v = NULL;
     Py_XINCREF(v);
     Py_XSETREF(c->chain, v);
@@ -1430,9 +1429,9 @@ static int set_chain(Core *c, PyObject *v, void *u) {
     return 0;
 }
 
-static PyObject *get_rng(Core *c, void *u) { return Py_NewRef(c->rng ? c->rng : Py_None); }
+static PyObject *get_rng(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rng ? c->rng : Py_None); }
 
-static int set_rng(Core *c, PyObject *v, void *u) {
+static int set_rng(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     if (!v) { PyErr_SetString(PyExc_AttributeError, "rng cannot be deleted"); return -1; }
     Py_INCREF(v);
     Py_XSETREF(c->rng, v);
@@ -1440,7 +1439,7 @@ static int set_rng(Core *c, PyObject *v, void *u) {
     return 0;
 }
 
-static PyObject *get_origin(Core *c, void *u) {
+static PyObject *get_origin(Core *c, void *Py_UNUSED(u)) {
     if (c->origin_snapshot) {
         PyObject *doc = PyObject_CallOneArg(to_position_fn, c->origin_snapshot);
         if (!doc) return NULL;
@@ -1450,7 +1449,7 @@ static PyObject *get_origin(Core *c, void *u) {
     return Py_NewRef(c->origin ? c->origin : Py_None);
 }
 
-static int set_origin(Core *c, PyObject *v, void *u) {
+static int set_origin(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     if (v == Py_None) v = NULL;
     Py_XINCREF(v);
     Py_XSETREF(c->origin, v);
@@ -1458,9 +1457,9 @@ static int set_origin(Core *c, PyObject *v, void *u) {
     return 0;
 }
 
-static PyObject *get_legal_cache(Core *c, void *u) { Py_RETURN_NONE; }
+static PyObject *get_legal_cache(Core *Py_UNUSED(c), void *Py_UNUSED(u)) { Py_RETURN_NONE; }
 
-static int set_legal_cache(Core *c, PyObject *v, void *u) {
+static int set_legal_cache(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
     c->legal_valid = 0;
     return 0;
 }
@@ -1492,7 +1491,7 @@ static PyGetSetDef Core_getset[] = {
 /* The observation encoders, appended at the end of this file. */
 static PyObject *Core_observe_into(Core *c, PyObject *args);
 static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
-static PyObject *Core_observation_size(Core *c, PyObject *unused);
+static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
 
 static PyMethodDef Core_methods[] = {
     {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
@@ -1540,7 +1539,7 @@ static void Core_dealloc(Core *c) {
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
-static PyObject *Core_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+static PyObject *Core_new(PyTypeObject *tp, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kw)) {
     if (!configured) {
         PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
         return NULL;
@@ -1865,7 +1864,7 @@ static PyObject *configure_tables(PyObject *d) {
 /* configure(tables): once, all or nothing.  A second call is refused before it changes
  * anything; a first call that fails leaves the module unconfigured, so that no state can
  * be made from half-read tables. */
-static PyObject *configure(PyObject *mod, PyObject *d) {
+static PyObject *configure(PyObject *Py_UNUSED(mod), PyObject *d) {
     if (configured) {
         PyErr_SetString(err_type(), "the compiled engine is configured once, by fast.py");
         return NULL;
@@ -1887,7 +1886,7 @@ static PyObject *configure(PyObject *mod, PyObject *d) {
  * (FastElfenlandState).  A method of Core called on a subclass's instance checks the
  * type the slow way on every call, and the interpreter's specialised call of a C method
  * (3.11+) only takes one whose type is the instance's own. */
-static PyObject *own_methods(PyObject *mod, PyObject *cls) {
+static PyObject *own_methods(PyObject *Py_UNUSED(mod), PyObject *cls) {
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &CoreType)) {
         PyErr_SetString(PyExc_TypeError, "a subclass of Core");
         return NULL;
@@ -1912,7 +1911,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_speedups",
-    "The compiled Elfenland engine (see fast.py).", -1, module_methods,
+    "The compiled Elfenland engine (see fast.py).", -1, module_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {
@@ -2083,6 +2082,6 @@ static PyObject *Core_legal_mask_into(Core *c, PyObject *obj) {
 }
 
 /* _observation_size(): the vector's length for this state's player count. */
-static PyObject *Core_observation_size(Core *c, PyObject *unused) {
+static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyLong_FromSsize_t(obs_size(c->st.n));
 }
