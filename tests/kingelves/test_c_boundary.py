@@ -6,9 +6,9 @@ child interpreter and must end cleanly, the write refused with a typed
 from __future__ import annotations
 
 import pytest
+from tests.elfenland_engine.crash import assert_refused, refused, run
 
 from elfenland.games.kingelves import fast
-from tests.elfenland_engine.crash import assert_refused, refused, run
 
 pytestmark = pytest.mark.skipif(not fast.AVAILABLE, reason="compiled engine not built")
 
