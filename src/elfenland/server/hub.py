@@ -34,13 +34,13 @@ from .config import ServerConfig
 from .errors import ServerError, StoreConflict
 from .hints import check_hint, route_hint
 from .lobby import (
-    SEED_CHOSEN,
     CreateGame,
     clean_name,
     engine_options,
     new_game_options,
     rules_name,
     summary,
+    unrated,
 )
 from .players import Players
 from .ratelimit import TokenBucket
@@ -716,8 +716,8 @@ class Hub:
 
     async def _rate(self, game: LiveGame) -> None:
         """Update the ratings of a game that just ended, and tell the table.  A game whose
-        creator chose the seed (which predicts every hand) is unrated (#12)."""
-        if game.record.options.get(SEED_CHOSEN):
+        creator chose the seed (#12) or whose rules are custom (#22) is unrated."""
+        if unrated(game.record):
             return
         game.rating = True
         try:
