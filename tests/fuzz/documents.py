@@ -82,8 +82,8 @@ def _play(pair: Any, pure: Any, comp: Any, steps: int = 6) -> None:
         if a[0] != "ok" or not a[1] or pure.is_terminal():
             break
         choice = a[1][len(pure.history) % len(a[1])]
-        a2 = outcome(lambda: pure.apply_action(choice))
-        b2 = outcome(lambda: comp.apply_action(choice))
+        a2 = outcome(lambda c=choice: pure.apply_action(c))
+        b2 = outcome(lambda c=choice: comp.apply_action(c))
         if a2 != b2:
             raise Divergence(f"apply {choice}: pure {a2}, compiled {b2}")
     a = outcome(lambda: pure.to_position())
