@@ -286,6 +286,11 @@ static int ensure_legal(Core *c) {
 
 static void generate(Core *c) {
     S *s = &c->st;
+    if (s->phase == P_OVER) { /* nobody acts: current is TERMINAL_PLAYER, not a seat */
+        c->nlegal = 0;
+        c->legal_valid = 1;
+        return;
+    }
     int *out = c->legal, n = 0, p = s->current;
     const int *hand = s->hands[p];
     if (s->phase == P_BUILDING) {
