@@ -20,12 +20,19 @@ from .core.errors import (
 )
 from .core.game import TERMINAL, GameState
 from .core.rng import Rng
-from .games.registry import GAMES, deserialize, engine_backend, load_position, new_game
+from .games.registry import (
+    GAMES,
+    deserialize,
+    engine_backend,
+    load_position,
+    new_game,
+    option_spec,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "GAMES", "TERMINAL", "ActionParseError", "ElfenlandError", "GameOverError", "GameState",
     "IllegalActionError", "PositionError", "Rng", "SerializationError", "UnknownTownError",
-    "__version__", "deserialize", "engine_backend", "load_position", "new_game",
+    "__version__", "deserialize", "engine_backend", "load_position", "new_game", "option_spec",
 ]

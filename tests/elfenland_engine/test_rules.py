@@ -403,7 +403,7 @@ def test_unknown_rules_players_and_options_are_refused() -> None:
         elfenland.new_game(rules="house")
     with pytest.raises(elfenland.ElfenlandError, match="2 to 6"):
         elfenland.new_game(players=7)
-    with pytest.raises(elfenland.ElfenlandError, match="unknown rule options"):
+    with pytest.raises(elfenland.ElfenlandError, match="unknown option"):
         elfenland.new_game(colour="red")
     with pytest.raises(elfenland.ElfenlandError, match="unknown game"):
         elfenland.new_game(game="chess")

@@ -128,8 +128,9 @@ def test_http_refusals(make_server: ServerFactory) -> None:
 
     assert code(HTTP.post(f"{base}/api/games", json={"game": "chess"})) == (400, "bad-request")
     assert code(HTTP.post(f"{base}/api/games", json={"players": 9})) == (400, "bad-request")
+    # An option the game does not declare (issue #22): 422, naming it.
     assert code(HTTP.post(f"{base}/api/games", json={"options": {"no_such_rule": 1}})) == (
-        400, "bad-request")
+        422, "bad-option")
     assert code(HTTP.post(f"{base}/api/games", json={"players": 2, "seats": [{}]})) == (
         400, "bad-request")
     assert code(HTTP.post(f"{base}/api/games", content=b"{oops",

@@ -437,7 +437,7 @@ item_ll(PyObject *seq, Py_ssize_t i, int *bad)
 }
 
 static PyObject *
-planner_search(PyObject *self, PyObject *args)
+planner_search(PyObject *Py_UNUSED(self), PyObject *args)
 {
     int nt, capital, target, limit, town, needed_only;
     PyObject *edges, *distances, *bonus_obj, *pref_obj, *hand_obj, *visited_obj;
@@ -669,7 +669,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_planner",
-    "The Elfenland movement planner's search, compiled (see planner.py).", -1, methods,
+    "The Elfenland movement planner's search, compiled (see planner.py).", -1, methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC

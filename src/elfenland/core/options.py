@@ -138,7 +138,7 @@ class OptionSpec:
         checked: dict[str, OptionValue] = {}
         for name, value in options.items():
             if name not in self:
-                raise OptionError(f"{self.game} has no option {name!r}; its options are "
+                raise OptionError(f"unknown option {name!r}: {self.game}'s options are "
                                   f"{', '.join(self.names())}")
             checked[name] = self[name].check(value)
         return checked

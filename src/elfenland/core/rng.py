@@ -63,7 +63,7 @@ class Rng:
             version, internal, gauss = data
             new = cls(0)
             new._r.setstate((int(version), tuple(int(x) for x in internal), gauss))
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"bad random state: {exc}") from None
         return new
 

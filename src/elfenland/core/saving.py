@@ -33,6 +33,11 @@ def load_game(text: str, game: str, title: str, new_state: Callable[[JSONDict], 
         doc = json.loads(text)
         if not isinstance(doc, dict) or doc.get("format") != f"{game}-game/1":
             raise SerializationError(f"not a saved {title} game")
+        if "position" not in doc:
+            # Without one the engine would draw a fresh seed: another game, silently.
+            seed = doc.get("seed")
+            if not isinstance(seed, int) or isinstance(seed, bool):
+                raise SerializationError(f"a saved game's seed is an integer, not {seed!r}")
         state = from_position(doc["position"]) if "position" in doc else new_state(doc)
         actions = doc["actions"]
         if not isinstance(actions, list):
@@ -44,8 +49,9 @@ def load_game(text: str, game: str, title: str, new_state: Callable[[JSONDict], 
                 raise SerializationError(f"action {i} ({action!r}): {exc}") from None
     except SerializationError:
         raise
-    except (ValueError, KeyError, TypeError) as exc:
-        raise SerializationError(f"corrupt saved game: {exc}") from None
+    except (ValueError, KeyError, TypeError, LookupError, ArithmeticError, AttributeError,
+            RecursionError) as exc:
+        raise SerializationError(f"corrupt saved game: {exc!r}") from None
     return state
 
 
@@ -63,7 +69,8 @@ def build_position(doc: object, fmt: str, build: Callable[[JSONDict], S]) -> S:
         raise
     except ElfenlandError as exc:
         raise PositionError(str(exc)) from None
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError,
+            RecursionError) as exc:
         raise PositionError(f"bad position: {exc!r}") from None
     check_playable(state)
     return state
@@ -112,6 +119,19 @@ def parse_counts(value: Any, kinds: int, what: str, kind_of: Callable[[str], int
             raise PositionError(f"{what}: bad count {n!r} for {name}")
         out[k] += n
     return out
+
+
+def parse_winners(value: Any, n: int) -> list[int]:
+    """A finished position's winners: distinct seats, at least one.  Both engines load
+    through this, so they accept exactly the same lists."""
+    if not isinstance(value, list) or not value:
+        raise PositionError(f"winners: a list of one or more seats, not {value!r}")
+    for p in value:
+        if not isinstance(p, int) or isinstance(p, bool) or not 0 <= p < n:
+            raise PositionError(f"winners: {p!r} is not a seat (0 to {n - 1})")
+    if len(set(value)) != len(value):
+        raise PositionError(f"winners: a seat named twice in {value!r}")
+    return sorted(value)
 
 
 def per_player(doc: JSONDict, key: str, n: int, default: Any) -> list[Any]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.errors import ElfenlandError, PositionError, SerializationError
 from ..core.game import GameState, JSONDict
+from ..core.options import OptionSpec
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,14 @@ class GameInfo:
 
     def _mod(self) -> Any:
         return import_module(self.module)
+
+    @property
+    def options(self) -> OptionSpec:
+        """The game's declared rule options (``OPTIONS`` in the ``options`` module beside
+        its ``api``): what the engines check and the server validates against."""
+        spec = import_module(self.module.rsplit(".", 1)[0] + ".options").OPTIONS
+        assert isinstance(spec, OptionSpec)
+        return spec
 
     @property
     def new_game(self) -> Callable[..., GameState]:
@@ -55,6 +64,11 @@ def game_info(name: str) -> GameInfo:
     if key not in GAMES:
         raise ElfenlandError(f"unknown game {name!r}; choose one of {sorted(GAMES)}")
     return GAMES[key]
+
+
+def option_spec(game: str = "elfenland") -> OptionSpec:
+    """The declared rule options of ``game`` (any of its names)."""
+    return game_info(game).options
 
 
 def new_game(game: str = "elfenland", **options: Any) -> GameState:

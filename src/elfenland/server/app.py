@@ -109,6 +109,9 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        for err in exc.errors():  # a model's own refusal (lobby.check_options) as it is
+            if isinstance((err.get("ctx") or {}).get("error"), ServerError):
+                return _error(err["ctx"]["error"])
         parts = []
         for err in exc.errors()[:3]:
             where = ".".join(str(x) for x in err.get("loc", ()) if x != "body")

@@ -22,6 +22,7 @@ HTTP_STATUS: dict[str, int] = {
     "timed-out": 409,
     "cannot-undo": 409,
     "too-large": 413,
+    "bad-option": 422,
     "rate-limited": 429,
     "too-many-games": 429,
     "internal": 500,

@@ -716,9 +716,9 @@ class Hub:
 
     async def _rate(self, game: LiveGame) -> None:
         """Update the ratings of a game that just ended, and tell the table.  A game whose
-        creator chose the seed (which predicts every hand) is unrated (#12), and so is
-        one with the route hint (#26)."""
-        if unrated(game.record.options):
+        creator chose the seed (#12), with the route hint (#26) or whose rules are custom
+        (#22) is unrated."""
+        if unrated(game.record):
             return
         game.rating = True
         try:

@@ -6,13 +6,14 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from ..core.errors import ElfenlandError
 from ..core.game import GameState
-from ..games.registry import GAMES, new_game
+from ..games.registry import GAMES, game_info, new_game
 from .botseats import bot_title
 from .clock import TempoRequest
+from .errors import ServerError
 from .store import GameRecord
 
 NAME_MAX = 40
@@ -53,6 +54,32 @@ class CreateGame(BaseModel):
     #: Hotseat: every "human" seat is played from the creator's device, each with its
     #: own token (answered in ``hotseat``), instead of waiting for others to join.
     hotseat: bool = False
+
+    @model_validator(mode="after")
+    def _options_declared(self) -> CreateGame:
+        check_options(self.game, self.rules, self.options)
+        return self
+
+
+def check_options(game: str, rules: str | None, options: dict[str, Any]) -> None:
+    """A new game's ``rules`` and ``options`` against the game's declared option
+    specification (``GameInfo.options``): the rule set must be one of the game's, every
+    option one it has, of its type and in its range.  Refused with ``bad-option`` (422),
+    naming the option and what it may be.  An unknown game is left to the hub."""
+    try:
+        spec = game_info(game).options
+    except ElfenlandError:
+        return
+    if rules is not None and rules.strip().lower() not in spec.rule_sets:
+        raise ServerError("bad-option", f"rules: {spec.game} has the rule sets "
+                                        f"{', '.join(sorted(spec.rule_sets))}, not {rules!r}")
+    if "name" in options:
+        raise ServerError("bad-option", "options: 'name' is not an option; choose a rule set "
+                                        "with 'rules'")
+    try:
+        spec.check({k: v for k, v in options.items() if k not in SERVER_KEYS})
+    except ElfenlandError as exc:
+        raise ServerError("bad-option", f"options: {exc}") from None
 
 
 class JoinGame(BaseModel):
@@ -105,12 +132,6 @@ def engine_options(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k not in SERVER_KEYS}
 
 
-def unrated(options: dict[str, Any]) -> bool:
-    """Whether a game with these stored options stays out of the ratings: its seed was
-    chosen (it predicts every hand) or the route hint plays part of it."""
-    return bool(options.get(SEED_CHOSEN) or options.get(ROUTE_HINT))
-
-
 def new_game_options(game: str, requested: dict[str, Any], seed: int | None
                      ) -> dict[str, Any]:
     """The options stored for a new game: the server's defaults, what the creator asked
@@ -131,11 +152,31 @@ def new_game_options(game: str, requested: dict[str, Any], seed: int | None
     return options
 
 
+def custom_rules(record: GameRecord) -> bool:
+    """Whether the game's options leave its named rule set (variants aside): such a
+    "custom" game is playable but never rated, like one whose seed was chosen."""
+    info = GAMES.get(record.game)
+    if info is None:
+        return False
+    rules = record.rules if record.rules is not None else default_rules(record.game)
+    return not info.options.is_standard(str(rules), engine_options(record.options))
+
+
+def unrated(record: GameRecord) -> bool:
+    """Never rated: the creator chose the seed (which predicts every hand), the route hint
+    plays part of it, or the rules are custom."""
+    return (bool(record.options.get(SEED_CHOSEN) or record.options.get(ROUTE_HINT))
+            or custom_rules(record))
+
+
 def seed_facts(record: GameRecord) -> dict[str, Any]:
     """A chosen seed is shown to everyone from the start (and the game is unrated); a
-    drawn one only once the game is over, when it can no longer predict anything."""
+    drawn one only once the game is over, when it can no longer predict anything.  Custom
+    rules also make a game unrated."""
     chosen = bool(record.options.get(SEED_CHOSEN))
-    facts: dict[str, Any] = {"seed_chosen": chosen, "unrated": unrated(record.options),
+    custom = custom_rules(record)
+    facts: dict[str, Any] = {"seed_chosen": chosen, "custom_rules": custom,
+                             "unrated": unrated(record),
                              "route_hint": bool(record.options.get(ROUTE_HINT))}
     if chosen or record.status == "finished":
         facts["seed"] = record.seed

@@ -15,9 +15,16 @@
  * The ``Core`` type is a base class of ``FastElfenlandState`` (fast.py), which also
  * inherits ``ElfenlandState``: every attribute the pure engine keeps (``hands``,
  * ``route_counter``, ``phase``...) is a descriptor here that reads the C arrays, so the
- * pure code's views, positions, error messages and the bots work unchanged.  Lists a
- * reader gets are cached until the next change and are copies: writing into them does
- * not change the state (assigning a whole attribute does).
+ * pure code's views, positions, error messages and the bots work unchanged.  Every read
+ * of a list field builds a fresh list: writing into it does not change the state, nor
+ * what any other reader sees (assigning a whole attribute does).
+ *
+ * Nothing from outside reaches the arrays unchecked (issue #22): every field setter reads
+ * the whole value into a local buffer, checks each number's range (seats, towns, routes,
+ * counter kinds, counts up to MAX_COUNT) and only then copies it in, raising the
+ * configured ElfenlandError otherwise; the methods that index by the current player
+ * check it against the phase, and a state made without __init__ raises instead of
+ * reaching a NULL Rng.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -44,6 +51,11 @@ enum { PAY_NORMAL, PAY_CARAVAN, PAY_BOATMEN };
 enum { LAKE_NONE, LAKE_MAGNUM, LAKE_NEBULAE };
 #define TERRAIN_RIVER 4
 #define TERRAIN_LAKE 5
+/* core/options.py's bounds: counts and rounds, and the one caravan size the action
+ * space holds (MULTISETS[3] and, with an obstacle, MULTISETS[4]). */
+#define MAX_COUNT 1000
+#define CARAVAN_CARDS 3
+#define BUF 64 /* the longest list a field holds (MAXR) */
 
 /* ------------------------------------------------------------------ tables */
 static int configured = 0;
@@ -78,6 +90,7 @@ static PyObject *s_getrandbits, *s_copy, *s_r, *s_shuffle, *s_randrange, *s_id,
 /* A new game's fast path (Core_init): the board, the Rules type, make_rules and what
  * it returned per rule-set name (one dict without, one with the destination variant),
  * the C seed of random.Random's base, and the keyword names. */
+static PyObject *error_type; /* ElfenlandError: every refusal of bad input */
 static PyObject *board_obj, *rules_type, *make_rules_fn, *rules_by_name[2], *c_seed_fn,
     *s_init_slow, *s_gauss_next, *s_players, *s_seed, *s_rules, *s_destination, *s_amigo,
     *empty_tuple;
@@ -123,8 +136,6 @@ typedef struct {
     S st;
     int legal_valid, nlegal;
     int *legal; /* LEGAL_MAX ids, allocated on first use */
-    int has_cache;
-    PyObject *cache[NCACHE];
     PyObject *rules, *board, *seed, *origin, *rng, *chain, *origin_snapshot;
     /* The history is ``chain`` (links as the pure engine makes them) followed by
      * ``hcount`` entries of ``hist``: playing an action does not build a tuple, reading
@@ -167,10 +178,25 @@ static int hist_append(Core *c, int id, int player, int fact) {
     return 0;
 }
 
-static void drop_caches(Core *c) {
-    if (!c->has_cache) return;
-    for (int i = 0; i < NCACHE; i++) Py_CLEAR(c->cache[i]);
-    c->has_cache = 0;
+/* Bad input: the typed error (ElfenlandError, a ValueError) with a message. */
+static PyObject *err_type(void) { return error_type ? error_type : PyExc_ValueError; }
+
+/* Whether the state can be played: made by __init__ (rules and an Rng), and a player to
+ * move that is a seat while the game runs. */
+static int check_ready(Core *c) {
+    if (!c->rng || !c->rules) {
+        PyErr_SetString(err_type(), "this state was not set up: make it with the class "
+                        "itself, from_state, load_position or deserialize");
+        return -1;
+    }
+    S *s = &c->st;
+    if (s->phase != P_OVER && (s->current < 0 || s->current >= s->n ||
+                               s->starting < 0 || s->starting >= s->n)) {
+        PyErr_Format(err_type(), "the player to move (%d) is not one of the %d seats",
+                     s->current, s->n);
+        return -1;
+    }
+    return 0;
 }
 
 static inline int sum(const int *v, int len) {
@@ -250,6 +276,7 @@ static PyObject *new_rng(PyObject *seed) {
 
 /* The state's own Rng, copied first if a clone shares it (as ElfenlandState._random). */
 static int draw_counts(Core *c, int *counts, int kinds) {
+    if (!c->rng) return check_ready(c);
     if (c->st.rng_shared) {
         PyObject *fresh = PyObject_CallMethodNoArgs(c->rng, s_copy);
         if (!fresh) return -1;
@@ -420,7 +447,6 @@ static int begin(Core *c, int phase) {
 }
 
 static int start_round(Core *c) {
-    S *s = &c->st;
     if (deal(c) < 0) return -1;
     return begin(c, P_DRAW_SECRET);
 }
@@ -560,6 +586,7 @@ static int paid_steps(int *out, int *n, int base, const int *hand, int size) {
 
 static int generate(Core *c) {
     S *s = &c->st;
+    if (check_ready(c) < 0) return -1;
     if (!c->legal) {
         c->legal = PyMem_Malloc(sizeof(int) * LEGAL_MAX);
         if (!c->legal) { PyErr_NoMemory(); return -1; }
@@ -747,7 +774,6 @@ static int is_legal(Core *c, Py_ssize_t id) {
 /* Play legal action ``id`` (already checked) and append it to the history chain. */
 static int play(Core *c, Py_ssize_t id, PyObject *action) {
     int player = c->st.current;
-    drop_caches(c);
     c->legal_valid = 0;
     int fact = do_action(c, (int)id);
     if (fact < 0) return -1;
@@ -763,8 +789,7 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
     long n = PyLong_AsLong(arg);
     if (n == -1 && PyErr_Occurred()) return NULL;
     if (n < 2 || n > MAXP) { PyErr_SetString(PyExc_ValueError, "2 to 6 players"); return NULL; }
-    if (!c->rng) { PyErr_SetString(PyExc_ValueError, "no rng"); return NULL; }
-    drop_caches(c);
+    if (!c->rng) { PyErr_SetString(err_type(), "no rng: set rules and rng first"); return NULL; }
     c->legal_valid = 0;
     S *s = &c->st;
     S rules = *s;
@@ -815,7 +840,7 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
 }
 
 /* ------------------------------------------------------------------ methods */
-static PyObject *Core_legal_actions(Core *c, PyObject *unused) {
+static PyObject *Core_legal_actions(Core *c, PyObject *Py_UNUSED(unused)) {
     if (ensure_legal(c) < 0) return NULL;
     PyObject *list = PyList_New(c->nlegal);
     if (!list) return NULL;
@@ -827,7 +852,7 @@ static PyObject *Core_legal_actions(Core *c, PyObject *unused) {
     return list;
 }
 
-static PyObject *Core_legal_action_ids(Core *c, PyObject *unused) {
+static PyObject *Core_legal_action_ids(Core *c, PyObject *Py_UNUSED(unused)) {
     if (ensure_legal(c) < 0) return NULL;
     PyObject *list = PyList_New(c->nlegal);
     if (!list) return NULL;
@@ -887,11 +912,11 @@ static PyObject *Core_apply_id(Core *c, PyObject *arg) {
     Py_RETURN_TRUE;
 }
 
-static PyObject *Core_current_player(Core *c, PyObject *unused) {
+static PyObject *Core_current_player(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyLong_FromLong(c->st.phase == P_OVER ? TERMINAL_PLAYER : c->st.current);
 }
 
-static PyObject *Core_is_terminal(Core *c, PyObject *unused) {
+static PyObject *Core_is_terminal(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyBool_FromLong(c->st.phase == P_OVER);
 }
 
@@ -921,7 +946,7 @@ static Core *copy_core(Core *c) {
     return d;
 }
 
-static PyObject *Core_clone(Core *c, PyObject *unused) {
+static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
     return (PyObject *)copy_core(c);
 }
 
@@ -933,8 +958,9 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
     PyObject *rng;
     if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
     S *s = &c->st;
+    if (check_ready(c) < 0) return NULL;
     if (player < 0 || player >= s->n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
+        PyErr_Format(err_type(), "no player %d", player);
         return NULL;
     }
     Core *d = copy_core(c);
@@ -999,7 +1025,7 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
     PyObject *fresh = new_rng(seed);
     Py_DECREF(seed);
     if (!fresh) goto fail;
-    Py_SETREF(d->rng, fresh);
+    Py_XSETREF(d->rng, fresh);
     t->rng_shared = 0;
     Py_CLEAR(d->chain);
     hist_release(d);
@@ -1096,144 +1122,195 @@ static PyObject *get_field(Core *c, void *closure) {
     case F_LENGTH: return PyLong_FromSsize_t(s->length);
     case F_RNG_SHARED: return PyBool_FromLong(s->rng_shared);
     }
-    if ((unsigned)f >= (unsigned)NCACHE) {
-        PyErr_SetString(PyExc_AttributeError, "no such field");
-        return NULL;
-    }
-    if (!c->cache[f]) {
-        c->cache[f] = build_field(c, f);
-        if (!c->cache[f]) return NULL;
-        c->has_cache = 1;
-    }
-    return Py_NewRef(c->cache[f]);
+    /* a fresh list each time: a reader's writes never reach the state */
+    return build_field(c, f);
 }
 
-static int read_ints(PyObject *v, int *out, int len, const char *what) {
-    PyObject *seq = PySequence_Fast(v, what);
-    if (!seq) return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != len) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %d items", what, len);
-        Py_DECREF(seq);
+/* ``v`` as a C long in lo..hi, else the typed error naming the field and the range. */
+static int read_long(PyObject *v, long lo, long hi, const char *what, long *out) {
+    if (!PyLong_Check(v)) {
+        PyErr_Format(err_type(), "%s: an integer, not %.80s", what, Py_TYPE(v)->tp_name);
         return -1;
     }
-    for (int i = 0; i < len; i++) {
-        long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (x == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
-        out[i] = (int)x;
+    int overflow;
+    long x = PyLong_AsLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    if (overflow || x < lo || x > hi) {
+        PyErr_Format(err_type(), "%s: %ld to %ld, not %R", what, lo, hi, v);
+        return -1;
     }
-    Py_DECREF(seq);
+    *out = x;
     return 0;
 }
 
-static int read_matrix(PyObject *v, int *out, int rows, int stride, const char *what) {
-    PyObject *seq = PySequence_Fast(v, what);
-    if (!seq) return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != rows) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %d rows", what, rows);
-        Py_DECREF(seq);
+/* A list or tuple of ``len`` ints in lo..hi into ``out``, which is written only if all
+ * of them are good. */
+static int read_ints(PyObject *v, int *out, int len, const char *what, long lo, long hi) {
+    int tmp[BUF];
+    if (!PyList_Check(v) && !PyTuple_Check(v)) {
+        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    if (len > BUF || PySequence_Fast_GET_SIZE(v) != len) {
+        PyErr_Format(err_type(), "%s: expected %d items", what, len);
+        return -1;
+    }
+    for (int i = 0; i < len; i++) {
+        long x;
+        if (read_long(PySequence_Fast_GET_ITEM(v, i), lo, hi, what, &x) < 0) return -1;
+        tmp[i] = (int)x;
+    }
+    memcpy(out, tmp, sizeof(int) * (size_t)len);
+    return 0;
+}
+
+/* ``rows`` lists of ``len`` ints each (one per player), all checked before any is kept. */
+static int read_matrix(PyObject *v, int *out, int rows, int len, const char *what, long lo,
+                       long hi) {
+    int tmp[MAXP][NCARD];
+    if (!PyList_Check(v) && !PyTuple_Check(v)) {
+        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    if (rows > MAXP || len > NCARD || PySequence_Fast_GET_SIZE(v) != rows) {
+        PyErr_Format(err_type(), "%s: expected %d rows, one per player", what, rows);
         return -1;
     }
     for (int i = 0; i < rows; i++)
-        if (read_ints(PySequence_Fast_GET_ITEM(seq, i), out + i * stride, stride, what) < 0) {
-            Py_DECREF(seq);
-            return -1;
-        }
-    Py_DECREF(seq);
+        if (read_ints(PySequence_Fast_GET_ITEM(v, i), tmp[i], len, what, lo, hi) < 0) return -1;
+    for (int i = 0; i < rows; i++) memcpy(out + i * len, tmp[i], sizeof(int) * (size_t)len);
     return 0;
 }
 
 static int set_field(Core *c, PyObject *v, void *closure) {
     int f = (int)(Py_ssize_t)closure;
     S *s = &c->st;
+    int n = s->n;
     if (!v) {
         PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted");
         return -1;
     }
-    drop_caches(c);
-    c->legal_valid = 0;
     long x = 0;
-    if (f >= F_N && f != F_PHASE) {
-        x = PyLong_AsLong(v);
-        if (x == -1 && PyErr_Occurred()) return -1;
-    }
+    int rc = 0;
     switch (f) {
     case F_N:
-        if (x < 2 || x > MAXP) { PyErr_SetString(PyExc_ValueError, "2 to 6 players"); return -1; }
-        s->n = (int)x; return 0;
-    case F_ROUND: s->round = (int)x; return 0;
-    case F_STARTING: s->starting = (int)x; return 0;
-    case F_CURRENT: s->current = (int)x; return 0;
-    case F_STEP: s->step = (int)x; return 0;
-    case F_PASSES: s->passes = (int)x; return 0;
-    case F_DISCARDING: s->discarding = x != 0; return 0;
-    case F_SPECIAL_VICTORY: s->special_victory = x != 0; return 0;
-    case F_LENGTH: s->length = x; return 0;
-    case F_RNG_SHARED: s->rng_shared = x != 0; return 0;
-    case F_PHASE:
-        for (int i = 0; i < NPHASE; i++)
-            if (phase_members[i] == v) { s->phase = i; return 0; }
-        PyErr_SetString(PyExc_ValueError, "not a Phase");
-        return -1;
-    case F_HANDS: return read_matrix(v, &s->hands[0][0], s->n, NCARD, "hands");
-    case F_CARD_PILE: return read_ints(v, s->card_pile, NCARD, "card_pile");
-    case F_COUNTER_PILE: return read_ints(v, s->counter_pile, NCOUNTER, "counter_pile");
-    case F_FACE_UP: return read_ints(v, s->face_up, NCOUNTER, "face_up");
-    case F_COUNTERS_UP: return read_matrix(v, &s->counters_up[0][0], s->n, NCOUNTER, "counters_up");
-    case F_COUNTERS_SECRET:
-        return read_matrix(v, &s->counters_secret[0][0], s->n, NCOUNTER, "counters_secret");
-    case F_KEPT_UP: return read_matrix(v, &s->kept_up[0][0], s->n, NCOUNTER, "kept_up");
-    case F_KEPT_SECRET:
-        return read_matrix(v, &s->kept_secret[0][0], s->n, NCOUNTER, "kept_secret");
-    case F_ROUTE_COUNTER: return read_ints(v, s->route_counter, NR, "route_counter");
-    case F_ROUTE_OBSTACLE: return read_ints(v, s->route_obstacle, NR, "route_obstacle");
-    case F_OBSTACLE_IN_HAND: {
-        int tmp[MAXP];
-        PyObject *seq = PySequence_Fast(v, "obstacle_in_hand");
-        if (!seq) return -1;
-        if (PySequence_Fast_GET_SIZE(seq) != s->n) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_ValueError, "obstacle_in_hand: one per player");
+        if (read_long(v, 2, MAXP, "n (players)", &x) < 0) return -1;
+        if (s->phase != P_OVER && (s->current >= x || s->starting >= x)) {
+            PyErr_SetString(err_type(), "n: the player to move must stay a seat");
             return -1;
         }
-        for (int i = 0; i < s->n; i++) {
-            int b = PyObject_IsTrue(PySequence_Fast_GET_ITEM(seq, i));
-            if (b < 0) { Py_DECREF(seq); return -1; }
-            tmp[i] = b;
+        s->n = (int)x; break;
+    case F_ROUND: if ((rc = read_long(v, 0, MAX_COUNT, "round", &x)) == 0) s->round = (int)x; break;
+    case F_STARTING:
+        if ((rc = read_long(v, 0, n - 1, "starting", &x)) == 0) s->starting = (int)x;
+        break;
+    case F_CURRENT: /* a seat, or the finished game's "nobody" */
+        if (read_long(v, TERMINAL_PLAYER, n - 1, "current", &x) < 0) return -1;
+        if (x < 0 && x != TERMINAL_PLAYER) {
+            PyErr_Format(err_type(), "current: a seat 0 to %d (%d once the game is over)",
+                         n - 1, TERMINAL_PLAYER);
+            return -1;
         }
-        Py_DECREF(seq);
-        memcpy(s->obstacle_in_hand, tmp, sizeof(int) * s->n);
-        return 0;
+        s->current = (int)x; break;
+    case F_STEP: if ((rc = read_long(v, 0, MAX_COUNT, "step", &x)) == 0) s->step = (int)x; break;
+    case F_PASSES:
+        if ((rc = read_long(v, 0, MAX_COUNT, "passes", &x)) == 0) s->passes = (int)x;
+        break;
+    case F_DISCARDING:
+        if ((rc = read_long(v, 0, 1, "discarding", &x)) == 0) s->discarding = (int)x;
+        break;
+    case F_SPECIAL_VICTORY:
+        if ((rc = read_long(v, 0, 1, "special_victory", &x)) == 0) s->special_victory = (int)x;
+        break;
+    case F_LENGTH:
+        if ((rc = read_long(v, 0, LONG_MAX, "_length", &x)) == 0) s->length = x;
+        break;
+    case F_RNG_SHARED:
+        if ((rc = read_long(v, 0, 1, "_rng_shared", &x)) == 0) s->rng_shared = (int)x;
+        break;
+    case F_PHASE: {
+        int i = 0;
+        while (i < NPHASE && phase_members[i] != v) i++;
+        if (i == NPHASE) { PyErr_SetString(err_type(), "phase: a Phase"); return -1; }
+        s->phase = i; break;
     }
-    case F_BOOTS: return read_ints(v, s->boots, s->n, "boots");
-    case F_TOWN_CARDS: return read_ints(v, s->town_cards, s->n, "town_cards");
+    case F_HANDS: rc = read_matrix(v, &s->hands[0][0], n, NCARD, "hands", 0, MAX_COUNT); break;
+    case F_CARD_PILE: rc = read_ints(v, s->card_pile, NCARD, "card_pile", 0, MAX_COUNT); break;
+    case F_COUNTER_PILE:
+        rc = read_ints(v, s->counter_pile, NCOUNTER, "counter_pile", 0, MAX_COUNT); break;
+    case F_FACE_UP: rc = read_ints(v, s->face_up, NCOUNTER, "face_up", 0, MAX_COUNT); break;
+    case F_COUNTERS_UP:
+        rc = read_matrix(v, &s->counters_up[0][0], n, NCOUNTER, "counters_up", 0, MAX_COUNT);
+        break;
+    case F_COUNTERS_SECRET:
+        rc = read_matrix(v, &s->counters_secret[0][0], n, NCOUNTER, "counters_secret", 0,
+                         MAX_COUNT);
+        break;
+    case F_KEPT_UP:
+        rc = read_matrix(v, &s->kept_up[0][0], n, NCOUNTER, "kept_up", 0, MAX_COUNT); break;
+    case F_KEPT_SECRET:
+        rc = read_matrix(v, &s->kept_secret[0][0], n, NCOUNTER, "kept_secret", 0, MAX_COUNT);
+        break;
+    case F_ROUTE_COUNTER:
+        rc = read_ints(v, s->route_counter, NR, "route_counter", NO_PIECE, NCOUNTER - 1); break;
+    case F_ROUTE_OBSTACLE:
+        rc = read_ints(v, s->route_obstacle, NR, "route_obstacle", NO_PIECE, n - 1); break;
+    case F_OBSTACLE_IN_HAND:
+        rc = read_ints(v, s->obstacle_in_hand, n, "obstacle_in_hand", 0, 1); break;
+    case F_BOOTS: rc = read_ints(v, s->boots, n, "boots", 0, NT - 1); break;
+    case F_TOWN_CARDS: rc = read_ints(v, s->town_cards, n, "town_cards", NO_PIECE, NT - 1); break;
     case F_VISITED: {
-        int tmp[MAXP];
-        if (read_ints(v, tmp, s->n, "visited") < 0) return -1;
-        for (int i = 0; i < s->n; i++) s->visited[i] = tmp[i];
-        return 0;
+        long tmp[MAXP];
+        if (!PyList_Check(v) && !PyTuple_Check(v)) {
+            PyErr_SetString(err_type(), "visited: a list");
+            return -1;
+        }
+        if (PySequence_Fast_GET_SIZE(v) != n) {
+            PyErr_SetString(err_type(), "visited: one per player");
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            if (read_long(PySequence_Fast_GET_ITEM(v, i), 0, (1L << NT) - 1, "visited",
+                          &tmp[i]) < 0)
+                return -1;
+        memcpy(s->visited, tmp, sizeof(long) * (size_t)n);
+        break;
     }
     case F_RESULT:
-        if (v == Py_None) { s->has_result = 0; s->nresult = 0; return 0; }
+        if (v == Py_None) { s->has_result = 0; s->nresult = 0; break; }
         {
-            Py_ssize_t len = PySequence_Length(v);
-            if (len < 0) return -1;
-            if (len > MAXP) { PyErr_SetString(PyExc_ValueError, "result"); return -1; }
-            if (read_ints(v, s->result, (int)len, "result") < 0) return -1;
-            s->nresult = (int)len;
-            s->has_result = 1;
-            return 0;
+            if (!PyList_Check(v) && !PyTuple_Check(v)) {
+                PyErr_SetString(err_type(), "result: a list of seats or None");
+                return -1;
+            }
+            Py_ssize_t len = PySequence_Fast_GET_SIZE(v);
+            if (len < 1 || len > n) {
+                PyErr_SetString(err_type(), "result: one to n seats");
+                return -1;
+            }
+            if ((rc = read_ints(v, s->result, (int)len, "result", 0, n - 1)) == 0) {
+                s->nresult = (int)len;
+                s->has_result = 1;
+            }
+            break;
         }
+    default:
+        PyErr_SetString(PyExc_AttributeError, "no such field");
+        return -1;
     }
-    PyErr_SetString(PyExc_AttributeError, "no such field");
-    return -1;
+    if (rc < 0) return -1;
+    c->legal_valid = 0;
+    return 0;
 }
 
-static int read_rule_int(PyObject *rules, const char *name, int *out) {
+/* A rule option as an int in lo..hi (the ranges of games/elfenland/options.py). */
+static int read_rule_int(PyObject *rules, const char *name, int *out, long lo, long hi) {
     PyObject *v = PyObject_GetAttrString(rules, name);
     if (!v) return -1;
-    long x = PyLong_AsLong(v);
+    long x;
+    int rc = read_long(v, lo, hi, name, &x);
     Py_DECREF(v);
-    if (x == -1 && PyErr_Occurred()) return -1;
+    if (rc < 0) return -1;
     *out = (int)x;
     return 0;
 }
@@ -1259,7 +1336,7 @@ static PyObject *memo_rules[RULES_MEMO];
 static S memo_fields[RULES_MEMO];
 static int memo_next;
 
-static int set_rules(Core *c, PyObject *v, void *unused) {
+static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(unused)) {
     S *s = &c->st, t = c->st;
     if (!v) { PyErr_SetString(PyExc_AttributeError, "rules cannot be deleted"); return -1; }
     int memo = rules_type && Py_IS_TYPE(v, (PyTypeObject *)rules_type);
@@ -1271,23 +1348,23 @@ static int set_rules(Core *c, PyObject *v, void *unused) {
             }
     }
     if (read_rule_eq(v, "deal", "fresh", &t.deal_fresh) < 0 ||
-        read_rule_int(v, "cards_per_deal", &t.cards_per_deal) < 0 ||
-        read_rule_int(v, "hand_limit", &t.hand_limit) < 0 ||
-        read_rule_int(v, "counters_kept", &t.counters_kept) < 0 ||
+        read_rule_int(v, "cards_per_deal", &t.cards_per_deal, 1, MAX_COUNT) < 0 ||
+        read_rule_int(v, "hand_limit", &t.hand_limit, 1, MAX_COUNT) < 0 ||
+        read_rule_int(v, "counters_kept", &t.counters_kept, 0, 5) < 0 ||
         read_rule_eq(v, "keep_when", "after-placement", &t.keep_after_placement) < 0 ||
-        read_rule_int(v, "face_up_counters", &t.face_up_counters) < 0 ||
-        read_rule_int(v, "counter_draws", &t.counter_draws) < 0 ||
-        read_rule_int(v, "mare_magnum_rafts", &t.magnum_rafts) < 0 ||
-        read_rule_int(v, "mare_nebulae_rafts", &t.nebulae_rafts) < 0 ||
-        read_rule_int(v, "boatmen", &t.boatmen) < 0 ||
-        read_rule_int(v, "town_cards", &t.rule_town_cards) < 0 ||
+        read_rule_int(v, "face_up_counters", &t.face_up_counters, 1, MAX_COUNT) < 0 ||
+        read_rule_int(v, "counter_draws", &t.counter_draws, 1, MAX_COUNT) < 0 ||
+        read_rule_int(v, "mare_magnum_rafts", &t.magnum_rafts, 1, MAX_COUNT) < 0 ||
+        read_rule_int(v, "mare_nebulae_rafts", &t.nebulae_rafts, 1, MAX_COUNT) < 0 ||
+        read_rule_int(v, "boatmen", &t.boatmen, 0, 1) < 0 ||
+        read_rule_int(v, "town_cards", &t.rule_town_cards, 0, 1) < 0 ||
         read_rule_eq(v, "early_end", "special-victory", &t.special_victory_rule) < 0 ||
-        read_rule_int(v, "rounds", &t.rounds) < 0 ||
-        read_rule_int(v, "caravan_cards", &t.caravan_cards) < 0 ||
-        read_rule_int(v, "closest_breaks_ties", &t.closest_breaks_ties) < 0 ||
+        read_rule_int(v, "rounds", &t.rounds, 1, MAX_COUNT) < 0 ||
+        read_rule_int(v, "caravan_cards", &t.caravan_cards, CARAVAN_CARDS, CARAVAN_CARDS) < 0 ||
+        read_rule_int(v, "closest_breaks_ties", &t.closest_breaks_ties, 0, 1) < 0 ||
         read_rule_eq(v, "caravan", "only-if-needed", &t.caravan_if_needed) < 0 ||
         read_rule_eq(v, "special_victory_at", "round-3", &t.victory_round3_only) < 0 ||
-        read_rule_int(v, "final_keep", &t.final_keep) < 0)
+        read_rule_int(v, "final_keep", &t.final_keep, 0, 1) < 0)
         return -1;
     if (memo) {
         memcpy(&memo_fields[memo_next], &t, RULE_BYTES);
@@ -1297,7 +1374,6 @@ static int set_rules(Core *c, PyObject *v, void *unused) {
     }
 parsed:
     *s = t;
-    drop_caches(c);
     c->legal_valid = 0;
     Py_INCREF(v);
     Py_XSETREF(c->rules, v);
@@ -1305,10 +1381,10 @@ parsed:
 }
 
 #define OBJ_SLOT(NAME)                                                          \
-    static PyObject *get_##NAME(Core *c, void *u) {                             \
+    static PyObject *get_##NAME(Core *c, void *Py_UNUSED(u)) {                             \
         return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
     }                                                                           \
-    static int set_##NAME(Core *c, PyObject *v, void *u) {                      \
+    static int set_##NAME(Core *c, PyObject *v, void *Py_UNUSED(u)) {                      \
         Py_XINCREF(v);                                                          \
         Py_XSETREF(c->NAME, v);                                                 \
         return 0;                                                               \
@@ -1316,9 +1392,9 @@ parsed:
 OBJ_SLOT(board)
 OBJ_SLOT(seed)
 
-static PyObject *get_rules(Core *c, void *u) { return Py_NewRef(c->rules ? c->rules : Py_None); }
+static PyObject *get_rules(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rules ? c->rules : Py_None); }
 
-static PyObject *get_chain(Core *c, void *u) {
+static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
     if (c->hcount) { /* the pending entries become links, as play made them before */
         PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
         const int *e = c->hist->e;
@@ -1345,7 +1421,7 @@ static PyObject *get_chain(Core *c, void *u) {
     return Py_NewRef(c->chain ? c->chain : Py_None);
 }
 
-static int set_chain(Core *c, PyObject *v, void *u) {
+static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     if (v == Py_None) v = NULL;
     Py_XINCREF(v);
     Py_XSETREF(c->chain, v);
@@ -1353,9 +1429,9 @@ static int set_chain(Core *c, PyObject *v, void *u) {
     return 0;
 }
 
-static PyObject *get_rng(Core *c, void *u) { return Py_NewRef(c->rng ? c->rng : Py_None); }
+static PyObject *get_rng(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rng ? c->rng : Py_None); }
 
-static int set_rng(Core *c, PyObject *v, void *u) {
+static int set_rng(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     if (!v) { PyErr_SetString(PyExc_AttributeError, "rng cannot be deleted"); return -1; }
     Py_INCREF(v);
     Py_XSETREF(c->rng, v);
@@ -1363,7 +1439,7 @@ static int set_rng(Core *c, PyObject *v, void *u) {
     return 0;
 }
 
-static PyObject *get_origin(Core *c, void *u) {
+static PyObject *get_origin(Core *c, void *Py_UNUSED(u)) {
     if (c->origin_snapshot) {
         PyObject *doc = PyObject_CallOneArg(to_position_fn, c->origin_snapshot);
         if (!doc) return NULL;
@@ -1373,7 +1449,7 @@ static PyObject *get_origin(Core *c, void *u) {
     return Py_NewRef(c->origin ? c->origin : Py_None);
 }
 
-static int set_origin(Core *c, PyObject *v, void *u) {
+static int set_origin(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     if (v == Py_None) v = NULL;
     Py_XINCREF(v);
     Py_XSETREF(c->origin, v);
@@ -1381,9 +1457,9 @@ static int set_origin(Core *c, PyObject *v, void *u) {
     return 0;
 }
 
-static PyObject *get_legal_cache(Core *c, void *u) { Py_RETURN_NONE; }
+static PyObject *get_legal_cache(Core *Py_UNUSED(c), void *Py_UNUSED(u)) { Py_RETURN_NONE; }
 
-static int set_legal_cache(Core *c, PyObject *v, void *u) {
+static int set_legal_cache(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
     c->legal_valid = 0;
     return 0;
 }
@@ -1415,7 +1491,7 @@ static PyGetSetDef Core_getset[] = {
 /* The observation encoders, appended at the end of this file. */
 static PyObject *Core_observe_into(Core *c, PyObject *args);
 static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
-static PyObject *Core_observation_size(Core *c, PyObject *unused);
+static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
 
 static PyMethodDef Core_methods[] = {
     {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
@@ -1434,7 +1510,6 @@ static PyMethodDef Core_methods[] = {
 };
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    for (int i = 0; i < NCACHE; i++) Py_VISIT(c->cache[i]);
     Py_VISIT(c->rules);
     Py_VISIT(c->board);
     Py_VISIT(c->seed);
@@ -1446,7 +1521,6 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
 }
 
 static int Core_clear(Core *c) {
-    for (int i = 0; i < NCACHE; i++) Py_CLEAR(c->cache[i]);
     Py_CLEAR(c->rules);
     Py_CLEAR(c->board);
     Py_CLEAR(c->seed);
@@ -1465,7 +1539,7 @@ static void Core_dealloc(Core *c) {
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
-static PyObject *Core_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+static PyObject *Core_new(PyTypeObject *tp, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kw)) {
     if (!configured) {
         PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
         return NULL;
@@ -1609,8 +1683,7 @@ static Py_ssize_t member_offset(PyObject *type, const char *name) {
 }
 
 /* configure(tables): the board, the action space and the Python types, from fast.py. */
-static PyObject *configure(PyObject *mod, PyObject *d) {
-    if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "a dict"); return NULL; }
+static PyObject *configure_tables(PyObject *d) {
     PyObject *v;
     int scal[4];
     if (int_vector(d, "sizes", scal, 4) < 0) return NULL;
@@ -1785,15 +1858,35 @@ static PyObject *configure(PyObject *mod, PyObject *d) {
         PyObject *descr = PyDict_GetItemString(random_type->tp_base->tp_dict, "seed");
         if (descr && Py_IS_TYPE(descr, &PyMethodDescr_Type)) c_seed_fn = Py_NewRef(descr);
     }
-    configured = 1;
     Py_RETURN_NONE;
+}
+
+/* configure(tables): once, all or nothing.  A second call is refused before it changes
+ * anything; a first call that fails leaves the module unconfigured, so that no state can
+ * be made from half-read tables. */
+static PyObject *configure(PyObject *Py_UNUSED(mod), PyObject *d) {
+    if (configured) {
+        PyErr_SetString(err_type(), "the compiled engine is configured once, by fast.py");
+        return NULL;
+    }
+    if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "a dict"); return NULL; }
+    PyObject *e = PyDict_GetItemString(d, "error_type");
+    if (!e || !PyType_Check(e) || !PyType_IsSubtype((PyTypeObject *)e,
+                                                     (PyTypeObject *)PyExc_ValueError)) {
+        PyErr_SetString(PyExc_TypeError, "configure: error_type, a ValueError subclass");
+        return NULL;
+    }
+    Py_XSETREF(error_type, Py_NewRef(e));
+    PyObject *ok = configure_tables(d);
+    if (ok) configured = 1;
+    return ok;
 }
 
 /* own_methods(cls): Core's methods again, as methods of the subclass ``cls``
  * (FastElfenlandState).  A method of Core called on a subclass's instance checks the
  * type the slow way on every call, and the interpreter's specialised call of a C method
  * (3.11+) only takes one whose type is the instance's own. */
-static PyObject *own_methods(PyObject *mod, PyObject *cls) {
+static PyObject *own_methods(PyObject *Py_UNUSED(mod), PyObject *cls) {
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &CoreType)) {
         PyErr_SetString(PyExc_TypeError, "a subclass of Core");
         return NULL;
@@ -1818,7 +1911,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_speedups",
-    "The compiled Elfenland engine (see fast.py).", -1, module_methods,
+    "The compiled Elfenland engine (see fast.py).", -1, module_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {
@@ -1989,6 +2082,6 @@ static PyObject *Core_legal_mask_into(Core *c, PyObject *obj) {
 }
 
 /* _observation_size(): the vector's length for this state's player count. */
-static PyObject *Core_observation_size(Core *c, PyObject *unused) {
+static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyLong_FromSsize_t(obs_size(c->st.n));
 }

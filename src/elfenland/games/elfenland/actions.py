@@ -259,6 +259,17 @@ def canonical(action: Action) -> Action:
         raise ActionParseError(f"no such action: {action!r}") from None
 
 
+def by_value(action: Action) -> Action:
+    """The action space's own action equal to ``action``: one built by hand or copied
+    (``dataclasses.replace`` copies the private id too) is played as what it says, never
+    by the id it carries; ``ActionParseError`` if no action looks like it."""
+    actions = _space()[0]
+    i = action._id
+    if 0 <= i < len(actions) and actions[i] is action:
+        return action
+    return canonical(action)
+
+
 def from_id(i: int) -> Action:
     if not isinstance(i, int) or isinstance(i, bool):
         raise ActionParseError(f"an action id is an integer, not {i!r}")

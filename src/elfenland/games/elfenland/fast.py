@@ -25,7 +25,7 @@ from ...core.game import JSONDict, PlayerId
 from ...core.rng import Rng
 from ...core.saving import load_game
 from ...core.transport import COST_TABLE, Transport
-from .actions import MULTISETS, Action, Kind, Pay, _space, canonical
+from .actions import MULTISETS, Action, Kind, Pay, _space, by_value
 from .board import load_board
 from .rules import Rules, make_rules
 from .state import (
@@ -109,6 +109,7 @@ def _configure() -> None:
         "board": board,
         "rules_type": Rules,
         "make_rules": make_rules,
+        "error_type": ElfenlandError,
     })
 
 
@@ -240,8 +241,7 @@ class FastElfenlandState(_Core, ElfenlandState):
             action = self.parse_action(action if isinstance(action, str | int) else str(action))
         if self.phase is Phase.OVER:
             raise GameOverError("the game is over")
-        if action._id < 0:
-            action = canonical(action)
+        action = by_value(action)
         if not self._apply_id(action._id):
             raise IllegalActionError(self.why_illegal(action))
 

@@ -15,7 +15,7 @@ from typing import Any
 from ...core.errors import ElfenlandError, PositionError
 from ...core.game import TERMINAL, JSONDict
 from ...core.rng import Rng
-from ...core.saving import build_position, parse_counts, per_player
+from ...core.saving import build_position, parse_counts, parse_winners, per_player
 from ...core.transport import COST_TABLE, Transport
 from .actions import route_text
 from .invariants import check_state
@@ -206,7 +206,7 @@ def _build(doc: JSONDict) -> ElfenlandState:
 
     _fill_piles(s, doc)
     if "winners" in doc:
-        s.result = [int(p) for p in doc["winners"]]
+        s.result = parse_winners(doc["winners"], s.n)
         s.special_victory = bool(doc.get("special_victory", False))
     elif s.phase is Phase.OVER:
         s._finish(None)

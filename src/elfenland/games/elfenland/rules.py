@@ -1,5 +1,9 @@
 """The rule sets: every point where the Amigo rulebook and Alan R. Moon's own rules differ
-is one field here, so any mix can be played and each difference tested on its own."""
+is one field here, so any mix can be played and each difference tested on its own.
+
+Every value is checked against the declared option specification (``options.py``) when a
+``Rules`` is made, so no engine (the compiled one narrows to C ints) ever sees one outside
+its range, and both read the same game from the same options."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
 from ...core.errors import ElfenlandError
+from .options import OPTIONS, RULE_FIELDS
 
 Deal = Literal["fill", "fresh"]
 KeepWhen = Literal["round-end", "after-placement"]
@@ -58,11 +63,15 @@ class Rules:
     #: Whether players choose a counter to keep when no round follows (it changes nothing).
     final_keep: bool = True
 
+    def __post_init__(self) -> None:
+        self.check()
+
     def with_options(self, **changes: Any) -> Rules:
         names = {f.name for f in fields(self)}
         unknown = set(changes) - names
         if unknown:
-            raise ElfenlandError(f"unknown rule options: {sorted(unknown)}")
+            raise ElfenlandError(f"unknown rule options: {sorted(unknown)}; the options are "
+                                 f"{', '.join(RULE_FIELDS)}")
         return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
@@ -78,27 +87,12 @@ class Rules:
         return rules
 
     def check(self) -> None:
-        if self.deal not in ("fill", "fresh"):
-            raise ElfenlandError(f"deal must be 'fill' or 'fresh', not {self.deal!r}")
-        if self.keep_when not in ("round-end", "after-placement"):
-            raise ElfenlandError(f"bad keep_when {self.keep_when!r}")
-        if self.early_end not in ("finish-round", "special-victory"):
-            raise ElfenlandError(f"bad early_end {self.early_end!r}")
-        if self.caravan not in ("always", "only-if-needed"):
-            raise ElfenlandError(f"caravan must be 'always' or 'only-if-needed', "
-                                 f"not {self.caravan!r}")
-        if self.special_victory_at not in ("rounds-1-3", "round-3"):
-            raise ElfenlandError(f"special_victory_at must be 'rounds-1-3' or 'round-3', "
-                                 f"not {self.special_victory_at!r}")
-        for name in ("boatmen", "town_cards", "closest_breaks_ties", "final_keep"):
-            if not isinstance(getattr(self, name), bool):
-                raise ElfenlandError(f"{name} must be true or false")
-        for name in ("cards_per_deal", "hand_limit", "face_up_counters", "counter_draws",
-                     "mare_magnum_rafts", "mare_nebulae_rafts", "rounds", "caravan_cards"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ElfenlandError(f"{name} must be a positive integer")
-        if not 0 <= self.counters_kept <= 5:
-            raise ElfenlandError("counters_kept must be between 0 and 5")
+        """Every option of its declared type and in its declared range (``OptionError``,
+        an ``ElfenlandError``, naming the option and what it may be)."""
+        if not isinstance(self.name, str):
+            raise ElfenlandError(f"a rule set's name is text, not {self.name!r}")
+        for name in RULE_FIELDS:
+            OPTIONS[name].check(getattr(self, name))
 
 
 AMIGO = Rules()
@@ -125,6 +119,8 @@ def make_rules(rules: str | Rules = "amigo", destination: bool = False, **option
             raise ElfenlandError(
                 f"unknown rule set {rules!r}; choose one of {sorted(RULE_SETS)}"
             ) from None
+    OPTIONS["destination"].check(destination)
+    OPTIONS.check(options)
     if destination:
         options.setdefault("town_cards", True)
     result = base.with_options(**options) if options else base

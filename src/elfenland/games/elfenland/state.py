@@ -31,7 +31,7 @@ from .actions import (
     CardCounts,
     Kind,
     Pay,
-    canonical,
+    by_value,
     parse,
     route_text,
     tables,
@@ -283,8 +283,7 @@ class ElfenlandState(GameState):
             action = self.parse_action(action if isinstance(action, str | int) else str(action))
         if self.phase is _P_OVER:
             raise GameOverError("the game is over")
-        if action._id < 0:  # built by hand rather than through the Action helpers
-            action = canonical(action)
+        action = by_value(action)  # a copy or a hand-built one: by what it says
         # Actions are canonical singletons: membership is an identity test.
         if not any(map(is_, self._own_legal(), repeat(action))):
             raise IllegalActionError(self.why_illegal(action))

@@ -3,6 +3,10 @@
  * engine's _speedups.c for the design; tests/kingelves/test_fast_differential.py plays
  * both engines side by side).  The card counts, prices and the action space come from
  * the Python modules through ``configure`` (fast.py): they have one source.
+ *
+ * As there, nothing from outside reaches the arrays unchecked (issue #22): field setters
+ * check every number's range before anything changes (ElfenlandError otherwise), list
+ * fields are read as fresh lists, and a state made without __init__ raises.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -18,6 +22,10 @@
 #define TERMINAL_PLAYER (-4)
 #define MAXSPELL 256
 #define LEGAL_MAX 512
+/* core/options.py's bounds for counts and for gold. */
+#define MAX_COUNT 1000
+#define MAX_GOLD 1000000000L
+#define ALL_TOWNS ((1L << (MAXP * MAXK)) - 1)
 
 enum { C_GOLD = 13, C_THIEF, C_TREE, C_SEA_MONSTER, C_ESCORT, C_CHANGE };
 enum { TERRAIN, GOLD, THIEF, OBSTACLE };
@@ -43,6 +51,7 @@ static PyTypeObject *random_type;
 static PyCFunction getrandbits_fn;
 static Py_ssize_t rng_r_offset = -1, action_id_offset = -1;
 static PyObject *to_position_fn;
+static PyObject *error_type; /* ElfenlandError: every refusal of bad input */
 static PyObject *s_getrandbits, *s_copy, *s_r, *s_id, *s_apply_slow, *s_shuffle, *s_randrange,
     *two63;
 
@@ -72,15 +81,45 @@ typedef struct {
     S st;
     int legal_valid, nlegal;
     int legal[LEGAL_MAX];
-    int has_cache;
-    PyObject *cache[NCACHE];
     PyObject *rules, *seed, *origin, *rng, *chain, *origin_snapshot;
 } Core;
 
-static void drop_caches(Core *c) {
-    if (!c->has_cache) return;
-    for (int i = 0; i < NCACHE; i++) Py_CLEAR(c->cache[i]);
-    c->has_cache = 0;
+static PyObject *err_type(void) { return error_type ? error_type : PyExc_ValueError; }
+
+static int kingdom_size(int n);
+static int read_long(PyObject *v, long lo, long hi, const char *what, long *out);
+static int read_ints(PyObject *v, int *out, int len, const char *what, long lo, long hi);
+
+/* Whether the state can be played: made by __init__ (rules and an Rng), and while the
+ * game runs, the player to move, the dragon and the traveller's place within the table. */
+static int check_ready(Core *c) {
+    if (!c->rng || !c->rules) {
+        PyErr_SetString(err_type(), "this state was not set up: make it with the class "
+                        "itself, from_state, load_position or deserialize");
+        return -1;
+    }
+    S *s = &c->st;
+    for (int k = 0; k < s->n; k++)
+        if (s->nk[k] > kingdom_size(s->n)) {
+            PyErr_Format(err_type(), "kingdom %d holds more towns than %d players allow", k,
+                         s->n);
+            return -1;
+        }
+    if (s->phase == P_OVER) return 0;
+    if (s->current < 0 || s->current >= s->n || s->dragon < 0 || s->dragon >= s->n) {
+        PyErr_Format(err_type(), "the player to move (%d) and the dragon (%d) must be seats "
+                     "of the %d", s->current, s->dragon, s->n);
+        return -1;
+    }
+    if (s->at_k != NO_ONE && (s->at_k >= s->n || s->at_i < 0 || s->at_i >= s->nk[s->at_k])) {
+        PyErr_SetString(err_type(), "the traveller is at no town on the table");
+        return -1;
+    }
+    if (s->escort >= s->n) {
+        PyErr_SetString(err_type(), "the escort is in no kingdom");
+        return -1;
+    }
+    return 0;
 }
 
 static inline int sum(const int *v, int len) {
@@ -135,6 +174,7 @@ static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
 
 /* The state's own Rng, copied first if a clone shares it. */
 static int draw_counts(Core *c, int *counts, int kinds) {
+    if (!c->rng) return check_ready(c);
     if (c->st.rng_shared) {
         PyObject *fresh = PyObject_CallMethodNoArgs(c->rng, s_copy);
         if (!fresh) return -1;
@@ -235,8 +275,22 @@ static int may_place(S *s, int p, int card, int k, int i) {
 }
 
 /* ------------------------------------------------------------------ legal actions */
+static void generate(Core *c);
+
+static int ensure_legal(Core *c) {
+    if (c->legal_valid) return 0;
+    if (check_ready(c) < 0) return -1;
+    generate(c);
+    return 0;
+}
+
 static void generate(Core *c) {
     S *s = &c->st;
+    if (s->phase == P_OVER) { /* nobody acts: current is TERMINAL_PLAYER, not a seat */
+        c->nlegal = 0;
+        c->legal_valid = 1;
+        return;
+    }
     int *out = c->legal, n = 0, p = s->current;
     const int *hand = s->hands[p];
     if (s->phase == P_BUILDING) {
@@ -613,7 +667,6 @@ static int is_legal(Core *c, Py_ssize_t id) {
 
 static int play(Core *c, Py_ssize_t id, PyObject *action) {
     int player = c->st.current;
-    drop_caches(c);
     c->legal_valid = 0;
     PyObject *fact = do_action(c, (int)id);
     if (!fact) return -1;
@@ -631,8 +684,8 @@ static int play(Core *c, Py_ssize_t id, PyObject *action) {
 }
 
 /* ------------------------------------------------------------------ methods */
-static PyObject *Core_legal_actions(Core *c, PyObject *unused) {
-    if (!c->legal_valid) generate(c);
+static PyObject *Core_legal_actions(Core *c, PyObject *Py_UNUSED(unused)) {
+    if (ensure_legal(c) < 0) return NULL;
     PyObject *list = PyList_New(c->nlegal);
     if (!list) return NULL;
     for (int i = 0; i < c->nlegal; i++)
@@ -640,8 +693,8 @@ static PyObject *Core_legal_actions(Core *c, PyObject *unused) {
     return list;
 }
 
-static PyObject *Core_legal_action_ids(Core *c, PyObject *unused) {
-    if (!c->legal_valid) generate(c);
+static PyObject *Core_legal_action_ids(Core *c, PyObject *Py_UNUSED(unused)) {
+    if (ensure_legal(c) < 0) return NULL;
     PyObject *list = PyList_New(c->nlegal);
     if (!list) return NULL;
     for (int i = 0; i < c->nlegal; i++) {
@@ -658,7 +711,7 @@ static PyObject *Core_apply_action(Core *c, PyObject *action) {
         Py_ssize_t id = PyLong_AsSsize_t(action);
         if (id == -1 && PyErr_Occurred()) PyErr_Clear();
         else if (id >= 0 && id < NACT) {
-            if (!c->legal_valid) generate(c);
+            if (ensure_legal(c) < 0) return NULL;
             if (is_legal(c, id)) {
                 if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
                 Py_RETURN_NONE;
@@ -677,7 +730,7 @@ static PyObject *Core_apply_action(Core *c, PyObject *action) {
         Py_DECREF(idobj);
         if (id == -1 && PyErr_Occurred()) return NULL;
         if (id >= 0 && id < NACT && PyTuple_GET_ITEM(actions_tuple, id) == action) {
-            if (!c->legal_valid) generate(c);
+            if (ensure_legal(c) < 0) return NULL;
             if (is_legal(c, id)) {
                 if (play(c, id, action) < 0) return NULL;
                 Py_RETURN_NONE;
@@ -691,17 +744,17 @@ static PyObject *Core_apply_id(Core *c, PyObject *arg) {
     Py_ssize_t id = PyLong_AsSsize_t(arg);
     if (id == -1 && PyErr_Occurred()) return NULL;
     if (c->st.phase == P_OVER || id < 0 || id >= NACT) Py_RETURN_FALSE;
-    if (!c->legal_valid) generate(c);
+    if (ensure_legal(c) < 0) return NULL;
     if (!is_legal(c, id)) Py_RETURN_FALSE;
     if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
     Py_RETURN_TRUE;
 }
 
-static PyObject *Core_current_player(Core *c, PyObject *unused) {
+static PyObject *Core_current_player(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyLong_FromLong(c->st.phase == P_OVER ? TERMINAL_PLAYER : c->st.current);
 }
 
-static PyObject *Core_is_terminal(Core *c, PyObject *unused) {
+static PyObject *Core_is_terminal(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyBool_FromLong(c->st.phase == P_OVER);
 }
 
@@ -725,7 +778,7 @@ static Core *copy_core(Core *c) {
     return d;
 }
 
-static PyObject *Core_clone(Core *c, PyObject *unused) { return (PyObject *)copy_core(c); }
+static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) { return (PyObject *)copy_core(c); }
 
 /* position._deal_unseen: the other hands and the deck dealt again from the cards hidden
  * from ``player``; with ``keep`` the deck keeps exactly its town cards. */
@@ -802,8 +855,9 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
     PyObject *rng;
     if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
     S *s = &c->st;
+    if (check_ready(c) < 0) return NULL;
     if (player < 0 || player >= s->n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
+        PyErr_Format(err_type(), "no player %d", player);
         return NULL;
     }
     Core *d = copy_core(c);
@@ -828,7 +882,7 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
     PyObject *fresh = PyObject_CallOneArg(rng_type, seed);
     Py_DECREF(seed);
     if (!fresh) goto fail;
-    Py_SETREF(d->rng, fresh);
+    Py_XSETREF(d->rng, fresh);
     t->rng_shared = 0;
     Py_CLEAR(d->chain);
     t->length = 0;
@@ -847,10 +901,19 @@ fail:
 /* A new game: rules, seed and a fresh Rng are set first (KingOfTheElvesState.__init__). */
 static PyObject *Core_start(Core *c, PyObject *args) {
     int n;
-    PyObject *deck;
-    if (!PyArg_ParseTuple(args, "iiO", &n, &c->st.gold[0], &deck)) return NULL;
-    if (n < 2 || n > MAXP) { PyErr_SetString(PyExc_ValueError, "2 to 6 players"); return NULL; }
-    drop_caches(c);
+    long gold;
+    PyObject *deck, *gold_obj;
+    int deck_counts[NK];
+    if (!PyArg_ParseTuple(args, "iOO", &n, &gold_obj, &deck)) return NULL;
+    if (n < 2 || n > MAXP) { PyErr_SetString(err_type(), "2 to 6 players"); return NULL; }
+    if (!c->rng || !c->rules) {
+        PyErr_SetString(err_type(), "no rules or rng: set them before _start");
+        return NULL;
+    }
+    if (read_long(gold_obj, 0, MAX_GOLD / MAXP, "starting gold", &gold) < 0 ||
+        read_ints(deck, deck_counts, NK, "deck", 0, MAX_COUNT) < 0)
+        return NULL;
+    c->st.gold[0] = (int)gold;
     c->legal_valid = 0;
     S *s = &c->st;
     int start_gold = s->gold[0];
@@ -865,15 +928,7 @@ static PyObject *Core_start(Core *c, PyObject *args) {
     s->phase = P_BUILDING;
     reset_journey(s);
     for (int p = 0; p < n; p++) s->gold[p] = start_gold;
-    Py_ssize_t len = PySequence_Length(deck);
-    if (len != NK) { PyErr_SetString(PyExc_ValueError, "deck"); return NULL; }
-    for (int x = 0; x < NK; x++) {
-        PyObject *v = PySequence_GetItem(deck, x);
-        if (!v) return NULL;
-        s->deck[x] = (int)PyLong_AsLong(v);
-        Py_DECREF(v);
-        if (PyErr_Occurred()) return NULL;
-    }
+    memcpy(s->deck, deck_counts, sizeof deck_counts);
     Py_CLEAR(c->chain);
     Py_CLEAR(c->origin);
     Py_CLEAR(c->origin_snapshot);
@@ -959,140 +1014,233 @@ static PyObject *get_field(Core *c, void *closure) {
     case F_PAID: return PyLong_FromLong(s->paid);
     case F_LENGTH: return PyLong_FromSsize_t(s->length);
     }
-    if ((unsigned)f >= (unsigned)NCACHE) {
-        PyErr_SetString(PyExc_AttributeError, "no such field");
-        return NULL;
-    }
-    if (!c->cache[f]) {
-        c->cache[f] = build_field(c, f);
-        if (!c->cache[f]) return NULL;
-        c->has_cache = 1;
-    }
-    return Py_NewRef(c->cache[f]);
+    /* a fresh list each time: a reader's writes never reach the state */
+    return build_field(c, f);
 }
 
-static int read_ints(PyObject *v, int *out, int len, const char *what) {
-    PyObject *seq = PySequence_Fast(v, what);
-    if (!seq) return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != len) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %d items", what, len);
-        Py_DECREF(seq);
+/* ``v`` as a C long in lo..hi, else the typed error naming the field and the range. */
+static int read_long(PyObject *v, long lo, long hi, const char *what, long *out) {
+    if (!PyLong_Check(v)) {
+        PyErr_Format(err_type(), "%s: an integer, not %.80s", what, Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    int overflow;
+    long x = PyLong_AsLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    if (overflow || x < lo || x > hi) {
+        PyErr_Format(err_type(), "%s: %ld to %ld, not %R", what, lo, hi, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+/* A list or tuple of ``len`` ints in lo..hi into ``out``, written only if all are good. */
+static int read_ints(PyObject *v, int *out, int len, const char *what, long lo, long hi) {
+    int tmp[NK];
+    if (!PyList_Check(v) && !PyTuple_Check(v)) {
+        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    if (len > NK || PySequence_Fast_GET_SIZE(v) != len) {
+        PyErr_Format(err_type(), "%s: expected %d items", what, len);
         return -1;
     }
     for (int i = 0; i < len; i++) {
-        long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (x == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
-        out[i] = (int)x;
+        long x;
+        if (read_long(PySequence_Fast_GET_ITEM(v, i), lo, hi, what, &x) < 0) return -1;
+        tmp[i] = (int)x;
     }
-    Py_DECREF(seq);
+    memcpy(out, tmp, sizeof(int) * (size_t)len);
     return 0;
+}
+
+/* All the gold in the game (players', set aside, the bank) with one field replaced:
+ * it may not pass MAX_GOLD, so that no sum of it overflows an int. */
+static long gold_total(S *s, const int *gold, const int *set_aside, long bank) {
+    long t = bank;
+    for (int p = 0; p < s->n; p++) t += (long)gold[p] + set_aside[p];
+    return t;
 }
 
 static int set_field(Core *c, PyObject *v, void *closure) {
     int f = (int)(Py_ssize_t)closure;
     S *s = &c->st;
+    int n = s->n, rc = 0;
     if (!v) { PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted"); return -1; }
-    drop_caches(c);
-    c->legal_valid = 0;
     long x = 0;
-    if (f >= F_N && f != F_PHASE && f != F_PENDING) {
-        x = PyLong_AsLong(v);
-        if (x == -1 && PyErr_Occurred()) return -1;
-    }
     switch (f) {
     case F_N:
-        if (x < 2 || x > MAXP) { PyErr_SetString(PyExc_ValueError, "2 to 6 players"); return -1; }
-        s->n = (int)x; return 0;
-    case F_ROUND: s->round = (int)x; return 0;
-    case F_DRAGON: s->dragon = (int)x; return 0;
-    case F_CURRENT: s->current = (int)x; return 0;
-    case F_PASSES: s->passes = (int)x; return 0;
-    case F_PENDING_COUNT: s->pending_count = (int)x; return 0;
-    case F_BANK: s->bank = x; return 0;
-    case F_DIRECTION: s->direction = (int)x; return 0;
-    case F_TURNED: s->turned = x != 0; return 0;
-    case F_OWN_VISITED: s->own_visited = x != 0; return 0;
-    case F_ESCORT: s->escort = (int)x; return 0;
-    case F_ESCORT_TOWNS: s->escort_towns = (int)x; return 0;
-    case F_VISITED: s->visited = x; return 0;
-    case F_BONUS_PAID: s->bonus_paid = x != 0; return 0;
-    case F_EARNED: s->earned = x; return 0;
-    case F_PAID: s->paid = x; return 0;
-    case F_LENGTH: s->length = x; return 0;
-    case F_PHASE:
-        for (int i = 0; i < NPHASE; i++) if (phase_members[i] == v) { s->phase = i; return 0; }
-        PyErr_SetString(PyExc_ValueError, "not a Phase");
-        return -1;
-    case F_PENDING:
-        for (int i = 0; i < NPENDING; i++) if (pending_members[i] == v) { s->pending = i; return 0; }
-        PyErr_SetString(PyExc_ValueError, "not a Pending");
-        return -1;
-    case F_HANDS: {
-        PyObject *seq = PySequence_Fast(v, "hands");
-        if (!seq) return -1;
-        int ok = PySequence_Fast_GET_SIZE(seq) == s->n;
-        for (int p = 0; ok && p < s->n; p++)
-            ok = read_ints(PySequence_Fast_GET_ITEM(seq, p), s->hands[p], NK, "hands") == 0;
-        Py_DECREF(seq);
-        if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "hands: one per player");
-        return ok ? 0 : -1;
-    }
-    case F_GOLD: return read_ints(v, s->gold, s->n, "gold");
-    case F_SET_ASIDE: return read_ints(v, s->set_aside, s->n, "set_aside");
-    case F_BOUGHT: return read_ints(v, s->bought, s->n, "bought");
-    case F_DECK: return read_ints(v, s->deck, NK, "deck");
-    case F_DISCARD: return read_ints(v, s->discard, NK, "discard");
-    case F_AT: {
-        int at[2];
-        if (read_ints(v, at, 2, "at") < 0) return -1;
-        s->at_k = at[0]; s->at_i = at[1];
-        return 0;
-    }
-    case F_RESULT:
-        if (v == Py_None) { s->has_result = 0; s->nresult = 0; return 0; }
-        {
-            Py_ssize_t len = PySequence_Length(v);
-            if (len < 0) return -1;
-            if (len > MAXP) { PyErr_SetString(PyExc_ValueError, "result"); return -1; }
-            if (read_ints(v, s->result, (int)len, "result") < 0) return -1;
-            s->nresult = (int)len;
-            s->has_result = 1;
-            return 0;
-        }
-    case F_KINGDOMS: {
-        int nk[MAXP], towns[MAXP][MAXK][4];
-        PyObject *seq = PySequence_Fast(v, "kingdoms");
-        if (!seq) return -1;
-        if (PySequence_Fast_GET_SIZE(seq) != s->n) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_ValueError, "kingdoms: one per player");
+        if (read_long(v, 2, MAXP, "n (players)", &x) < 0) return -1;
+        if (s->phase != P_OVER && (s->current >= x || s->dragon >= x)) {
+            PyErr_SetString(err_type(), "n: the player to move and the dragon must stay seats");
             return -1;
         }
-        for (int k = 0; k < s->n; k++) {
-            PyObject *kl = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, k), "kingdom");
-            if (!kl) { Py_DECREF(seq); return -1; }
+        for (int k = 0; k < MAXP; k++)
+            if (s->nk[k] > (k < x ? kingdom_size((int)x) : 0)) {
+                PyErr_SetString(err_type(), "n: the kingdoms on the table must still fit");
+                return -1;
+            }
+        s->n = (int)x; break;
+    case F_ROUND: if ((rc = read_long(v, 0, MAX_COUNT, "round", &x)) == 0) s->round = (int)x; break;
+    case F_DRAGON: if ((rc = read_long(v, 0, n - 1, "dragon", &x)) == 0) s->dragon = (int)x; break;
+    case F_CURRENT: /* a seat, or the finished game's "nobody" */
+        if (read_long(v, TERMINAL_PLAYER, n - 1, "current", &x) < 0) return -1;
+        if (x < 0 && x != TERMINAL_PLAYER) {
+            PyErr_Format(err_type(), "current: a seat 0 to %d (%d once the game is over)",
+                         n - 1, TERMINAL_PLAYER);
+            return -1;
+        }
+        s->current = (int)x; break;
+    case F_PASSES:
+        if ((rc = read_long(v, 0, MAX_COUNT, "passes", &x)) == 0) s->passes = (int)x;
+        break;
+    case F_PENDING_COUNT:
+        if ((rc = read_long(v, 0, MAX_COUNT, "pending_count", &x)) == 0) s->pending_count = (int)x;
+        break;
+    case F_BANK:
+        if ((rc = read_long(v, 0, MAX_GOLD, "bank", &x)) < 0) break;
+        if (gold_total(s, s->gold, s->set_aside, x) > MAX_GOLD) {
+            PyErr_SetString(err_type(), "bank: all the gold in the game is at most 10**9");
+            return -1;
+        }
+        s->bank = x; break;
+    case F_DIRECTION:
+        if ((rc = read_long(v, -1, 1, "direction", &x)) < 0) break;
+        if (x == 0) { PyErr_SetString(err_type(), "direction: 1 or -1"); return -1; }
+        s->direction = (int)x; break;
+    case F_TURNED: if ((rc = read_long(v, 0, 1, "turned", &x)) == 0) s->turned = (int)x; break;
+    case F_OWN_VISITED:
+        if ((rc = read_long(v, 0, 1, "own_visited", &x)) == 0) s->own_visited = (int)x;
+        break;
+    case F_ESCORT: if ((rc = read_long(v, NO_ONE, n - 1, "escort", &x)) == 0) s->escort = (int)x; break;
+    case F_ESCORT_TOWNS:
+        if ((rc = read_long(v, 0, ALL_TOWNS, "escort_towns", &x)) == 0) s->escort_towns = (int)x;
+        break;
+    case F_VISITED: if ((rc = read_long(v, 0, ALL_TOWNS, "visited", &x)) == 0) s->visited = x; break;
+    case F_BONUS_PAID:
+        if ((rc = read_long(v, 0, 1, "bonus_paid", &x)) == 0) s->bonus_paid = (int)x;
+        break;
+    case F_EARNED: if ((rc = read_long(v, 0, MAX_GOLD, "earned", &x)) == 0) s->earned = x; break;
+    case F_PAID: if ((rc = read_long(v, 0, MAX_GOLD, "paid", &x)) == 0) s->paid = x; break;
+    case F_LENGTH: if ((rc = read_long(v, 0, LONG_MAX, "_length", &x)) == 0) s->length = x; break;
+    case F_PHASE: {
+        int i = 0;
+        while (i < NPHASE && phase_members[i] != v) i++;
+        if (i == NPHASE) { PyErr_SetString(err_type(), "phase: a Phase"); return -1; }
+        s->phase = i; break;
+    }
+    case F_PENDING: {
+        int i = 0;
+        while (i < NPENDING && pending_members[i] != v) i++;
+        if (i == NPENDING) { PyErr_SetString(err_type(), "pending: a Pending"); return -1; }
+        s->pending = i; break;
+    }
+    case F_HANDS: {
+        int tmp[MAXP][NK];
+        if (!PyList_Check(v) && !PyTuple_Check(v)) {
+            PyErr_SetString(err_type(), "hands: a list");
+            return -1;
+        }
+        if (PySequence_Fast_GET_SIZE(v) != n) {
+            PyErr_SetString(err_type(), "hands: one per player");
+            return -1;
+        }
+        for (int p = 0; p < n; p++)
+            if (read_ints(PySequence_Fast_GET_ITEM(v, p), tmp[p], NK, "hands", 0, MAX_COUNT) < 0)
+                return -1;
+        memcpy(s->hands, tmp, sizeof(tmp[0]) * (size_t)n);
+        break;
+    }
+    case F_GOLD:
+    case F_SET_ASIDE: {
+        int tmp[MAXP];
+        const char *what = f == F_GOLD ? "gold" : "set_aside";
+        if ((rc = read_ints(v, tmp, n, what, 0, MAX_GOLD)) < 0) break;
+        if (gold_total(s, f == F_GOLD ? tmp : s->gold, f == F_GOLD ? s->set_aside : tmp,
+                       s->bank) > MAX_GOLD) {
+            PyErr_Format(err_type(), "%s: all the gold in the game is at most 10**9", what);
+            return -1;
+        }
+        memcpy(f == F_GOLD ? s->gold : s->set_aside, tmp, sizeof(int) * (size_t)n);
+        break;
+    }
+    case F_BOUGHT: rc = read_ints(v, s->bought, n, "bought", 0, MAX_COUNT); break;
+    case F_DECK: rc = read_ints(v, s->deck, NK, "deck", 0, MAX_COUNT); break;
+    case F_DISCARD: rc = read_ints(v, s->discard, NK, "discard", 0, MAX_COUNT); break;
+    case F_AT: {
+        int at[2];
+        if ((rc = read_ints(v, at, 2, "at", NO_ONE, MAXP - 1)) < 0) break;
+        if ((at[0] == NO_ONE) != (at[1] == NO_ONE) || at[0] >= n || at[1] >= MAXK) {
+            PyErr_SetString(err_type(), "at: (kingdom, town) on the table, or (-1, -1)");
+            return -1;
+        }
+        s->at_k = at[0]; s->at_i = at[1];
+        break;
+    }
+    case F_RESULT:
+        if (v == Py_None) { s->has_result = 0; s->nresult = 0; break; }
+        {
+            if (!PyList_Check(v) && !PyTuple_Check(v)) {
+                PyErr_SetString(err_type(), "result: a list of seats or None");
+                return -1;
+            }
+            Py_ssize_t len = PySequence_Fast_GET_SIZE(v);
+            if (len < 1 || len > n) {
+                PyErr_SetString(err_type(), "result: one to n seats");
+                return -1;
+            }
+            if ((rc = read_ints(v, s->result, (int)len, "result", 0, n - 1)) == 0) {
+                s->nresult = (int)len;
+                s->has_result = 1;
+            }
+            break;
+        }
+    case F_KINGDOMS: {
+        int nk[MAXP] = {0}, towns[MAXP][MAXK][4], size = kingdom_size(n);
+        if (!PyList_Check(v) && !PyTuple_Check(v)) {
+            PyErr_SetString(err_type(), "kingdoms: a list");
+            return -1;
+        }
+        if (PySequence_Fast_GET_SIZE(v) != n) {
+            PyErr_SetString(err_type(), "kingdoms: one per player");
+            return -1;
+        }
+        for (int k = 0; k < n; k++) {
+            PyObject *kl = PySequence_Fast_GET_ITEM(v, k);
+            if (!PyList_Check(kl) && !PyTuple_Check(kl)) {
+                PyErr_SetString(err_type(), "kingdoms: a list of towns per player");
+                return -1;
+            }
             Py_ssize_t len = PySequence_Fast_GET_SIZE(kl);
-            if (len > MAXK) {
-                Py_DECREF(kl); Py_DECREF(seq);
-                PyErr_SetString(PyExc_ValueError, "a kingdom holds at most 3 towns");
+            if (len > size) {
+                PyErr_Format(err_type(), "kingdoms: a kingdom holds at most %d towns", size);
                 return -1;
             }
             nk[k] = (int)len;
-            for (int i = 0; i < len; i++)
-                if (read_ints(PySequence_Fast_GET_ITEM(kl, i), towns[k][i], 4, "town") < 0) {
-                    Py_DECREF(kl); Py_DECREF(seq);
+            for (int i = 0; i < len; i++) {
+                PyObject *t = PySequence_Fast_GET_ITEM(kl, i);
+                /* [terrain, gold card's owner, thief's owner, obstacle's owner] */
+                if (read_ints(t, towns[k][i], 4, "town", NO_ONE, 5) < 0) return -1;
+                const int *w = towns[k][i];
+                if (w[TERRAIN] < 0 || w[GOLD] >= n || w[THIEF] >= n || w[OBSTACLE] >= n) {
+                    PyErr_Format(err_type(), "town: [terrain 0 to 5, then the owners of its "
+                                 "gold card, thief and obstacle: -1 to %d]", n - 1);
                     return -1;
                 }
-            Py_DECREF(kl);
+            }
         }
-        Py_DECREF(seq);
         memcpy(s->nk, nk, sizeof nk);
         memcpy(s->towns, towns, sizeof towns);
-        return 0;
+        break;
     }
+    default:
+        PyErr_SetString(PyExc_AttributeError, "no such field");
+        return -1;
     }
-    PyErr_SetString(PyExc_AttributeError, "no such field");
-    return -1;
+    if (rc < 0) return -1;
+    c->legal_valid = 0;
+    return 0;
 }
 
 static int read_rule_bool(PyObject *rules, const char *name, int *out) {
@@ -1105,9 +1253,9 @@ static int read_rule_bool(PyObject *rules, const char *name, int *out) {
     return 0;
 }
 
-static PyObject *get_rules(Core *c, void *u) { return Py_NewRef(c->rules ? c->rules : Py_None); }
+static PyObject *get_rules(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rules ? c->rules : Py_None); }
 
-static int set_rules(Core *c, PyObject *v, void *u) {
+static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     S t = c->st;
     if (!v) { PyErr_SetString(PyExc_AttributeError, "rules cannot be deleted"); return -1; }
     if (read_rule_bool(v, "magic_spell", &t.magic_spell) < 0 ||
@@ -1118,7 +1266,6 @@ static int set_rules(Core *c, PyObject *v, void *u) {
         read_rule_bool(v, "no_town_card_from_discard", &t.no_town_from_discard) < 0)
         return -1;
     c->st = t;
-    drop_caches(c);
     c->legal_valid = 0;
     Py_INCREF(v);
     Py_XSETREF(c->rules, v);
@@ -1126,10 +1273,10 @@ static int set_rules(Core *c, PyObject *v, void *u) {
 }
 
 #define OBJ_SLOT(NAME, NONE_IS_NULL)                                            \
-    static PyObject *get_##NAME(Core *c, void *u) {                             \
+    static PyObject *get_##NAME(Core *c, void *Py_UNUSED(u)) {                             \
         return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
     }                                                                           \
-    static int set_##NAME(Core *c, PyObject *v, void *u) {                      \
+    static int set_##NAME(Core *c, PyObject *v, void *Py_UNUSED(u)) {                      \
         if (NONE_IS_NULL && v == Py_None) v = NULL;                             \
         Py_XINCREF(v);                                                          \
         Py_XSETREF(c->NAME, v);                                                 \
@@ -1138,7 +1285,7 @@ static int set_rules(Core *c, PyObject *v, void *u) {
 OBJ_SLOT(seed, 0)
 OBJ_SLOT(chain, 1)
 
-static PyObject *get_origin(Core *c, void *u) {
+static PyObject *get_origin(Core *c, void *Py_UNUSED(u)) {
     if (c->origin_snapshot) {
         PyObject *doc = PyObject_CallOneArg(to_position_fn, c->origin_snapshot);
         if (!doc) return NULL;
@@ -1148,7 +1295,7 @@ static PyObject *get_origin(Core *c, void *u) {
     return Py_NewRef(c->origin ? c->origin : Py_None);
 }
 
-static int set_origin(Core *c, PyObject *v, void *u) {
+static int set_origin(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     if (v == Py_None) v = NULL;
     Py_XINCREF(v);
     Py_XSETREF(c->origin, v);
@@ -1156,9 +1303,9 @@ static int set_origin(Core *c, PyObject *v, void *u) {
     return 0;
 }
 
-static PyObject *get_rng(Core *c, void *u) { return Py_NewRef(c->rng ? c->rng : Py_None); }
+static PyObject *get_rng(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rng ? c->rng : Py_None); }
 
-static int set_rng(Core *c, PyObject *v, void *u) {
+static int set_rng(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     if (!v) { PyErr_SetString(PyExc_AttributeError, "rng cannot be deleted"); return -1; }
     Py_INCREF(v);
     Py_XSETREF(c->rng, v);
@@ -1166,11 +1313,11 @@ static int set_rng(Core *c, PyObject *v, void *u) {
     return 0;
 }
 
-static PyObject *get_none(Core *c, void *u) { Py_RETURN_NONE; }
+static PyObject *get_none(Core *Py_UNUSED(c), void *Py_UNUSED(u)) { Py_RETURN_NONE; }
 
-static int set_ignore(Core *c, PyObject *v, void *u) { return 0; }
+static int set_ignore(Core *Py_UNUSED(c), PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) { return 0; }
 
-static int set_invalidate(Core *c, PyObject *v, void *u) {
+static int set_invalidate(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
     c->legal_valid = 0;
     return 0;
 }
@@ -1202,7 +1349,7 @@ static PyGetSetDef Core_getset[] = {
 /* The observation encoders, appended at the end of this file. */
 static PyObject *Core_observe_into(Core *c, PyObject *args);
 static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
-static PyObject *Core_observation_size(Core *c, PyObject *unused);
+static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
 
 static PyMethodDef Core_methods[] = {
     {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
@@ -1221,7 +1368,6 @@ static PyMethodDef Core_methods[] = {
 };
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    for (int i = 0; i < NCACHE; i++) Py_VISIT(c->cache[i]);
     Py_VISIT(c->rules);
     Py_VISIT(c->seed);
     Py_VISIT(c->origin);
@@ -1232,7 +1378,6 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
 }
 
 static int Core_clear(Core *c) {
-    for (int i = 0; i < NCACHE; i++) Py_CLEAR(c->cache[i]);
     Py_CLEAR(c->rules);
     Py_CLEAR(c->seed);
     Py_CLEAR(c->origin);
@@ -1248,7 +1393,7 @@ static void Core_dealloc(Core *c) {
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
-static PyObject *Core_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+static PyObject *Core_new(PyTypeObject *tp, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kw)) {
     if (!configured) {
         PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
         return NULL;
@@ -1314,8 +1459,7 @@ static PyObject *get_obj(PyObject *d, const char *key) {
     return v;
 }
 
-static PyObject *configure(PyObject *mod, PyObject *d) {
-    if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "a dict"); return NULL; }
+static PyObject *configure_tables(PyObject *d) {
     int consts[8];
     if (int_vector(d, "rounds", rounds_by_n, MAXP + 1) < 0 ||
         int_vector(d, "constants", consts, 8) < 0 ||
@@ -1420,8 +1564,26 @@ static PyObject *configure(PyObject *mod, PyObject *d) {
         }
         Py_DECREF(descr);
     }
-    configured = 1;
     Py_RETURN_NONE;
+}
+
+/* configure(tables): once, all or nothing (see the Elfenland engine's configure). */
+static PyObject *configure(PyObject *Py_UNUSED(mod), PyObject *d) {
+    if (configured) {
+        PyErr_SetString(err_type(), "the compiled engine is configured once, by fast.py");
+        return NULL;
+    }
+    if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "a dict"); return NULL; }
+    PyObject *e = PyDict_GetItemString(d, "error_type");
+    if (!e || !PyType_Check(e) || !PyType_IsSubtype((PyTypeObject *)e,
+                                                     (PyTypeObject *)PyExc_ValueError)) {
+        PyErr_SetString(PyExc_TypeError, "configure: error_type, a ValueError subclass");
+        return NULL;
+    }
+    Py_XSETREF(error_type, Py_NewRef(e));
+    PyObject *ok = configure_tables(d);
+    if (ok) configured = 1;
+    return ok;
 }
 
 static PyMethodDef module_methods[] = {
@@ -1431,7 +1593,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_speedups",
-    "The compiled King of the Elves engine (see fast.py).", -1, module_methods,
+    "The compiled King of the Elves engine (see fast.py).", -1, module_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {
@@ -1576,6 +1738,7 @@ static PyObject *Core_observe_into(Core *c, PyObject *args) {
     PyObject *obj;
     int player;
     if (!PyArg_ParseTuple(args, "Oi", &obj, &player)) return NULL;
+    if (check_ready(c) < 0) return NULL;
     if (player < 0 || player >= c->st.n) {
         PyErr_Format(PyExc_ValueError, "no player %d", player);
         return NULL;
@@ -1594,7 +1757,10 @@ static PyObject *Core_observe_into(Core *c, PyObject *args) {
 static PyObject *Core_legal_mask_into(Core *c, PyObject *obj) {
     Py_buffer view;
     if (obs_buffer(obj, &view, 'b', NACT) < 0) return NULL;
-    if (c->st.phase != P_OVER && !c->legal_valid) generate(c);
+    if (c->st.phase != P_OVER && ensure_legal(c) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     char *m = (char *)view.buf;
     memset(m, 0, (size_t)NACT);
     if (c->st.phase != P_OVER)
@@ -1604,7 +1770,7 @@ static PyObject *Core_legal_mask_into(Core *c, PyObject *obj) {
 }
 
 /* _observation_size(): the vector's length for this state's player count. */
-static PyObject *Core_observation_size(Core *c, PyObject *unused) {
+static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused)) {
     ObsLayout l;
     obs_layout(c->st.n, &l);
     return PyLong_FromLong(l.size);

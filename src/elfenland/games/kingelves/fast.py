@@ -96,6 +96,7 @@ def _configure() -> None:
         "rng_type": Rng,
         "random_type": random.Random,
         "to_position": to_position,
+        "error_type": ElfenlandError,
     })
 
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Final
 
 from ...core.errors import ElfenlandError
+from .options import OPTIONS
 
 #: Rounds (journeys) by number of players: one each, but only five with six players.
 ROUNDS: Final = {2: 2, 3: 3, 4: 4, 5: 5, 6: 5}
@@ -64,6 +65,9 @@ class Rules:
     #: A deck that runs out mid-round is rebuilt from the discard pile.
     rebuild_deck: bool = True
 
+    def __post_init__(self) -> None:
+        self.check()
+
     def with_options(self, **changes: Any) -> Rules:
         names = {f.name for f in fields(self)} - {"name"}
         unknown = set(changes) - names
@@ -72,15 +76,12 @@ class Rules:
         return replace(self, **changes)
 
     def check(self) -> None:
-        for name in ("magic_spell", "weak_gold", "gold_for_all", "rebuild_deck",
-                     "escort_two_towns", "no_town_card_from_discard"):
-            if not isinstance(getattr(self, name), bool):
-                raise ElfenlandError(f"{name} must be true or false")
-        for name in ("land_transport_cards", "raft_cards", "action_cards", "starting_gold",
-                     "gold_supply"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not value >= 0:
-                raise ElfenlandError(f"{name} must be a whole number, not {value!r}")
+        """Every option of its declared type and range (``options.py``: one place for
+        both engines and the server), and enough gold for six players."""
+        if not isinstance(self.name, str):
+            raise ElfenlandError(f"a rule set's name is text, not {self.name!r}")
+        for option in OPTIONS:
+            option.check(getattr(self, option.name))
         if self.gold_supply < 6 * self.starting_gold:
             raise ElfenlandError("gold_supply must cover six players' starting gold")
 
@@ -115,6 +116,7 @@ def make_rules(rules: Any = None, variants: Any = None, **options: Any) -> Rules
         else:
             raise ElfenlandError("variants must be a list of names or an object")
         options = {**extra, **options}
+    OPTIONS.check(options)
     result = base.with_options(**options) if options else base
     result.check()
     return result
