@@ -458,6 +458,7 @@ class ElfengoldState(GameState):
     def _begin_moves(self) -> None:
         self.phase = Phase.MOVE
         self.step = 0
+        self.passes = 0
         self.current = self.starting
         self.moved = False
         self.earned = 0
