@@ -281,14 +281,19 @@ def _bad(what: str, value: object) -> int:
 
 
 def _fill_piles(s: ElfengoldState, doc: JSONDict) -> None:
-    """The supply and the item pile: given, or whatever the rest of the position leaves."""
+    """The supply and the item pile: given, or whatever the rest of the position leaves.
+    The cards left over go to the supply, or to the discard pile when the document
+    gives the supply but not the discard pile (so a test can fix what is drawn)."""
     total = card_counts(s.rules.witch)
-    out = [sum(h[k] for h in s.hands) + s.display[k] + s.discard[k] for k in range(HAND_KINDS)]
-    out.append(s.display[GOLD_CARD] + s.discard[GOLD_CARD] + s.gold_deck)
+    out = [sum(h[k] for h in s.hands) + s.display[k] for k in range(HAND_KINDS)]
+    out.append(s.display[GOLD_CARD] + s.gold_deck)
     if "supply" in doc:
         s.supply = _card_counts(doc["supply"], "supply")
+        if "discard" not in doc:
+            s.discard = [max(0, total[k] - out[k] - s.supply[k])
+                         for k in range(HAND_KINDS + 1)]
     else:
-        s.supply = [max(0, total[k] - out[k]) for k in range(HAND_KINDS + 1)]
+        s.supply = [max(0, total[k] - out[k] - s.discard[k]) for k in range(HAND_KINDS + 1)]
     used = _items_in_play(s)
     if "item_pile" in doc:
         s.item_pile = _item_counts(doc["item_pile"], "item_pile")

@@ -324,9 +324,11 @@ class ElfengoldState(GameState):
             n = self._gold_available()
             self._pay_out(p, COINS_PER_GOLD_CARD * n)
             self.discard[GOLD_CARD] += n
+            from_display = self.display[GOLD_CARD]
             self.gold_deck = 0
             self.display[GOLD_CARD] = 0
-            self._refill_display()
+            if from_display:
+                self._refill_display()
             public["gold_cards"] = n
             public["coins"] = COINS_PER_GOLD_CARD * n
             return True
