@@ -238,12 +238,17 @@ class ElfengoldState(GameState):
             from .actions import parse_route
 
             r, d = parse_route(self.board, words[1], "any")
-            if not self.board.routes[r].is_road:
-                return make(Kind.MOVE, RAFT, r, d)
             kinds = sorted(set(self.counters[r]))
-            if len(kinds) != 1:
-                raise ActionParseError(f"{text!r}: name the counter to travel with")
-            return make(Kind.MOVE, kinds[0], r, d)
+            if self.board.routes[r].is_road and len(kinds) == 1:
+                return make(Kind.MOVE, kinds[0], r, d)
+            if not kinds:  # a road without a counter: the river or lake beside it
+                try:
+                    r, d = parse_route(self.board, words[1], "water")
+                except ActionParseError:
+                    pass
+                else:
+                    return make(Kind.MOVE, RAFT, r, d)
+            raise ActionParseError(f"{text!r}: name the counter to travel with")
         return parse(" ".join(words), self.board)
 
     def legal_actions(self) -> list[Action]:
