@@ -52,51 +52,51 @@ def check_state(s: ElfengoldState) -> None:
     check_turn(s)
 
 
+def _occupied(s: ElfengoldState) -> list[int]:
+    """The routes that hold anything (few: the checks look only at these)."""
+    return [r for r in range(len(s.counters))
+            if s.counters[r] or s.obstacle[r] != NONE or s.gold_piece[r] or s.double[r]]
+
+
 def check_material(s: ElfengoldState) -> None:
     totals = card_counts(s.rules.witch)
+    if min(map(min, s.hands)) < 0:
+        _fail("a hand holds a negative number of cards")
+    held = [sum(col) for col in zip(*s.hands, strict=True)] + [s.gold_deck]
     for k in range(HAND_KINDS + 1):
-        held = sum(h[k] for h in s.hands) if k < HAND_KINDS else s.gold_deck
-        places = (held, s.supply[k], s.display[k], s.discard[k])
+        places = (held[k], s.supply[k], s.display[k], s.discard[k])
         if min(places) < 0 or sum(places) != totals[k]:
             _fail(f"{k}: cards in hands/supply/display/discard {places}, "
                   f"but the game has {totals[k]}")
-    if any(h[k] < 0 for h in s.hands for k in range(HAND_KINDS)):
-        _fail("a hand holds a negative number of cards")
     if sum(s.display) > DISPLAY:
         _fail(f"{sum(s.display)} cards lie face up; the display holds {DISPLAY}")
     if s.rules.eg_gold_in_display == "to-gold-deck" and s.display[GOLD_CARD]:
         _fail("a gold card lies in the display")
-    items = s.item_pile[:]
-    for groups in (s.items_up, s.items_down, s.kept_up, s.kept_down):
-        for row in groups:
-            for k in range(NUM_ITEMS):
-                if row[k] < 0:
-                    _fail(f"a play area holds {row[k]} {ITEM_SLUGS[k]}")
-                items[k] += row[k]
+    rows = (s.item_pile, s.removed, *s.items_up, *s.items_down, *s.kept_up, *s.kept_down)
+    if min(map(min, rows)) < 0:
+        _fail("a play area or pile holds a negative number of items")
+    items = [sum(col) for col in zip(*rows, strict=True)]
     for k in (*s.drawn, *s.row):
         items[k] += 1
-    for k in range(NUM_ITEMS):
-        items[k] += s.removed[k]
-    for r in range(len(s.board.routes)):
+    for r in _occupied(s):
         for k in s.counters[r]:
             items[k] += 1
         items[DOUBLE] += s.double[r]
         items[GOLD_PIECE] += s.gold_piece[r]
         if s.obstacle[r] != NONE:
             items[s.obstacle[r]] += 1
-    for k in range(NUM_ITEMS):
-        if s.item_pile[k] < 0 or items[k] != ITEM_COUNTS[k]:
-            _fail(f"{ITEM_SLUGS[k]}: {items[k]} in the game, but it has {ITEM_COUNTS[k]}")
-    if s.rules.eg_used_obstacles == "return" and any(s.removed):
-        _fail("no item leaves the game under these rules")
-    if any(s.removed[k] for k in range(NUM_ITEMS) if k not in (TREE, SEA_MONSTER)):
-        _fail("only used obstacles leave the game")
+    if items != list(ITEM_COUNTS):
+        k = next(k for k in range(NUM_ITEMS) if items[k] != ITEM_COUNTS[k])
+        _fail(f"{ITEM_SLUGS[k]}: {items[k]} in the game, but it has {ITEM_COUNTS[k]}")
+    if any(s.removed) and (s.rules.eg_used_obstacles == "return" or any(
+            s.removed[k] for k in range(NUM_ITEMS) if k not in (TREE, SEA_MONSTER))):
+        _fail("only used obstacles leave the game, and only with eg_used_obstacles=remove")
     if min(s.coins) < 0 or sum(s.coins) + s.paid_in != s.paid_out:
         _fail(f"coins: players hold {s.coins}, the bank paid out {s.paid_out} and took "
               f"in {s.paid_in}")
-    for p in range(s.n):
-        if s.visited[p] >> s.board.capital & 1:
-            _fail("Elvenhold has no town pieces to collect")
+    capital = 1 << s.board.capital
+    if any(v & capital for v in s.visited):
+        _fail("Elvenhold has no town pieces to collect")
     limit = s.rules.eg_hand_limit
     if limit and s.phase in (Phase.MOVE, Phase.SETTLE, Phase.MOVE_DRAW, Phase.DISCARD):
         # After their own move, a player holds at most the limit (plus the two cards
@@ -109,7 +109,9 @@ def check_material(s: ElfengoldState) -> None:
 
 def check_board(s: ElfengoldState) -> None:
     """Rules 40–49: what may lie on each road, river and lake."""
-    for r, route in enumerate(s.board.routes):
+    occupied = _occupied(s)
+    for r in occupied:
+        route = s.board.routes[r]
         on = s.counters[r]
         if not route.is_road:
             if on or s.double[r] or s.gold_piece[r] or s.obstacle[r] == TREE:
@@ -126,9 +128,8 @@ def check_board(s: ElfengoldState) -> None:
             _fail(f"an item on {route.id} has no counter beside it")
         if s.obstacle[r] != NONE and s.gold_piece[r]:
             _fail(f"{route.id} holds both an obstacle and a gold piece")
-    if s.phase not in (Phase.PLACE, Phase.MOVE, Phase.SETTLE, Phase.MOVE_DRAW,
-                       Phase.DISCARD) and (any(s.counters) or any(s.obstacle[r] != NONE
-                                                                  for r in range(len(s.counters)))):
+    if occupied and s.phase not in (Phase.PLACE, Phase.MOVE, Phase.SETTLE, Phase.MOVE_DRAW,
+                                    Phase.DISCARD):
         _fail(f"items lie on the board in the {s.phase.value} phase")
 
 
