@@ -382,3 +382,26 @@ def test_an_illegal_action_changes_nothing() -> None:
         s.apply_action("bid 3")
     assert s.to_position() == before
 
+
+
+def test_rounds_option_ends_the_game_after_that_round() -> None:
+    s = new(3, 4, rounds=2)
+    while not s.is_terminal():
+        assert s.round <= 2
+        s.apply_action(s.legal_actions()[0])
+    assert s.round == 2
+
+
+def test_town_card_ties_go_to_the_closest_then_the_richest() -> None:
+    doc = {"rules": {"town_cards": True}, "town_cards": ["grangor", "beata"],
+           "towns": [["feodor", "albaran", "dagamura"], ["beata", "strykhaven"]]}
+    # player 0: 3 pieces, one link from Grangor; player 1: 2 pieces, at Beata
+    closer = _last_mover(2, boots=["mahdavikia", "beata"], coins=[50, 0], **doc)
+    for a in ("end", "draw blind", "draw blind"):
+        closer.apply_action(a)
+    assert closer.scores() == [2, 2] and closer.winners() == [1]   # distance 0 beats 1
+    richer = _last_mover(2, boots=["grangor", "beata"], coins=[3, 2],
+                         **{**doc, "towns": [["feodor", "albaran"], ["beata", "strykhaven"]]})
+    for a in ("end", "draw blind", "draw blind"):
+        richer.apply_action(a)
+    assert richer.scores() == [2, 2] and richer.winners() == [0]   # same distance: coins
