@@ -117,3 +117,15 @@ def test_the_invariants_catch_a_lost_item_and_a_lost_coin() -> None:
     s.hands[2][6] += 1
     with pytest.raises(InvariantError, match="cards"):
         check_state(s)
+
+
+def test_the_invariants_catch_too_many_items_carried_into_a_round() -> None:
+    s = elfenland.new_game(game="elfengold", players=3, seed=2)
+    assert isinstance(s, ElfengoldState)
+    while s.round == 1:
+        s.apply_action(s.legal_actions()[0])
+    check_state(s)
+    s.item_pile[0] -= 3
+    s.items_up[1][0] += 3
+    with pytest.raises(InvariantError, match="items before the auction"):
+        check_state(s)

@@ -149,6 +149,12 @@ def check_turn(s: ElfengoldState) -> None:
         return
     if not 0 <= p < n or s.result is not None:
         _fail(f"player {p} cannot act in a game in progress")
+    if s.phase in (Phase.DRAW_CARDS, Phase.DRAW_ITEMS):
+        # Rule 61: a round starts with at most two items each; phase 3 adds two.
+        for q in range(n):
+            drawn = s.phase is Phase.DRAW_ITEMS and (q - s.starting) % n < s.step
+            if s._held(q) > ITEMS_KEPT + (ITEMS_DRAWN if drawn else 0):
+                _fail(f"player {q} holds {s._held(q)} items before the auction")
     if s.phase is Phase.DRAW_CARDS:
         if s.round == 1:
             _fail("no cards are drawn in round 1")
