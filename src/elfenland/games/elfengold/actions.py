@@ -102,6 +102,10 @@ class Action:
     def __str__(self) -> str:
         return to_text(self, load_board())
 
+    @classmethod
+    def from_text(cls, text: str) -> Action:
+        return parse(text, load_board())
+
 
 def _multisets(size: int) -> tuple[CardCounts, ...]:
     out = []

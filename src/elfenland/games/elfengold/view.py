@@ -99,7 +99,7 @@ def make_view(s: ElfengoldState, viewer: PlayerId | None, log_after: int = 0) ->
     }
     if s.phase is Phase.AUCTION:
         view["auction"] = {"row": [ITEM_SLUGS[k] for k in s.row], "item": ITEM_SLUGS[s.row[0]],
-                           "high_bid": s.high_bid,
+                           "high_bid": s.high_bid, "min_bid": s.high_bid + 1,
                            "high_bidder": None if s.high_bidder == NONE else s.high_bidder,
                            "passed": [q for q in range(s.n) if s.passed >> q & 1],
                            "excluded": [q for q in range(s.n) if s.excluded >> q & 1]}
