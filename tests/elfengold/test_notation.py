@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from elfenland.core.errors import ActionParseError, PositionError, SerializationError
+from elfenland.core.errors import (
+    ActionParseError,
+    GameOverError,
+    PositionError,
+    SerializationError,
+)
 from elfenland.games.elfengold import deserialize, from_id, from_position, num_actions
 from elfenland.games.elfengold.actions import Kind, Pay, parse
 from elfenland.games.elfenland.board import load_board
@@ -86,3 +91,11 @@ def test_a_corrupt_save_is_refused() -> None:
         deserialize(text.replace('"actions":[]', '"actions":["bid 3"]'))
     with pytest.raises(SerializationError):
         deserialize("{}")
+
+
+def test_go_after_the_end_is_a_typed_error() -> None:
+    s = position(2, phase="over")
+    with pytest.raises(GameOverError):
+        s.apply_action("go beata")
+    with pytest.raises(GameOverError):
+        s.apply_action("pass")

@@ -232,6 +232,8 @@ class ElfengoldState(GameState):
             raise ActionParseError(f"an action is text or an id, not {type(text).__name__}")
         words = text.strip().lower().split()
         if words and words[0] == "go" and len(words) >= 2:
+            if self.phase is Phase.OVER:
+                raise GameOverError("the game is over")
             here = self.board.towns[self.boots[self.current]].id
             words = ["move", f"{here}-{words[1]}", *words[2:]]
         if len(words) == 2 and words[0] == "move":
