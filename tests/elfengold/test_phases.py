@@ -228,12 +228,17 @@ def test_keep_two_items_orientation_kept_rest_and_board_back_to_the_pile() -> No
 
 def test_used_obstacles_leave_the_game_with_the_remove_option() -> None:
     doc = {"phase": "move", "step": 1, "current_player": 1, "supply": {"raft": 3},
-           "roads": {"feodor-lapphalya": {"counters": ["dragon"], "obstacle": "tree"}}}
+           "roads": {"feodor-lapphalya": {"counters": ["dragon"], "obstacle": "tree"},
+                     "r16": {"counters": ["dragon", "elfcycle"], "double": True,
+                             "gold_piece": True}}}
     s = position(2, rules={"eg_used_obstacles": "remove"}, **doc)
     s.apply_action("end")
     s.apply_action("draw blind")
     s.apply_action("draw blind")
     assert s.removed[TREE] == 1 and s.item_pile[TREE] == ITEM_COUNTS[TREE] - 1
+    # gold pieces, Doubles and counters go back into the pile under either reading
+    assert s.item_pile[8:10] == [ITEM_COUNTS[8], ITEM_COUNTS[9]] and sum(s.removed) == 1
+    assert s.item_pile[:6] == list(ITEM_COUNTS[:6])
     kept = position(2, **doc)
     for a in ("end", "draw blind", "draw blind"):
         kept.apply_action(a)
