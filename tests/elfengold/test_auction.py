@@ -126,3 +126,14 @@ def test_a_player_may_buy_any_number_of_items() -> None:
     for _ in range(3):
         run(s, "bid 1", "pass")
     assert sum(s.items_up[0]) == 3 and s.coins[0] == 9 and s.phase.value == "place"
+
+
+def test_the_view_shows_the_auction_to_everybody() -> None:
+    s = auction(["dragon", "tree"], [12, 3, 12])
+    run(s, "pass", "bid 20", "pass")         # 1 defaults: out of the dragon's re-auction
+    run(s, "bid 2")
+    for viewer in (None, 0, 1, 2):
+        view = s.view(viewer)["auction"]
+        assert view == {"row": ["dragon", "tree"], "item": "dragon", "high_bid": 2,
+                        "min_bid": 3, "high_bidder": 0, "passed": [], "excluded": [1]}
+    assert "bid 3" in s.view(2)["legal"] and "legal" not in s.view(0)
