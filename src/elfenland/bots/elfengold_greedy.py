@@ -231,26 +231,27 @@ class ElfengoldGreedyBot:
         base = wish(s, p)
         base_score = score(base)
         pass_ = next(a for a in legal if a.kind is Kind.PASS)
-        best: tuple[int, int] | None = None
+        best: tuple[int, int, int] | None = None
         choice: Action | None = None
-        wanted = {r for _, r in base.wild_steps}
+        #: The roads the wish move still needs a counter on, in the order it takes them.
+        wanted = {r: i for i, (_, r) in enumerate(base.wild_steps)}
         my_roads = {a.route for a in base.actions if a.kind is Kind.MOVE}
         for a in legal:
-            if a.kind in (Kind.PLACE, Kind.DOUBLE):
-                if a.kind is Kind.PLACE and a.route not in wanted:
+            if a.kind is Kind.PLACE:
+                if a.route not in wanted:
                     continue
-                if a.kind is Kind.DOUBLE and a.route not in my_roads:
-                    continue
-            elif a.kind is Kind.EXCHANGE:
-                if a.route not in my_roads and a.route2 not in my_roads:
-                    continue
+                need = 0  # laying a counter the wish move counts on keeps it
+                order = -wanted[a.route]
+            elif (a.kind is Kind.DOUBLE and a.route in my_roads) or \
+                    (a.kind is Kind.EXCHANGE and (a.route in my_roads or a.route2 in my_roads)):
+                need, order = 1, -99
             else:
                 continue
             after = s.clone()
             after.apply_action(a)
             gain = score(wish(after, p)) - base_score
-            if gain > 0 and (best is None or (gain, -a.id) > best):
-                best, choice = (gain, -a.id), a
+            if gain >= need and (best is None or (gain, order, -a.id) > best):
+                best, choice = (gain, order, -a.id), a
         if choice is not None:
             return choice
         gold = self.gold_piece(s, legal, base)

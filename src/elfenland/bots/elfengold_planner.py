@@ -217,7 +217,7 @@ class _Search:
     def path(self, town: int, hand: Hand, owed: int, coins: int, visited: int,
              depth: int) -> list[tuple[Edge, Hand, int]]:
         """The best edges in order, each with the hand and owed cards after it."""
-        out = []
+        out: list[tuple[Edge, Hand, int]] = []
         while True:
             got = self.best(town, hand, owed, coins, visited, depth)
             if got is None or got[1] is None:
