@@ -14,7 +14,7 @@ from elfenland.bots import make_bot
 from elfenland.bots.elfengold_greedy import ElfengoldGreedyBot
 from elfenland.bots.elfengold_planner import CARD_COINS, plan_move
 from elfenland.core.transport import COST_TABLE, Transport
-from elfenland.games.elfengold.actions import Kind
+from elfenland.games.elfengold.actions import Action, Kind
 from elfenland.games.elfengold.items import (
     HAND_KINDS,
     NUM_COUNTERS,
@@ -103,7 +103,7 @@ def highest_bid(state: ElfengoldState, item: int) -> int:
         s.high_bid, s.high_bidder, s.passed = bid, 1 if bid else NONE, 0
         s._legal = None
         action = bot.choose(s)
-        assert action in s.legal_actions()
+        assert isinstance(action, Action) and action in s.legal_actions()
         if action.kind is not Kind.BID:
             return bid
         assert action.amount > bid
