@@ -51,6 +51,8 @@ DENIAL = 0.5
 FLAT_WORTH = {TREE: 3, SEA_MONSTER: 3, DOUBLE: 3, EXCHANGE: 2, GOLD_PIECE: 3}
 #: States a wish move may search (it is asked for often; see ``plan_move``).
 WISH_BUDGET = 5_000
+#: Double and Exchange placements a bot tries on its wish move, at most.
+MAX_SPELL_TRIES = 12
 #: Take the gold deck when it pays at least this many coins.
 GOLD_DECK_MIN = 6
 #: Items hidden first when one of the two drawn must lie face down.
@@ -236,14 +238,24 @@ class ElfengoldGreedyBot:
         #: The roads the wish move still needs a counter on, in the order it takes them.
         wanted = {r: i for i, (_, r) in enumerate(base.wild_steps)}
         my_roads = {a.route for a in base.actions if a.kind is Kind.MOVE}
+        wild = set(base.wild_steps)
+        hand = s.hands[p]
+        spells = 0
         for a in legal:
             if a.kind is Kind.PLACE:
-                if a.route not in wanted:
+                if (a.item, a.route) not in wild:
                     continue
                 need = 0  # laying a counter the wish move counts on keeps it
                 order = -wanted[a.route]
-            elif (a.kind is Kind.DOUBLE and a.route in my_roads) or \
-                    (a.kind is Kind.EXCHANGE and (a.route in my_roads or a.route2 in my_roads)):
+            elif a.kind is Kind.DOUBLE or a.kind is Kind.EXCHANGE:
+                # A spell is worth trying only where it brings a kind the bot has cards
+                # for onto a road of its move; a few of them (they are many).
+                brings = ([(a.route, a.item)] if a.kind is Kind.DOUBLE
+                          else [(a.route, a.item2), (a.route2, a.item)])
+                if spells >= MAX_SPELL_TRIES or not any(
+                        r in my_roads and hand[k] for r, k in brings):
+                    continue
+                spells += 1
                 need, order = 1, -99
             else:
                 continue
