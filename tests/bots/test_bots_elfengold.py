@@ -13,6 +13,7 @@ import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.elfengold_greedy import ElfengoldGreedyBot
 from elfenland.bots.elfengold_planner import CARD_COINS, plan_move
+from elfenland.bots.elfengold_search import ElfengoldSearchBot
 from elfenland.core.transport import COST_TABLE, Transport
 from elfenland.games.elfengold.actions import Action, Kind
 from elfenland.games.elfengold.items import (
@@ -185,3 +186,24 @@ def test_gold_planner_equals_brute_force(seed: int) -> None:
     assert after.earned == journey.gold
     assert s.coins[0] - after.coins[0] == journey.coins_spent
 
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_search_plays_legal_short_games(players: int) -> None:
+    state = new(players, 70 + players, rounds=2, witch=True, random_gold=True)
+    drive(state, ["search", "greedy", "random", "search", "greedy"][:players], 3)
+    assert state.winners()
+
+
+def test_levels_are_registered_for_elfengold() -> None:
+    assert make_bot("greedy", "elfengold", 1).name == "greedy"
+    search = make_bot("search", "elfengold", 1)
+    assert search.name == "search"
+    state = new(4, 9)
+    while state.phase is not Phase.PLACE:
+        state.apply_action(make_bot("greedy", "elfengold", 2).choose(state))
+    assert isinstance(search, ElfengoldSearchBot)
+    roots = search.candidates(state, state.legal_actions())
+    assert roots[0] == search.greedy.pick(state, state.legal_actions())
+    assert search.choose(state) in roots
+    assert search.searches == (1 if len(roots) > 1 else 0)

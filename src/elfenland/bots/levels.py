@@ -43,6 +43,12 @@ def _elfengold_greedy(seed: int | None) -> Bot:
     return ElfengoldGreedyBot(seed)
 
 
+def _elfengold_search(seed: int | None) -> Bot:
+    from .elfengold_search import ElfengoldSearchBot
+
+    return ElfengoldSearchBot(seed)
+
+
 #: (level, game) -> constructor from a seed.
 BY_GAME: dict[tuple[str, str], Callable[[int | None], Bot]] = {
     ("greedy", "elfenland"): _elfenland_greedy,
@@ -50,6 +56,7 @@ BY_GAME: dict[tuple[str, str], Callable[[int | None], Bot]] = {
     ("greedy", "king-of-the-elves"): _kingelves_greedy,
     ("search", "king-of-the-elves"): _kingelves_search,
     ("greedy", "elfengold"): _elfengold_greedy,
+    ("search", "elfengold"): _elfengold_search,
 }
 
 
