@@ -4,7 +4,9 @@ search over the engine's own legal moves."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from elfenland.bots import make_bot
 from elfenland.bots.elfengold_greedy import ElfengoldGreedyBot
 from elfenland.bots.elfengold_planner import CARD_COINS, plan_move
 from elfenland.bots.elfengold_search import ElfengoldSearchBot
+from elfenland.cli import main
 from elfenland.core.transport import COST_TABLE, Transport
 from elfenland.games.elfengold.actions import Action, Kind
 from elfenland.games.elfengold.items import (
@@ -207,3 +210,13 @@ def test_levels_are_registered_for_elfengold() -> None:
     assert roots[0] == search.greedy.pick(state, state.legal_actions())
     assert search.choose(state) in roots
     assert search.searches == (1 if len(roots) > 1 else 0)
+
+
+def test_tournament_cli_runs_the_elfengold_levels(tmp_path: Path) -> None:
+    out = tmp_path / "eg.json"
+    code = main(["tournament", "--game", "elfengold", "--players", "2", "--bots",
+                 "greedy,search", "--games", "1", "--quiet", "--search-seconds", "0.1",
+                 "--out", str(out)])
+    assert code in (0, None)
+    data = json.loads(out.read_text())
+    assert "greedy" in json.dumps(data) and "search" in json.dumps(data)
