@@ -51,8 +51,10 @@ DENIAL = 0.5
 FLAT_WORTH = {TREE: 3, SEA_MONSTER: 3, DOUBLE: 3, EXCHANGE: 2, GOLD_PIECE: 3}
 #: States a wish move may search (it is asked for often; see ``plan_move``).
 WISH_BUDGET = 5_000
-#: Double and Exchange placements a bot tries on its wish move, at most.
-MAX_SPELL_TRIES = 12
+#: Counters (the wish move's next ones) and Double or Exchange placements a bot tries
+#: when placing, at most: each try is a planner call, and a decision stays well under 1 s.
+MAX_PLACE_TRIES = 3
+MAX_SPELL_TRIES = 6
 #: Take the gold deck when it pays at least this many coins.
 GOLD_DECK_MIN = 6
 #: Items hidden first when one of the two drawn must lie face down.
@@ -243,7 +245,7 @@ class ElfengoldGreedyBot:
         spells = 0
         for a in legal:
             if a.kind is Kind.PLACE:
-                if (a.item, a.route) not in wild:
+                if (a.item, a.route) not in wild or wanted[a.route] >= MAX_PLACE_TRIES:
                     continue
                 need = 0  # laying a counter the wish move counts on keeps it
                 order = -wanted[a.route]
@@ -280,7 +282,7 @@ class ElfengoldGreedyBot:
         golds = {a.route: a for a in legal if a.kind is Kind.GOLD}
         if not golds:
             return None
-        real = plan_move(s, s.current, fly=False)
+        real = plan_move(s, s.current, fly=False, budget=WISH_BUDGET)
         best: tuple[int, int] | None = None
         choice = None
         for a, to in zip(real.actions, real.towns, strict=False):
@@ -301,7 +303,7 @@ class ElfengoldGreedyBot:
         det = self.deal(s)
         order = sorted((q for q in range(s.n) if q != p), key=lambda q: -s.markers(q))
         for q in order:
-            theirs = plan_move(det, q, fly=False)
+            theirs = plan_move(det, q, fly=False, budget=WISH_BUDGET)
             if theirs.new_towns < 1:
                 continue
             for a in theirs.actions:

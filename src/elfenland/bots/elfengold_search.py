@@ -102,10 +102,11 @@ class ElfengoldSearchBot:
             raise ElfenlandError("no legal action: the game is over")
         if len(legal) == 1 or state.phase is not Phase.PLACE:
             return self.greedy.choose(state)
+        started = time.perf_counter()
         roots = self.candidates(state, legal)
         if len(roots) == 1:
             return roots[0]
-        return self.search(state, roots)
+        return self.search(state, roots, started)
 
     def candidates(self, s: ElfengoldState, legal: list[Action]) -> list[Action]:
         """The greedy choice first, then the few other actions worth comparing."""
@@ -129,10 +130,11 @@ class ElfengoldSearchBot:
         add(self.greedy.obstacle(s, legal, my_roads))
         return out[:MAX_CANDIDATES]
 
-    def search(self, state: ElfengoldState, roots: list[Action]) -> Action:
+    def search(self, state: ElfengoldState, roots: list[Action],
+               started: float | None = None) -> Action:
+        """``started``: when the decision began (the budget covers the candidates too)."""
         me = state.current
-        started = time.perf_counter()
-        deadline = started + self.seconds
+        deadline = (time.perf_counter() if started is None else started) + self.seconds
         sums = [0.0] * len(roots)
         done = 0
         last = 0.0
