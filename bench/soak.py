@@ -4,7 +4,9 @@ reading, with every invariant checked after every step.
     python bench/soak.py [--games 10000] [--workers 2] [--seed 0] [--quiet]
 
 Game ``i`` plays configuration ``i % len(CONFIGS)`` (each game's rule options crossed
-with 2–6 players) from seed ``seed + i``, choosing uniformly among the legal actions.
+with 2–6 players; Elfengold's options each once, its player count going round 2–6 from
+one cycle of the configurations to the next, so that its long games do not take over the
+run) from seed ``seed + i``, choosing uniformly among the legal actions.
 After every action: the game's invariants (``elfenland.games.invariants``, the same
 checks the property tests and the position loader use) and, for Elfenland, what only the
 sequence of states shows.  At one random step of each game and at its end: the position
@@ -28,12 +30,17 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import elfenland
+from elfenland.games.elfengold.invariants import CONFIGURATIONS as ELFENGOLD_CONFIGS
+from elfenland.games.elfengold.invariants import Watcher as ElfengoldWatcher
+from elfenland.games.elfengold.state import ElfengoldState
 from elfenland.games.elfenland.invariants import CONFIGURATIONS as ELFENLAND_CONFIGS
 from elfenland.games.elfenland.invariants import Watcher
 from elfenland.games.elfenland.state import ElfenlandState
 from elfenland.games.invariants import check_game_state
 from elfenland.games.kingelves.invariants import CONFIGURATIONS as KING_CONFIGS
 
+#: ``players`` of a configuration whose player count goes round 2–6 game by game.
+ROTATING = 0
 #: (game, players, new_game options) for every combination the soak cycles through.
 CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
     (game, players, dict(options))
@@ -41,7 +48,7 @@ CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
                           ("king-of-the-elves", KING_CONFIGS))
     for options in configs
     for players in range(2, 7)
-]
+] + [("elfengold", ROTATING, dict(options)) for options in ELFENGOLD_CONFIGS]
 #: A game longer than this is a failure (no real game comes near).
 STEP_LIMIT = 100_000
 
@@ -54,6 +61,8 @@ def label(game: str, players: int, options: dict[str, Any]) -> str:
 def play_one(index: int, base_seed: int) -> tuple[str, int, str | None]:
     """One game: (its configuration's label, steps played, failure or None)."""
     game, players, options = CONFIGS[index % len(CONFIGS)]
+    if players == ROTATING:
+        players = 2 + index // len(CONFIGS) % 5
     seed = base_seed + index
     name = label(game, players, options)
     rng = random.Random(seed)
@@ -61,6 +70,8 @@ def play_one(index: int, base_seed: int) -> tuple[str, int, str | None]:
     try:
         state = elfenland.new_game(game=game, players=players, seed=seed, **options)
         watcher = Watcher(state) if isinstance(state, ElfenlandState) else None
+        gold_watcher = (ElfengoldWatcher(state) if isinstance(state, ElfengoldState)
+                        else None)
         snapshot_at = rng.randrange(1, 400)
         check_game_state(state)
         while not state.is_terminal():
@@ -76,6 +87,9 @@ def play_one(index: int, base_seed: int) -> tuple[str, int, str | None]:
             if watcher is not None:
                 assert isinstance(state, ElfenlandState)
                 watcher.after(state, mover, str(action), was_discarding, round_before)
+            if gold_watcher is not None:
+                assert isinstance(state, ElfengoldState)
+                gold_watcher.after(state)
             if steps == snapshot_at:
                 check_position(state)
             if steps > STEP_LIMIT:

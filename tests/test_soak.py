@@ -26,7 +26,8 @@ def load_soak() -> ModuleType:
 def test_the_soak_cycles_through_every_rule_set_variant_and_player_count() -> None:
     soak = load_soak()
     games = {(g, n) for g, n, _ in soak.CONFIGS}
-    assert games == {(g, n) for g in ("elfenland", "king-of-the-elves") for n in range(2, 7)}
+    assert games == {(g, n) for g in ("elfenland", "king-of-the-elves")
+                     for n in range(2, 7)} | {("elfengold", soak.ROTATING)}
     options = [o for _, _, o in soak.CONFIGS]
     assert {"rules": "moon"} in options and {"magic_spell": True} in options
     assert any(o.get("caravan") == "only-if-needed" for o in options)

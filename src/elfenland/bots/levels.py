@@ -37,12 +37,26 @@ def _kingelves_search(seed: int | None) -> Bot:
     return KingOfTheElvesSearchBot(seed)
 
 
+def _elfengold_greedy(seed: int | None) -> Bot:
+    from .elfengold_greedy import ElfengoldGreedyBot
+
+    return ElfengoldGreedyBot(seed)
+
+
+def _elfengold_search(seed: int | None) -> Bot:
+    from .elfengold_search import ElfengoldSearchBot
+
+    return ElfengoldSearchBot(seed)
+
+
 #: (level, game) -> constructor from a seed.
 BY_GAME: dict[tuple[str, str], Callable[[int | None], Bot]] = {
     ("greedy", "elfenland"): _elfenland_greedy,
     ("search", "elfenland"): _elfenland_search,
     ("greedy", "king-of-the-elves"): _kingelves_greedy,
     ("search", "king-of-the-elves"): _kingelves_search,
+    ("greedy", "elfengold"): _elfengold_greedy,
+    ("search", "elfengold"): _elfengold_search,
 }
 
 

@@ -27,7 +27,8 @@ Z95 = 1.959963984540054
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", default="elfenland", help="elfenland or king-of-the-elves")
+    parser.add_argument("--game", default="elfenland",
+                        help="elfenland, king-of-the-elves or elfengold")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--bots", default="greedy,random,random,random",
                         help="comma-separated bot levels, one per seat (or one for all)")

@@ -8,6 +8,8 @@ from typing import Any
 
 from ..core.errors import InvariantError
 from ..core.game import GameState
+from .elfengold.invariants import check_state as check_elfengold
+from .elfengold.state import ElfengoldState
 from .elfenland.invariants import check_state as check_elfenland
 from .elfenland.state import ElfenlandState
 from .kingelves.invariants import check_state as check_kingelves
@@ -16,6 +18,7 @@ from .kingelves.state import KingOfTheElvesState
 _CHECKS: dict[type, Callable[[Any], None]] = {
     ElfenlandState: check_elfenland,
     KingOfTheElvesState: check_kingelves,
+    ElfengoldState: check_elfengold,
 }
 
 

@@ -49,6 +49,7 @@ GAMES: dict[str, GameInfo] = {
     "elfenland": GameInfo("elfenland", "Elfenland", "elfenland.games.elfenland.api", 2, 6),
     "king-of-the-elves": GameInfo("king-of-the-elves", "King of the Elves",
                                   "elfenland.games.kingelves.api", 2, 6),
+    "elfengold": GameInfo("elfengold", "Elfengold", "elfenland.games.elfengold.api", 2, 6),
 }
 ALIASES = {
     "elfenland": "elfenland",
