@@ -29,7 +29,7 @@ from .hints import RouteHint
 from .hub import Connection, Hub, LiveGame, build_state, event_json, now_iso
 from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat, clean_name
 from .ops import add_ops_routes
-from .players import NewPlayer, UpdatePlayer, check_webhook, player_json, rating_json
+from .players import NewPlayer, UpdatePlayer, player_json, rating_json
 from .ratelimit import TokenBucket
 from .store import PlayerRecord, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
@@ -204,7 +204,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     # -- players and ratings ------------------------------------------------------------
     @app.post("/api/players", status_code=201, summary="Become a player (name, webhook)")
     async def new_player(body: NewPlayer) -> dict[str, Any]:
-        webhook = check_webhook(body.webhook)
+        webhook = await hub.players.check_webhook(body.webhook)
         token = new_token()
         player = PlayerRecord(new_game_id(), clean_name(body.name, 0), webhook, now_iso())
         await hub.db(hub.store.create_player, player, hash_token(token))
@@ -220,7 +220,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         if body.name is not None:
             player = replace(player, name=clean_name(body.name, 0))
         if body.webhook is not None:
-            player = replace(player, webhook=check_webhook(body.webhook))
+            player = replace(player, webhook=await hub.players.check_webhook(body.webhook))
         await hub.db(hub.store.update_player, player)
         return player_json(player)
 

@@ -49,6 +49,28 @@ class ClusterSettings:
 
 
 @dataclass(frozen=True)
+class Guard:
+    """What a public deployment sets to keep hostile clients from the host and from each
+    other (docs/server.md, "Security")."""
+
+    #: Networks (``127.0.0.1/32``) or host names webhooks may reach although they are
+    #: not public addresses (``--webhook-allow``): for self-hosters with a local listener.
+    webhook_allow: tuple[str, ...] = ()
+    #: Seconds one webhook call may take in all.
+    webhook_deadline: float = 5.0
+    #: Peers whose ``X-Forwarded-For`` names the client (``--trusted-proxies``); nobody
+    #: else's is believed.
+    trusted_proxies: tuple[str, ...] = ()
+    #: ``Host`` header values answered (``--allowed-hosts``; a leading ``*.`` matches
+    #: subdomains); empty: every host.
+    allowed_hosts: tuple[str, ...] = ()
+    #: The longest token (seat or player) read from a request, in characters.
+    token_max: int = 200
+    #: The deepest JSON nesting read from a client.
+    json_depth: int = 32
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     #: ``sqlite:///path``, a bare path, ``postgresql://…``; None: the user data directory.
     db: str | None = None
@@ -65,3 +87,4 @@ class ServerConfig:
     cluster: ClusterSettings | None = None
     #: Seconds SIGTERM waits for in-flight actions and queued messages before closing.
     drain_seconds: float = 5.0
+    guard: Guard = field(default_factory=Guard)

@@ -184,7 +184,7 @@ class Hub:
         self._loading = asyncio.Lock()
         self._closing = False
         self.timers = Timers(self._on_deadline)
-        self.players = Players(store)
+        self.players = Players(store, config.guard)
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- plumbing --------------------------------------------------------------------
@@ -326,14 +326,16 @@ class Hub:
             raise ServerError("bad-request", f"cannot set up that game: {exc}") from None
         # The engine's own name for the rules (the default one when none was asked for).
         record = replace(record, rules=rules_name(state) or record.rules)
-        if await self.db(self.store.count_unfinished, host) >= self.limits.games_per_host:
+        clock = (Clock.new(req.tempo, players, self.limits.min_per_move)
+                 if req.tempo is not None else None)
+        # Counted and inserted in one transaction: concurrent creates cannot pass the
+        # limit together (issue 23).
+        if not await self.db(self.store.create_game, record,
+                             clock.dumps() if clock is not None else None,
+                             self.limits.games_per_host):
             raise ServerError("too-many-games",
                               f"{host} has {self.limits.games_per_host} unfinished games; "
                               "finish one first")
-        clock = (Clock.new(req.tempo, players, self.limits.min_per_move)
-                 if req.tempo is not None else None)
-        await self.db(self.store.create_game, record,
-                      clock.dumps() if clock is not None else None)
         game = LiveGame(record, state, clock=clock)
         if player is not None and creator is not None:
             await self.players.link(record.id, creator, player)
@@ -415,6 +417,7 @@ class Hub:
                                  "their seat to a bot")
             seats[seat] = replace(target, kind="bot", level=resolve_level(level or "greedy"))
             await self._save_seats(game, tuple(seats))
+            await self.db(self.store.add_handover, game.id, seat, game.seq, True)  # ratings
         self._broadcast_lobby(game)
         self._kick(game)
         return game
@@ -433,6 +436,7 @@ class Hub:
             if seats[seat].kind == "bot":
                 seats[seat] = replace(seats[seat], kind="human", level=None)
                 await self._save_seats(game, tuple(seats))
+                await self.db(self.store.add_handover, game.id, seat, game.seq, False)
         self._broadcast_lobby(game)
         return game
 

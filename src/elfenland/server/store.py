@@ -159,6 +159,12 @@ SCHEMA = (
         sigma DOUBLE PRECISION NOT NULL,
         games INTEGER NOT NULL,
         PRIMARY KEY (player_id, game))""",
+    # Seats handed to a bot and taken back (issue 23): a seat a bot played is not rated.
+    """CREATE TABLE IF NOT EXISTS handovers (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        seat INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        to_bot INTEGER NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS games_by_status ON games (status)",
     "CREATE INDEX IF NOT EXISTS games_by_host ON games (host, status)",
 )
@@ -214,8 +220,17 @@ class Store(ABC):
         self._local = threading.local()
 
     # -- games -----------------------------------------------------------------------
-    def create_game(self, game: GameRecord, clock: str | None = None) -> None:
+    def create_game(self, game: GameRecord, clock: str | None = None,
+                    host_limit: int | None = None) -> bool:
+        """Store a new game; with ``host_limit``, only if its host has fewer unfinished
+        games than that, counted in the same transaction (False: not stored)."""
         with self._tx() as cur:
+            if host_limit is not None:
+                self._lock_host(cur, game.host)
+                cur.execute(self._q("SELECT COUNT(*) FROM games WHERE host = ? AND "
+                                    "status <> ?"), (game.host, "finished"))
+                if int(cur.fetchone()[0]) >= host_limit:
+                    return False
             cur.execute(
                 self._q(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)"),
                 (game.id, game.game, game.players, game.rules, json.dumps(game.options),
@@ -223,6 +238,24 @@ class Store(ABC):
             self._write_seats(cur, game.id, game.seats)
             if clock is not None:
                 self._write_clock(cur, game.id, clock)
+        return True
+
+    def _lock_host(self, cur: Any, host: str) -> None:
+        """Serialise game creation per host for the rest of the transaction (SQLite's
+        ``BEGIN IMMEDIATE`` already serialises every writer)."""
+        return None
+
+    def add_handover(self, game_id: str, seat: int, seq: int, to_bot: bool) -> None:
+        with self._tx() as cur:
+            cur.execute(self._q("INSERT INTO handovers (game_id, seat, seq, to_bot) "
+                                "VALUES (?,?,?,?)"), (game_id, seat, seq, int(to_bot)))
+
+    def handovers(self, game_id: str) -> list[tuple[int, int, bool]]:
+        """(seat, seq, to_bot) of each time a seat went to a bot or back, in order."""
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT seat, seq, to_bot FROM handovers WHERE game_id = ? "
+                                "ORDER BY seq"), (game_id,))
+            return [(int(r[0]), int(r[1]), bool(r[2])) for r in cur.fetchall()]
 
     def save_seats(self, game_id: str, seats: tuple[SeatRecord, ...],
                    status: Status | None = None) -> None:
@@ -601,6 +634,10 @@ class PostgresStore(Store):
         import psycopg
 
         return isinstance(exc, psycopg.errors.UniqueViolation)
+
+    def _lock_host(self, cur: Any, host: str) -> None:
+        # Under READ COMMITTED two transactions would both count 4 and both insert.
+        cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("games-of:" + host,))
 
     def append_action(self, game_id: str, seq: int, player: int, action: str,
                       finished: bool = False, clock: str | None = None) -> None:
