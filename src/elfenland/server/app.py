@@ -21,11 +21,13 @@ from starlette.websockets import WebSocketDisconnect
 
 from .. import __version__
 from ..web import STATIC_DIR
+from .chat import PAGE, PAGE_MAX, page_events
 from .cluster_hub import RECONNECT, make_hub, make_store
 from .config import ServerConfig
 from .errors import ServerError
 from .heap import build_tables_and_freeze
 from .hints import RouteHint
+from .http_guard import HttpGuard, loads
 from .hub import Connection, Hub, LiveGame, build_state, event_json, now_iso
 from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat, clean_name
 from .ops import add_ops_routes
@@ -197,9 +199,13 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         return {"actions": [e["action"] for e in game.state.view(None).get("log", [])]}
 
     @app.get("/api/games/{game_id}/events", summary="Timeouts, take-overs and chat")
-    async def events(game_id: str) -> dict[str, Any]:
+    async def events(game_id: str, after: int = Query(default=0, ge=0),
+                     limit: int = Query(default=PAGE, ge=1, le=PAGE_MAX)) -> dict[str, Any]:
+        """A page of events numbered after ``after``; ``next`` is the ``after`` of the
+        next page (null: the last one)."""
         game = await hub.get(game_id, keep=False)
-        return {"events": [event_json(e) for e in game.events]}
+        page, following = page_events(game.events, after, limit)
+        return {"events": [event_json(e) for e in page], "next": following}
 
     # -- players and ratings ------------------------------------------------------------
     @app.post("/api/players", status_code=201, summary="Become a player (name, webhook)")
@@ -278,7 +284,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         except ValueError:
             since = 0
         conn = Connection(seat, TokenBucket(limits.messages_per_second, limits.burst),
-                          asyncio.Queue(limits.send_queue))
+                          asyncio.Queue(limits.send_queue),
+                          address=ws.client.host if ws.client else "")
         writer = asyncio.create_task(_write(ws, conn))
         hub.attach(game, conn, since)
         try:
@@ -311,6 +318,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     if STATIC_DIR.is_dir():
         app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="web")
     app.add_middleware(BodyLimit, limit=limits.max_message)
+    # Outermost: client address, Host check, tokens, security headers (issue 23).
+    app.add_middleware(HttpGuard, guard=config.guard, body_limit=limits.max_message)
     return app
 
 
@@ -327,25 +336,22 @@ async def _write(ws: WebSocket, conn: Connection) -> None:
 
 
 async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) -> None:
-    """One client message, checked in the protocol's order: size, JSON shape, rate,
-    then what the message asks."""
+    """One client message, checked in the protocol's order: rate (every message counts,
+    malformed and oversized ones too), size, JSON shape and depth, then what it asks."""
     limits = hub.limits
     ref: Any = None
     try:
+        if not conn.bucket.take():
+            raise ServerError("rate-limited",
+                              f"at most {limits.messages_per_second:g} messages per second")
         size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8"))
         if size > limits.max_message:
             raise ServerError("too-large", f"a message is at most {limits.max_message} bytes")
-        try:
-            msg = json.loads(raw)
-        except ValueError:
-            raise ServerError("bad-request", "a message is a JSON object") from None
+        msg = loads(raw, hub.config.guard.json_depth)
         if not isinstance(msg, dict):
             raise ServerError("bad-request", "a message is a JSON object")
         if isinstance(msg.get("ref"), str | int) and not isinstance(msg.get("ref"), bool):
             ref = msg["ref"]
-        if not conn.bucket.take():
-            raise ServerError("rate-limited",
-                              f"at most {limits.messages_per_second:g} messages per second")
         kind = msg.get("type")
         if kind == "ping":
             conn.send(json.dumps({"type": "pong"}))

@@ -29,8 +29,14 @@ class Limits:
     chat_max: int = 500
     chat_per_second: float = 0.5
     chat_burst: int = 5
+    #: Chat from one client address (all its seats and spectator sockets together).
+    chat_per_address: float = 2.0
+    chat_address_burst: int = 20
+    #: Chat a game keeps (lines, and bytes of text and names); the oldest lines go.
+    chat_lines: int = 1000
+    chat_bytes: int = 256 * 1024
     #: Chat lines a socket gets on connect (the latest ones; every other event is always
-    #: sent). The whole chat stays in the store and at ``GET /api/games/{id}/events``.
+    #: sent). The kept chat is in the store and, paged, at ``GET /api/games/{id}/events``.
     chat_history: int = 200
 
 
@@ -68,6 +74,12 @@ class Guard:
     token_max: int = 200
     #: The deepest JSON nesting read from a client.
     json_depth: int = 32
+    #: Seconds a connection has to send a request's headers (connlimits.py).
+    header_timeout: float = 10.0
+    #: Open connections at most (None: as many as the descriptor limit leaves room for).
+    max_connections: int | None = None
+    #: Seconds an idle keep-alive connection stays open.
+    keep_alive: float = 10.0
 
 
 @dataclass(frozen=True)

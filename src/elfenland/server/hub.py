@@ -28,7 +28,7 @@ from ..core.errors import ActionParseError, ElfenlandError, GameOverError
 from ..core.game import GameState, JSONDict
 from ..games.registry import game_info, new_game
 from .botseats import bot_decision, decision_seed, resolve_level
-from .chat import clean_message, recent_events, spectator_name
+from .chat import ChatLimiter, clean_message, may_chat, recent_events, spectator_name, trim_chat
 from .clock import Clock, Timers
 from .config import ServerConfig
 from .errors import ServerError, StoreConflict
@@ -91,8 +91,8 @@ class Connection:
     dropped: bool = False
     #: The close code the writer uses once the queue is sent (``close``).
     close_code: int | None = None
-    #: Chat's own, slower rate limit (made at the first message).
-    chat_bucket: TokenBucket | None = None
+    #: The client's address (chat's rate limit is per address and per seat).
+    address: str = ""
 
     def send(self, text: str) -> None:
         if self.dropped:
@@ -185,6 +185,7 @@ class Hub:
         self._closing = False
         self.timers = Timers(self._on_deadline)
         self.players = Players(store, config.guard)
+        self.chat_limiter = ChatLimiter(config.limits)
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- plumbing --------------------------------------------------------------------
@@ -489,11 +490,9 @@ class Hub:
                    ) -> None:
         """A chat message from a seat (under the seat's name) or a spectator (under the
         name they give), stored with the game, then sent to every connection."""
-        if conn.chat_bucket is None:
-            conn.chat_bucket = TokenBucket(self.limits.chat_per_second, self.limits.chat_burst)
         message = clean_message(text, self.limits.chat_max)
-        if not conn.chat_bucket.take():
-            raise ServerError("rate-limited", "too many chat messages; wait a moment")
+        may_chat(game.record, conn.seat)
+        self.chat_limiter.admit(game.id, conn.seat, conn.address)
         async with game.lock:
             if conn.seat is None:
                 body = {"text": message, "name": spectator_name(name), "spectator": True}
@@ -505,6 +504,8 @@ class Hub:
             stored = await self.db(self.store.add_event, game.id, event)
             assert stored is not None  # a chat message has no key, so it is always new
             game.events.append(stored)
+            await self.db(self.store.drop_events, game.id, trim_chat(
+                game.events, self.limits.chat_lines, self.limits.chat_bytes))
             self._broadcast_event(game, stored)
 
     async def undo(self, game: LiveGame, conn: Connection, seq: int) -> None:

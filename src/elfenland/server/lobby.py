@@ -13,6 +13,7 @@ from ..core.game import GameState
 from ..games.registry import GAMES, new_game
 from .botseats import bot_title
 from .clock import TempoRequest
+from .names import clean_name as clean_name  # names.py cleans every name (issue 23)
 from .store import GameRecord
 
 NAME_MAX = 40
@@ -69,9 +70,6 @@ class TakeSeat(BaseModel):
     token: str = Field(max_length=200)
 
 
-def clean_name(name: str | None, seat: int) -> str:
-    text = " ".join((name or "").split())[:NAME_MAX]
-    return text or f"Player {seat + 1}"
 
 
 def rules_name(state: GameState) -> str | None:

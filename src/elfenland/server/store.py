@@ -245,6 +245,15 @@ class Store(ABC):
         ``BEGIN IMMEDIATE`` already serialises every writer)."""
         return None
 
+    def drop_events(self, game_id: str, ns: list[int]) -> None:
+        """Forget events (a game's oldest chat lines over its cap)."""
+        if not ns:
+            return
+        marks = ",".join("?" * len(ns))
+        with self._tx() as cur:
+            cur.execute(self._q(f"DELETE FROM events WHERE game_id = ? AND n IN ({marks})"),
+                        (game_id, *ns))
+
     def add_handover(self, game_id: str, seat: int, seq: int, to_bot: bool) -> None:
         with self._tx() as cur:
             cur.execute(self._q("INSERT INTO handovers (game_id, seat, seq, to_bot) "
