@@ -16,6 +16,8 @@ every failed ``accept()`` is logged.  So:
   for its headers — the attacker's, not the player's who completed a request — and is
   refused only if none is waiting.  uvicorn's ``limit_concurrency`` is not used: it
   answers 503 to every real request while slow connections fill the count.
+- **Long upgrades**: a WebSocket request whose line or a header is over
+  ``UPGRADE_LINE_MAX`` is answered 400 at once.
 - **EMFILE**: asyncio already stops accepting for a second when ``accept()`` fails for
   lack of descriptors; its log record (a traceback each time) becomes one line a second
   at most (``OncePerSecond``).
@@ -35,6 +37,10 @@ log = logging.getLogger("elfenland.server.connections")
 
 #: Seconds a connection has to send a request's headers.
 HEADER_TIMEOUT = 10.0
+#: The longest request target or header value a WebSocket upgrade may have: the
+#: WebSocket layer reads lines of at most 8 KiB and, given a longer one (a 10 KB token in
+#: the URL), left the handshake hanging instead of refusing it.
+UPGRADE_LINE_MAX = 4096
 #: Descriptors kept free of client connections (store, logs, bot threads, accept()).
 FD_RESERVE = 64
 
@@ -100,6 +106,13 @@ def guarded_h11(header_timeout: float = HEADER_TIMEOUT,
             if self.transport.get_protocol() is not self or (
                     self.cycle is not None and not self.cycle.response_complete):
                 self._done()  # headers complete: a request, or an upgrade
+
+        def handle_websocket_upgrade(self, event: Any) -> None:
+            if len(event.target) > UPGRADE_LINE_MAX or any(
+                    len(value) > UPGRADE_LINE_MAX for _, value in event.headers):
+                self.send_400_response("a WebSocket request line or header is too long")
+                return
+            super().handle_websocket_upgrade(event)
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._done()
