@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 import time
 
 import httpx
@@ -194,3 +195,36 @@ def test_the_access_log_filter_redacts_tokens() -> None:
                                    "1.1", 200), None)
     assert RedactTokens().filter(record)
     assert "s3cret" not in record.getMessage() and "token=[redacted]&x=1" in record.getMessage()
+
+
+def _cut_after(port: int, first: bytes, drip: bytes) -> float:
+    """Seconds until the server closes a connection that sent ``first`` and then drips
+    ``drip`` a byte every 0.2 s."""
+    t0 = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(first)
+        s.settimeout(0.2)
+        for byte in drip * 100:
+            try:
+                if s.recv(4096) == b"":
+                    return time.monotonic() - t0
+            except TimeoutError:
+                pass
+            except OSError:
+                return time.monotonic() - t0
+            try:
+                s.send(bytes([byte]))
+            except OSError:
+                return time.monotonic() - t0
+    return float("inf")
+
+
+def test_slow_headers_and_slow_bodies_are_cut(make_server: ServerFactory) -> None:
+    server = make_server(guard=Guard(header_timeout=1.0))
+    head = _cut_after(server.port, b"GET /api/games HTTP/1.1\r\nHost: x\r\nX-Slow: ", b"a")
+    body = _cut_after(server.port, b"POST /api/players HTTP/1.1\r\nHost: x\r\n"
+                      b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+                      b" ")
+    assert 0.9 < head < 3 and 0.9 < body < 3, (head, body)
+    # A request sent at a normal pace on a kept-alive connection is answered.
+    assert HTTP.get(f"{server.url}/api/games").status_code == 200

@@ -7,10 +7,10 @@ request line now and then ("slowloris") holds a connection, and a descriptor, fo
 a thousand of them exhaust a process limited to 1,024, real requests time out, and
 every failed ``accept()`` is logged.  So:
 
-- **Header deadline**: a connection must complete each request's headers within
+- **Request deadline**: a connection must send each request's headers and body within
   ``header_timeout`` seconds of its first byte (of its opening, for the first request),
-  or it is closed.  Once headers are complete the request belongs to the app (bodies
-  are bounded by ``BodyLimit``); an upgraded WebSocket is left alone.
+  or it is closed — a body dripped a byte at a time is slowloris too (bodies are at
+  most 16 KiB, ``BodyLimit``).  An upgraded WebSocket is left alone.
 - **Connection cap**: above ``max_connections`` open connections (kept below the
   descriptor limit), a new connection first pushes out the oldest one still waiting
   for its headers — the attacker's, not the player's who completed a request — and is
@@ -104,8 +104,9 @@ def guarded_h11(header_timeout: float = HEADER_TIMEOUT,
                 self._wait()  # a new request's headers start (or go on) arriving
             super().data_received(data)
             if self.transport.get_protocol() is not self or (
-                    self.cycle is not None and not self.cycle.response_complete):
-                self._done()  # headers complete: a request, or an upgrade
+                    self.cycle is not None and not self.cycle.response_complete
+                    and not self.cycle.more_body):
+                self._done()  # a whole request (headers and body), or an upgrade
 
         def handle_websocket_upgrade(self, event: Any) -> None:
             if len(event.target) > UPGRADE_LINE_MAX or any(
