@@ -22,7 +22,9 @@ from .listeners import Listener
 
 REFUSED = ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1", "10.1.2.3", "172.16.0.9",
            "192.168.1.1", "169.254.169.254", "fe80::1", "fc00::5", "224.0.0.1", "ff02::1",
-           "0.0.0.0", "::", "100.64.0.1", "240.0.0.1"]
+           "0.0.0.0", "::", "100.64.0.1", "240.0.0.1",
+           # IPv6 addresses that lead to a private IPv4 one: NAT64, 6to4, Teredo.
+           "64:ff9b::7f00:1", "2002:a00:1::1", "2001:0:4136:e378:8000:63bf:f5ff:fffe"]
 
 
 @pytest.mark.parametrize("address", REFUSED)
@@ -96,7 +98,7 @@ def test_a_dripping_webhook_is_cut_and_delays_nobody() -> None:
     drip = b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"
     with Listener(drip, drip=100, every=0.3) as slow, Listener() as fast:
         sender = WebhookSender(OutboundPolicy.from_items(["127.0.0.1/32"]),
-                               WebhookLimits(deadline=1.5, queue=3))
+                               WebhookLimits(deadline=3.0, queue=3))
 
         async def run() -> tuple[float, float, float]:
             t0 = time.monotonic()
@@ -121,8 +123,9 @@ def test_a_dripping_webhook_is_cut_and_delays_nobody() -> None:
             return cut_after, honest_after, in_flight
 
         cut_after, honest_after, in_flight = asyncio.run(run())
-    assert 1.4 <= cut_after < 3.0
-    assert honest_after < 1.0
+    assert 2.9 <= cut_after < 6.0
+    # Well before the hostile calls could end (their deadline is 3 s).
+    assert honest_after < 2.0
     # At most one call in flight per player: ten hostile players, ten calls (plus the
     # first one, cut).
     assert in_flight <= 11

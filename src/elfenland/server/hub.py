@@ -504,8 +504,9 @@ class Hub:
             stored = await self.db(self.store.add_event, game.id, event)
             assert stored is not None  # a chat message has no key, so it is always new
             game.events.append(stored)
-            await self.db(self.store.drop_events, game.id, trim_chat(
-                game.events, self.limits.chat_lines, self.limits.chat_bytes))
+            dropped = trim_chat(game.events, self.limits.chat_lines, self.limits.chat_bytes)
+            if dropped:  # the game's chat is over its cap: its oldest lines go
+                await self.db(self.store.drop_events, game.id, dropped)
             self._broadcast_event(game, stored)
 
     async def undo(self, game: LiveGame, conn: Connection, seq: int) -> None:

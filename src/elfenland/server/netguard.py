@@ -53,11 +53,32 @@ def split_list(text: str | None) -> list[str]:
     return [x for x in (text or "").replace(",", " ").split() if x]
 
 
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
+def embedded_ipv4(addr: Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one leads to: IPv4-mapped, NAT64 (64:ff9b::/96), 6to4
+    or Teredo; None for any other."""
+    if not isinstance(addr, ipaddress.IPv6Address):
+        return None
+    if addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped
+    if addr in NAT64:
+        return ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)
+    if addr.sixtofour is not None:
+        return addr.sixtofour
+    if addr.teredo is not None:
+        return addr.teredo[1]
+    return None
+
+
 def is_public(addr: Address) -> bool:
     """Whether ``addr`` is a global unicast address: not loopback, private, link-local
-    (cloud metadata lives there), multicast, unspecified, reserved or shared."""
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
+    (cloud metadata lives there), multicast, unspecified, reserved or shared — and, for
+    an IPv6 address that embeds an IPv4 one, neither is that."""
+    inner = embedded_ipv4(addr)
+    if inner is not None and not is_public(inner):
+        return False
     return addr.is_global and not (addr.is_multicast or addr.is_unspecified
                                    or addr.is_loopback or addr.is_link_local
                                    or addr.is_private or addr.is_reserved)
