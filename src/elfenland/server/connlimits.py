@@ -41,8 +41,9 @@ HEADER_TIMEOUT = 10.0
 #: WebSocket layer reads lines of at most 8 KiB and, given a longer one (a 10 KB token in
 #: the URL), left the handshake hanging instead of refusing it.
 UPGRADE_LINE_MAX = 4096
-#: Descriptors kept free of client connections (store, logs, bot threads, accept()).
-FD_RESERVE = 64
+#: Descriptors kept free of client connections: the store, logs, accept() and up to 64
+#: webhook calls in flight.
+FD_RESERVE = 128
 
 
 class OncePerSecond:
