@@ -5,7 +5,10 @@ in a URL is redacted from the access log."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import errno
+import logging
 import os
 import resource
 import socket
@@ -15,8 +18,10 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from elfenland.server.background import free_port
+from elfenland.server.connlimits import quiet_accept_errors
 
 FDS = 1024
 SLOW = 1100
@@ -82,3 +87,23 @@ def test_slowloris_with_few_descriptors(tmp_path: Path) -> None:
     assert log_path.stat().st_size < 64 * 1024, text[-2000:]
     assert "/api/players/me?token=[redacted]" in text
     assert secret not in text
+
+
+def test_failed_accepts_are_logged_once_a_second(caplog: pytest.LogCaptureFixture) -> None:
+    """asyncio logs a traceback for every accept() that fails for lack of descriptors;
+    the server's handler makes that one line a second, and leaves other records be."""
+    loop = asyncio.new_event_loop()
+    try:
+        quiet_accept_errors(loop)
+        with caplog.at_level(logging.WARNING):
+            for _ in range(500):
+                loop.call_exception_handler({
+                    "message": "socket.accept() out of system resource",
+                    "exception": OSError(errno.EMFILE, "Too many open files")})
+            loop.call_exception_handler({"message": "something else"})
+    finally:
+        loop.close()
+    lines = [r.getMessage() for r in caplog.records]
+    assert sum("cannot accept connections" in m for m in lines) == 1
+    assert any("something else" in m for m in lines)
+    assert all(r.exc_info is None for r in caplog.records if "accept" in r.getMessage())
