@@ -23,7 +23,7 @@ from .. import __version__
 from ..web import STATIC_DIR
 from .cluster_hub import RECONNECT, make_hub, make_store
 from .config import ServerConfig
-from .errors import ServerError
+from .errors import ServerError, StoreUnavailable
 from .heap import build_tables_and_freeze
 from .hints import RouteHint
 from .hub import Connection, Hub, LiveGame, build_state, event_json, now_iso
@@ -86,6 +86,13 @@ def _error(exc: ServerError) -> JSONResponse:
     return JSONResponse(exc.to_json(), status_code=exc.status)
 
 
+def unavailable(hub: Hub, exc: StoreUnavailable) -> ServerError:
+    """A store failure that reached a handler without passing ``Hub.db``: the same
+    retryable error, and the hub starts watching for the store's return."""
+    hub.store_down(exc)
+    return ServerError("unavailable", "the game store is unreachable just now; try again")
+
+
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
     config = config or ServerConfig()
     hub = make_hub(store or make_store(config), config)
@@ -106,6 +113,10 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.exception_handler(ServerError)
     async def server_error(request: Request, exc: ServerError) -> JSONResponse:
         return _error(exc)
+
+    @app.exception_handler(StoreUnavailable)
+    async def store_unavailable(request: Request, exc: StoreUnavailable) -> JSONResponse:
+        return _error(unavailable(hub, exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -372,6 +383,8 @@ async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) 
             raise ServerError("bad-request", "type is one of action, undo, chat, sync, ping")
     except ServerError as exc:
         conn.send(json.dumps(exc.to_json(ref)))
+    except StoreUnavailable as exc:
+        conn.send(json.dumps(unavailable(hub, exc).to_json(ref)))
 
 
 def _is_int(value: object) -> bool:

@@ -1,9 +1,16 @@
 """The live games: each one's cached state, its connections and its seated bots.
 
 The store is the truth and this module only ever tells clients about what the store
-holds: an action is applied to the cached state, appended to the store in its own
-transaction, and only then sent out.  If the append fails the cache is rebuilt from the
-store, so a refused or lost write never leaves the cache ahead of the truth.
+holds: an action is applied to a copy of the cached state, appended to the store in its
+own transaction, and only then is the copy swapped in and sent out.  If the append fails
+the copy is dropped and nothing else happens (no I/O on the error path), so a refused or
+lost write never leaves the cache ahead of the truth.  A game whose write failed in a
+way that leaves the store's answer unknown (a connection lost during the commit) is
+marked ``suspect`` and read again from the store before its next change.
+
+When the store is unreachable (``StoreUnavailable``) every request answers the
+protocol's retryable ``unavailable`` error, and a recovery task pings the store until it
+answers, then re-arms the games' clocks and lets their bots play on.
 
 Everything here runs on the event loop; database calls and bot thinking run in thread
 pools, and the per-game ``asyncio.Lock`` keeps one game's changes in order.
@@ -17,8 +24,9 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -31,7 +39,7 @@ from .botseats import bot_decision, decision_seed, resolve_level
 from .chat import clean_message, recent_events, spectator_name
 from .clock import Clock, Timers
 from .config import ServerConfig
-from .errors import ServerError, StoreConflict
+from .errors import ServerError, StoreConflict, StoreUnavailable
 from .hints import check_hint, route_hint
 from .lobby import (
     SEED_CHOSEN,
@@ -137,6 +145,8 @@ class LiveGame:
     rows: list[int] = field(default_factory=list)
     #: Being rated after its end: it stays (and, in a cluster, stays owned) until stored.
     rating: bool = False
+    #: A write failed with an unknown outcome: read the game again before changing it.
+    suspect: bool = False
 
     @property
     def id(self) -> str:
@@ -186,11 +196,90 @@ class Hub:
         self.timers = Timers(self._on_deadline)
         self.players = Players(store)
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: Pings the store while it is down; when it answers, games play on.
+        self._recovery: asyncio.Task[None] | None = None
 
     # -- plumbing --------------------------------------------------------------------
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(
-            self._db_pool, partial(fn, *args))
+        """``fn(*args)`` on a database thread; an unreachable store is the protocol's
+        retryable ``unavailable`` error (and starts the recovery task)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._db_pool, partial(fn, *args))
+        except StoreUnavailable as exc:
+            self.store_down(exc)
+            raise ServerError("unavailable",
+                              "the game store is unreachable just now; try again") from None
+
+    @property
+    def store_ok(self) -> bool:
+        """False from a failed store call until the store answers again."""
+        return self._recovery is None or self._recovery.done()
+
+    def store_down(self, exc: BaseException) -> None:
+        """A store call failed for want of the store: ping it until it answers."""
+        if self.store_ok and not self._closing:
+            log.warning("the store is unavailable: %s", exc)
+            self._recovery = asyncio.get_running_loop().create_task(self._recover())
+
+    async def _recover(self, every: float = 0.1) -> None:
+        """Wait for the store, then re-arm every live game's clock and kick its bots:
+        a deadline or a bot turn that failed meanwhile is not lost."""
+        started = time.monotonic()
+        while not self._closing:
+            await asyncio.sleep(every)
+            try:
+                await self.probe(self.store.ping, 0.5)
+            except Exception:
+                continue
+            break
+        if self._closing:
+            return
+        log.warning("the store is back after %.1f s", time.monotonic() - started)
+        for game in list(self.games.values()):
+            self._arm(game)
+            self._kick(game)
+
+    @asynccontextmanager
+    async def locked(self, game: LiveGame) -> AsyncIterator[LiveGame]:
+        """The game's lock, with the game read again from the store first if a write of
+        it failed with an unknown outcome; a store failure inside marks it so."""
+        async with game.lock:
+            if game.suspect:
+                await self._reload(game)
+            try:
+                yield game
+            except ServerError as exc:
+                if exc.code in ("unavailable", "internal"):
+                    game.suspect = True
+                raise
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                game.suspect = True
+                raise
+
+    async def _reload(self, game: LiveGame) -> None:
+        """Read the game from the store again (the caller holds its lock); clients are
+        sent what changed, which the store holds, so they may see it."""
+        record = await self.db(self.store.load_game, game.id)
+        if record is None:
+            raise ServerError("not-found", f"no game {game.id!r}")
+        events = await self.db(self.store.events, game.id)
+        actions, rows = effective_actions(await self.db(self.store.actions, game.id), events)
+        state = await self.cpu(build_state, record, actions)
+        clock = await self.db(self.store.load_clock, game.id)
+        changed = state.history_length() != game.seq or record != game.record
+        game.record, game.state, game.events, game.rows = record, state, events, rows
+        game.clock = Clock.loads(clock) if clock is not None else None
+        game.suspect = False
+        self._arm(game)
+        if changed:
+            log.info("game %s read again from the store at seq %d", game.id, game.seq)
+            for c in game.connections:
+                c.log_seq = min(c.log_seq, game.seq)
+            self._broadcast_lobby(game)
+            self._broadcast_update(game)
 
     async def probe(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn`` on the health check's own store connection."""
@@ -213,6 +302,8 @@ class Hub:
 
     async def shutdown(self) -> None:
         self._closing = True
+        if self._recovery is not None:
+            self._recovery.cancel()
         self.timers.cancel_all()
         for game in list(self.games.values()):
             if game.bot_task is not None:
@@ -348,7 +439,7 @@ class Hub:
         player = await self.players.by_token(player_token) if player_token else None
         if player is not None and not name:
             name = player.name
-        async with game.lock:
+        async with self.locked(game):
             self._require_open(game)
             seats = list(game.record.seats)
             if seat is None:
@@ -372,7 +463,7 @@ class Hub:
 
     async def start(self, game_id: str, token: str | None, fill: str | None) -> LiveGame:
         game = await self.get(game_id)
-        async with game.lock:
+        async with self.locked(game):
             self._require_open(game)
             humans = [s for s in game.record.seats if s.token_hash is not None]
             if humans and game.seat_of(token) is None:
@@ -396,7 +487,7 @@ class Hub:
     async def seat_to_bot(self, game_id: str, seat: int, token: str, level: str | None
                           ) -> LiveGame:
         game = await self.get(game_id)
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "finished":
                 raise ServerError("game-over", "the game is over")
             seats = list(game.record.seats)
@@ -421,7 +512,7 @@ class Hub:
 
     async def take_seat(self, game_id: str, seat: int, token: str) -> LiveGame:
         game = await self.get(game_id)
-        async with game.lock:
+        async with self.locked(game):
             seats = list(game.record.seats)
             if not 0 <= seat < len(seats):
                 raise ServerError("not-found", f"no seat {seat}")
@@ -463,7 +554,7 @@ class Hub:
     async def act(self, game: LiveGame, conn: Connection, action: str | int, seq: int) -> None:
         if conn.seat is None:
             raise ServerError("bad-token", "spectators cannot act; join a seat first")
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "open":
                 raise ServerError("not-started", "the game has not started")
             if game.state.is_terminal():
@@ -490,7 +581,7 @@ class Hub:
         message = clean_message(text, self.limits.chat_max)
         if not conn.chat_bucket.take():
             raise ServerError("rate-limited", "too many chat messages; wait a moment")
-        async with game.lock:
+        async with self.locked(game):
             if conn.seat is None:
                 body = {"text": message, "name": spectator_name(name), "spectator": True}
             else:
@@ -509,7 +600,7 @@ class Hub:
         if conn.seat is None:
             raise ServerError("bad-token", "spectators cannot take anything back")
         seat = conn.seat
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "open":
                 raise ServerError("not-started", "the game has not started")
             if game.state.is_terminal():
@@ -559,7 +650,7 @@ class Hub:
         seat = game.seat_of(token)
         if seat is None:
             raise ServerError("bad-token", "a route hint needs the token of a seat of this game")
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "open":
                 raise ServerError("not-started", "the game has not started")
             if game.record.seats[seat].kind != "human":
@@ -569,8 +660,9 @@ class Hub:
         return await self.cpu(route_hint, state, seat)
 
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
-        """Apply, store, then tell: the caller holds the game's lock."""
-        state = game.state
+        """Apply to a copy, store, swap the copy in, then tell: the caller holds the
+        game's lock.  Every refusal and failure leaves the game as it was."""
+        state = game.state.clone()
         mover = state.current_player()
         try:
             parsed = state.parse_action(action)
@@ -585,7 +677,7 @@ class Hub:
             raise ServerError("parse", str(exc)) from None
         except ElfenlandError as exc:
             raise ServerError("illegal", str(exc)) from None
-        seq = game.seq
+        seq = state.history_length()
         # The store numbers its rows on past actions taken back; the game's seq does not.
         row = game.record.seq + 1
         finished = state.is_terminal()
@@ -595,15 +687,15 @@ class Hub:
         try:
             await self.db(self.store.append_action, game.id, row, player, text, finished,
                           clock.dumps() if clock is not None else None)
+        except ServerError:
+            raise  # unavailable: nothing is known to be stored, so nothing is shown
         except Exception as exc:
             if isinstance(exc, StoreConflict):  # a stale idea of the game, or lost its lease
                 log.warning("cannot store action %d of game %s: %s", row, game.id, exc)
             else:
                 log.exception("cannot store action %d of game %s", row, game.id)
-            actions, game.rows = effective_actions(
-                await self.db(self.store.actions, game.id), game.events)
-            game.state = await self.cpu(build_state, game.record, actions)
             raise ServerError("internal", f"the action could not be stored: {exc}") from None
+        game.state = state
         game.rows.append(row)
         game.record = replace(game.record, seq=row,
                               status="finished" if finished else "running")
@@ -755,7 +847,7 @@ class Hub:
         game = self.games.get(game_id)
         if game is None or self._closing:
             return
-        async with game.lock:
+        async with self.locked(game):
             clock = game.clock
             if clock is None or clock.deadline is None or game.record.status != "running":
                 return
@@ -832,7 +924,7 @@ class Hub:
             if not own:
                 log.warning("bot %s in game %s seat %d failed or ran out of time at seq %d",
                             level, game.id, seat, seq)
-            async with game.lock:
+            async with self.locked(game):
                 if game.seq != seq or self._bot_to_move(game) != seat:
                     continue
                 try:

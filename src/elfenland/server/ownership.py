@@ -26,7 +26,8 @@ import socket
 from typing import Any
 
 from .config import ClusterSettings
-from .errors import StoreConflict
+from .errors import StoreConflict, StoreUnavailable
+from .session import CHANNEL, ProcessSession
 from .store import PostgresStore
 
 #: Serialises the schema's ``CREATE TABLE IF NOT EXISTS`` between processes starting at
@@ -72,39 +73,40 @@ class ClusterStore(PostgresStore):
         self.epochs: dict[str, int] = {}
         #: Games whose change was refused because another process owns them now.
         self.lost: set[str] = set()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+            try:
+                super().__init__(url)
+                with self._tx() as cur:
+                    for statement in LEASE_SCHEMA:
+                        cur.execute(statement)
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
         # The process's own session: it holds the liveness lock for as long as the process
-        # lives, and the event listener uses it (events.py).
-        self.session = psycopg.connect(url, autocommit=True)
-        self.session.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+        # lives (retaken after a lost connection), and the event listener uses it.
+        self.session = ProcessSession(url, self.owner_key, CHANNEL)
         try:
-            super().__init__(url)
-            with self._tx() as cur:
-                for statement in LEASE_SCHEMA:
-                    cur.execute(statement)
-        finally:
-            self.session.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
-        self.session.execute("SELECT pg_advisory_lock(%s)", (self.owner_key,))
+            self.session.start()
+        except Exception:
+            super().close()
+            raise
 
     def close(self) -> None:
         super().close()
         with contextlib.suppress(Exception):  # closing is best effort
-            self.session.close()
+            self.session.stop()
 
-    def _connect(self) -> Any:
-        conn = super()._connect()
+    def _configure(self, conn: Any) -> None:
         # A process stalled inside a transaction would keep its row locks and block the
         # takeover for as long as it stalls: PostgreSQL ends such a session after the
         # lease time instead (its transaction rolls back; nothing half-done is kept).
         ms = int(self._ttl * 1000)
         conn.execute(f"SET idle_in_transaction_session_timeout = {ms}")
-        return conn
 
-    def _conn(self) -> Any:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None and (conn.closed or conn.broken):
-            # Ended by the server (see above) or by a network fault: start afresh.
-            self._local.conn = None
-        return super()._conn()
+    @property
+    def alive(self) -> bool:
+        """Whether this process holds its liveness lock (its session is up)."""
+        return self.session.alive.is_set()
 
     @property
     def _ttl(self) -> float:
@@ -148,7 +150,11 @@ class ClusterStore(PostgresStore):
 
     # -- claims ----------------------------------------------------------------------
     def _dead(self, cur: Any, key: int) -> bool:
-        """Whether the process holding liveness key ``key`` is gone (its lock is free)."""
+        """Whether the process holding liveness key ``key`` is gone (its lock is free).
+        Never while this process has lost its own session or has just retaken it: after
+        a restart of PostgreSQL every lock is free until its process reconnects."""
+        if not self.session.trusts_deaths(self._ttl):
+            return False
         cur.execute("SELECT pg_try_advisory_lock(%s)", (key,))
         if not cur.fetchone()[0]:
             return False
@@ -166,6 +172,10 @@ class ClusterStore(PostgresStore):
             return None
 
     def _claim(self, game_id: str) -> int | None:
+        if not self.alive:
+            # The others take this process for dead: what it claimed now they could take
+            # straight back.  It claims again once its session is back.
+            raise StoreUnavailable("this process has lost its PostgreSQL session")
         with self._tx() as cur:
             # A lease row locked by a stalled process: give up for now, ask again later.
             cur.execute("SET LOCAL lock_timeout = '1s'")
@@ -232,7 +242,10 @@ class ClusterStore(PostgresStore):
                         (self.owner,))
 
     def orphans(self, limit: int = 20) -> list[str]:
-        """Running games nobody serves: no lease, an expired one, or a dead owner's."""
+        """Running games nobody serves: no lease, an expired one, or a dead owner's.
+        None while this process's own session is down (it may be the one taken for dead)."""
+        if not self.alive:
+            return []
         with self._tx() as cur:
             cur.execute("SELECT DISTINCT owner_key FROM leases WHERE owner <> %s",
                         (self.owner,))
@@ -246,5 +259,6 @@ class ClusterStore(PostgresStore):
     def notify(self, channel: str, payloads: list[str]) -> None:
         """Send events to every process (delivered in order, after this commits): one
         statement, which commits on its own, so one round trip a batch."""
-        self._conn().execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) "
-                             "WITH ORDINALITY AS t(p, i) ORDER BY i", (channel, payloads))
+        with self._connection() as conn:
+            conn.execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) "
+                         "WITH ORDINALITY AS t(p, i) ORDER BY i", (channel, payloads))

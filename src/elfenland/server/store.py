@@ -15,12 +15,12 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import StoreConflict
+from .errors import StoreConflict, StoreDamaged, StoreUnavailable
 
 Status = Literal["open", "running", "finished"]
 SeatKind = Literal["open", "human", "bot"]
@@ -212,6 +212,13 @@ class Store(ABC):
                     conn.close()
             self._all.clear()
         self._local = threading.local()
+
+    def ping(self, timeout: float | None = None) -> None:
+        """A cheap round trip: raises ``StoreUnavailable`` while the store is down (a
+        backend with connections to wait for waits at most ``timeout`` seconds)."""
+        with self._tx() as cur:
+            cur.execute("SELECT 1")
+            cur.fetchone()
 
     # -- games -----------------------------------------------------------------------
     def create_game(self, game: GameRecord, clock: str | None = None) -> None:
@@ -505,6 +512,7 @@ class SqliteStore(Store):
         if not self.path or self.path == ":memory:":
             raise ValueError("the SQLite store needs a file (worker threads share it)")
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._check_integrity()
         super().__init__()
         # Writers never checkpoint (a checkpoint syncs the database file and would stall
         # every game's next append); a thread of its own does, without blocking them.
@@ -512,6 +520,26 @@ class SqliteStore(Store):
         self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
                                               name="elfenland-sqlite-checkpoint")
         self._checkpointer.start()
+
+    def _check_integrity(self) -> None:
+        """``PRAGMA quick_check`` before anything else: a file with garbage inside would
+        otherwise start "healthy" and then fail every game that touches the bad pages."""
+        import sqlite3
+
+        if not Path(self.path).exists():
+            return
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            try:
+                rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as exc:
+            rows = [str(exc)]
+        if rows != ["ok"]:
+            found = "; ".join(rows[:3]) + (" …" if len(rows) > 3 else "")
+            raise StoreDamaged(f"the SQLite file {self.path} is damaged ({found}); restore "
+                               "it from a backup or move it away to start afresh")
 
     def _checkpoint_loop(self, every: float = 1.0) -> None:
         import sqlite3
@@ -542,20 +570,29 @@ class SqliteStore(Store):
         return conn
 
     def _tx(self) -> AbstractContextManager[Any]:
+        import sqlite3
         from contextlib import contextmanager
 
         @contextmanager
         def tx() -> Iterator[Any]:
             conn = self._conn()
             cur = conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
             try:
-                yield cur
-            except BaseException:
-                conn.rollback()
-                raise
-            else:
-                conn.commit()
+                cur.execute("BEGIN IMMEDIATE")
+                try:
+                    yield cur
+                except BaseException:
+                    with suppress(sqlite3.Error):
+                        conn.rollback()
+                    raise
+                else:
+                    conn.commit()
+            except sqlite3.Error as exc:
+                if not _sqlite_outage(exc):
+                    raise
+                with suppress(sqlite3.Error):  # a failed COMMIT leaves the transaction open
+                    conn.rollback()
+                raise StoreUnavailable(f"the SQLite store cannot write: {exc}") from exc
             finally:
                 cur.close()
 
@@ -567,35 +604,83 @@ class SqliteStore(Store):
         return isinstance(exc, sqlite3.IntegrityError)
 
 
+def _sqlite_outage(exc: BaseException) -> bool:
+    """Whether a SQLite error is the disk's or the file's (full, I/O error, locked too
+    long, unreadable) rather than the query's: those are reported as ``unavailable``."""
+    import sqlite3
+
+    if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError
+                  | sqlite3.InterfaceError):
+        return False
+    return isinstance(exc, sqlite3.DatabaseError)
+
+
 class PostgresStore(Store):
-    """PostgreSQL through psycopg 3: one connection per worker thread."""
+    """PostgreSQL through psycopg 3 and a ``psycopg_pool.ConnectionPool``: every call
+    borrows a connection that the pool has just checked (a dead one is thrown away and
+    replaced), so after a restart of PostgreSQL or a terminated session the next call
+    works again without anyone restarting the server.  A call made while PostgreSQL is
+    away waits at most ``timeout`` seconds for a connection, then raises
+    ``StoreUnavailable``; one in flight when the connection drops raises it too."""
 
     placeholder = "%s"
+    #: Seconds a call waits for a working connection before it reports the store down.
+    timeout = 2.0
+    #: Seconds the pool keeps retrying a lost connection in the background before it
+    #: leaves the next call to try afresh: short, so a store that is back is found soon.
+    reconnect = 0.5
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, max_size: int = 12) -> None:
         try:
             import psycopg  # noqa: F401
+            from psycopg_pool import ConnectionPool
         except ImportError as exc:  # pragma: no cover - depends on the install
             raise RuntimeError(
-                "PostgreSQL needs psycopg: pip install 'elfenland[postgres]'") from exc
+                "PostgreSQL needs psycopg and psycopg-pool: "
+                "pip install 'elfenland[postgres]'") from exc
         self.url = url
+        self._pool = ConnectionPool(
+            url, min_size=2, max_size=max_size, open=False, timeout=self.timeout,
+            kwargs={"autocommit": True}, configure=self._configure,
+            check=ConnectionPool.check_connection, reconnect_timeout=self.reconnect,
+            name="elfenland-store")
+        # Opening does not wait: the first call reports a store that is down.
+        self._pool.open(wait=False)
         super().__init__()
 
-    def _connect(self) -> Any:
-        import psycopg
+    def _configure(self, conn: Any) -> None:
+        """Set up a new connection (a cluster process sets a session timeout)."""
 
-        return psycopg.connect(self.url, autocommit=True)
+    def _connect(self) -> Any:  # pragma: no cover - the pool makes the connections
+        raise NotImplementedError
+
+    @contextmanager
+    def _connection(self, timeout: float | None = None) -> Iterator[Any]:
+        """A checked connection from the pool; a lost one becomes ``StoreUnavailable``."""
+        conn = None
+        try:
+            with self._pool.connection(timeout) as conn:
+                yield conn
+        except Exception as exc:
+            if not _pg_outage(exc, conn):
+                raise
+            raise StoreUnavailable(f"the PostgreSQL store is unreachable: {exc}") from exc
 
     def _tx(self) -> AbstractContextManager[Any]:
-        from contextlib import contextmanager
-
         @contextmanager
         def tx() -> Iterator[Any]:
-            conn = self._conn()
-            with conn.transaction(), conn.cursor() as cur:
+            with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
                 yield cur
 
         return tx()
+
+    def ping(self, timeout: float | None = None) -> None:
+        with self._connection(timeout) as conn:
+            conn.execute("SELECT 1").fetchone()
+
+    def close(self) -> None:
+        with suppress(Exception):  # closing is best effort
+            self._pool.close(timeout=2.0)
 
     def _is_conflict(self, exc: BaseException) -> bool:
         import psycopg
@@ -626,7 +711,8 @@ class PostgresStore(Store):
                "SELECT id, %(seq)s, %(player)s, %(action)s FROM g RETURNING 1) "
                "SELECT " + held + ", EXISTS (SELECT 1 FROM a)")
         try:
-            row = self._conn().execute(sql, params).fetchone()
+            with self._connection() as conn:
+                row = conn.execute(sql, params).fetchone()
         except Exception as exc:
             if self._is_conflict(exc):
                 raise StoreConflict(f"game {game_id} already has action {seq}") from None
@@ -646,6 +732,27 @@ class PostgresStore(Store):
     def _fence_failed(self, game_id: str) -> None:
         """``append_action`` found ``f`` empty: nothing was stored."""
         raise StoreConflict(f"game {game_id} is not writable here")
+
+
+#: SQLSTATE classes of a lost or refused connection (08: connection exception, 57:
+#: operator intervention such as a shutdown or a terminated backend, 53: out of
+#: resources, 58: system error); a lock timeout (55P03) or a conflict is the query's.
+_PG_OUTAGE_CLASSES = ("08", "57", "53", "58")
+
+
+def _pg_outage(exc: BaseException, conn: Any) -> bool:
+    """Whether a psycopg error means the store is unreachable rather than refusing."""
+    import psycopg
+    from psycopg_pool import PoolTimeout
+
+    if isinstance(exc, PoolTimeout | psycopg.InterfaceError):
+        return True
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    if conn is not None and (conn.broken or conn.closed):
+        return True
+    state = exc.sqlstate
+    return state is None or state[:2] in _PG_OUTAGE_CLASSES
 
 
 def default_db_path() -> Path:
