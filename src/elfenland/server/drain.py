@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import socket
 import time
 
@@ -69,3 +70,8 @@ class DrainingServer(uvicorn.Server):
         except Exception:
             log.exception("drain failed")
         await super().shutdown(sockets)
+        # SIGTERM is how an orchestrator stops a server, and a drained stop is a clean
+        # one: exit 0 rather than have uvicorn raise the signal again (status 143).
+        captured = getattr(self, "_captured_signals", None)
+        if isinstance(captured, list):
+            captured[:] = [s for s in captured if s != signal.SIGTERM]

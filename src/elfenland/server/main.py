@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .config import ClusterSettings, Limits, ServerConfig
 from .logs import env_defaults
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from .app import create_app
     from .background import uvicorn_config
     from .drain import DrainingServer
+    from .errors import StoreDamaged
     from .logs import configure as configure_logging
     from .store import default_db_path, redact
 
@@ -59,7 +61,11 @@ def run(args: argparse.Namespace) -> int:
     config = ServerConfig(db=args.db, bot_delay=args.bot_delay,
                           bot_time_limit=args.bot_time_limit, limits=limits, cluster=cluster,
                           drain_seconds=args.drain_seconds)
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except StoreDamaged as exc:
+        print(f"elfenland serve: {exc}", file=sys.stderr, flush=True)
+        return 2
     where = redact(args.db) if args.db else f"sqlite:///{default_db_path()}"
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     print(f"Elfenland server: open http://{shown}:{args.port}/  (games stored in {where})",
