@@ -19,16 +19,14 @@ import time
 
 import uvicorn
 
-from .cluster_hub import RECONNECT, EventHub
+from .hub import RECONNECT, Hub
 
 log = logging.getLogger("elfenland.server.drain")
 
 
-async def drain(hub: EventHub, seconds: float) -> None:
+async def drain(hub: Hub, seconds: float) -> None:
     deadline = time.monotonic() + seconds
-    hub.draining = True
-    hub.stop_background()
-    hub._closing = True  # bots stop taking turns
+    hub.begin_drain()  # no new games taken on, bots stop taking turns
     games = list(hub.games.values())
     for game in games:
         left = deadline - time.monotonic()
@@ -55,7 +53,7 @@ async def drain(hub: EventHub, seconds: float) -> None:
 class DrainingServer(uvicorn.Server):
     """uvicorn's server with the drain between 'stop listening' and 'close sockets'."""
 
-    def __init__(self, config: uvicorn.Config, hub: EventHub, seconds: float) -> None:
+    def __init__(self, config: uvicorn.Config, hub: Hub, seconds: float) -> None:
         super().__init__(config)
         self.hub = hub
         self.drain_seconds = seconds

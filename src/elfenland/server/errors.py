@@ -65,3 +65,12 @@ class StoreUnavailable(ElfenlandError):
 class StoreDamaged(ElfenlandError):
     """The store's file fails its integrity check: the server refuses to start on it
     rather than answer every game with an error."""
+
+
+class LeaseLost(StoreConflict):
+    """This process no longer owns the game (another one has taken it over): the change
+    was refused by the game's fence and nothing was stored."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id} is now served by another process")
+        self.game_id = game_id

@@ -22,7 +22,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .ownership import ClusterStore
+from .ownership import Leases
 from .session import CHANNEL
 
 log = logging.getLogger("elfenland.server.events")
@@ -77,17 +77,16 @@ class PostgresEventBus(EventBus):
     Receiving is the process session's (session.py), which reconnects by itself; events
     sent while it was away are lost, which costs a refresh, never a game."""
 
-    def __init__(self, store: ClusterStore,
-                 db: Callable[..., Awaitable[Any]]) -> None:
+    def __init__(self, leases: Leases, db: Callable[..., Awaitable[Any]]) -> None:
         super().__init__()
-        self.store = store
+        self.leases = leases
         self._db = db
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
 
     @property
     def healthy(self) -> bool:
-        return self.store.alive
+        return self.leases.alive
 
     def publish(self, event: Event) -> None:
         payload = json.dumps(event, separators=(",", ":"))
@@ -104,7 +103,7 @@ class PostgresEventBus(EventBus):
             with contextlib.suppress(RuntimeError):  # the loop has closed
                 loop.call_soon_threadsafe(self._received, payload)
 
-        self.store.session.listen(heard)
+        self.leases.session.listen(heard)
         self._sender = asyncio.create_task(self._send())
 
     async def stop(self) -> None:
@@ -130,7 +129,7 @@ class PostgresEventBus(EventBus):
             while not self._queue.empty() and len(batch) < 200:
                 batch.append(self._queue.get_nowait())
             try:
-                await self._db(self.store.notify, CHANNEL, batch)
+                await self._db(self.leases.notify, CHANNEL, batch)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

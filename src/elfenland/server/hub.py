@@ -30,7 +30,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ..core.errors import ActionParseError, ElfenlandError, GameOverError
 from ..core.game import GameState, JSONDict
@@ -39,7 +39,8 @@ from .botseats import bot_decision, decision_seed, resolve_level
 from .chat import clean_message, recent_events, spectator_name
 from .clock import Clock, Timers
 from .config import ServerConfig
-from .errors import ServerError, StoreConflict, StoreUnavailable
+from .errors import LeaseLost, ServerError, StoreConflict, StoreUnavailable
+from .events import EventBus
 from .hints import check_hint, route_hint
 from .lobby import (
     SEED_CHOSEN,
@@ -50,9 +51,10 @@ from .lobby import (
     rules_name,
     summary,
 )
+from .ownership import SingleProcess
 from .players import Players
 from .ratelimit import TokenBucket
-from .store import EventRecord, GameRecord, SeatRecord, SqliteStore, Store
+from .store import EventRecord, Fence, GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
 from .undo import effective_actions, undo_refusal
 
@@ -176,9 +178,36 @@ class LiveGame:
         return out
 
 
+#: WebSocket close code asking the client to reconnect (through the load balancer).
+RECONNECT = 1012
+
+
+class Ownership(Protocol):
+    """Which games this process may change, and the token it changes them with:
+    ``ownership.SingleProcess`` (all, unfenced) or ``ownership.Leases``."""
+
+    @property
+    def name(self) -> str: ...
+
+    def fence(self, game_id: str) -> Fence | None: ...
+
+    def forget(self, game_id: str) -> None: ...
+
+
 class Hub:
-    def __init__(self, store: Store, config: ServerConfig) -> None:
+    """The live games of this process.  What differs between one process and several is
+    passed in: ``ownership`` (whose games these are, and each change's fence) and
+    ``events`` (the bus that lobby feeds on every process follow)."""
+
+    draining = False
+
+    def __init__(self, store: Store, config: ServerConfig, ownership: Ownership | None = None,
+                 events: EventBus | None = None) -> None:
         self.store = store
+        self.ownership: Ownership = ownership or SingleProcess()
+        self.events = events or EventBus()
+        #: Game id -> whether the last ``turn`` told of it was a human's seat.
+        self._told_human: dict[str, bool] = {}
         self.config = config
         self.limits = config.limits
         # SQLite has one writer at a time anyway; PostgreSQL commits in parallel.
@@ -210,6 +239,48 @@ class Hub:
             self.store_down(exc)
             raise ServerError("unavailable",
                               "the game store is unreachable just now; try again") from None
+        except LeaseLost as exc:
+            # The one place a lost lease is handled: taken over (say after this process
+            # stalled), nothing was stored; the game is let go and its clients reconnect.
+            game = self.games.get(exc.game_id)
+            if game is not None:
+                log.warning("server %s lost game %s to another server", self.name, game.id)
+                self.let_go(game)
+            raise ServerError("unavailable",
+                              "the game moved to another server; reconnect") from None
+
+    @property
+    def name(self) -> str:
+        return self.ownership.name
+
+    def let_go(self, game: LiveGame) -> None:
+        """Stop serving the game here; its clients reconnect to whoever serves it now."""
+        if self.games.get(game.id) is game:
+            del self.games[game.id]
+        self.ownership.forget(game.id)
+        self._told_human.pop(game.id, None)
+        self.timers.cancel(game.id)  # its clock is armed again by whoever serves it now
+        if game.bot_task is not None and game.bot_task is not asyncio.current_task():
+            game.bot_task.cancel()
+        for conn in list(game.connections):
+            conn.close(RECONNECT)
+
+    def begin_drain(self) -> None:
+        """Stop taking on games and starting turns (SIGTERM: drain.py)."""
+        self.draining = True
+        self._closing = True
+        self.stop_background()
+
+    def stop_background(self) -> None:
+        """Stop the background work that takes on games (none with one process)."""
+
+    async def release_all(self) -> None:
+        """Give up every game (a draining process): nothing to do with one process."""
+
+    async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Summaries whose ``connected`` flags also count other processes' sockets: one
+        process knows them all."""
+        return summaries
 
     @property
     def store_ok(self) -> bool:
@@ -292,6 +363,7 @@ class Hub:
 
     async def startup(self) -> None:
         """Bring back every unfinished game, so its bots play on after a restart."""
+        await self.events.start()
         for game_id in await self.db(self.store.unfinished_ids):
             try:
                 game = await self.get(game_id)
@@ -301,6 +373,7 @@ class Hub:
             self._kick(game)
 
     async def shutdown(self) -> None:
+        await self.events.stop()
         self._closing = True
         if self._recovery is not None:
             self._recovery.cancel()
@@ -431,6 +504,7 @@ class Hub:
         now = time.monotonic()
         game.left_at = {s.seat: now for s in seats}
         self.games[record.id] = game
+        self.events.publish({"type": "lobby", "game": game.summary()})
         return game, creator, token
 
     async def join(self, game_id: str, name: str | None, seat: int | None,
@@ -474,7 +548,8 @@ class Hub:
             await self._save_seats(game, seats, "running")
             if game.clock is not None:
                 game.clock = game.clock.turn(game.state.current_player(), game.seq, time.time())
-                await self.db(self.store.save_clock, game.id, game.clock.dumps())
+                await self.db(self.store.save_clock, game.id, game.clock.dumps(),
+                              self.ownership.fence(game.id))
                 self._arm(game)
             self._broadcast_lobby(game)
             # The views sent before the start offered nothing; now the seat to act gets its
@@ -542,7 +617,8 @@ class Hub:
 
     async def _save_seats(self, game: LiveGame, seats: tuple[SeatRecord, ...],
                           status: Any = None) -> None:
-        await self.db(self.store.save_seats, game.id, seats, status)
+        await self.db(self.store.save_seats, game.id, seats, status,
+                      self.ownership.fence(game.id))
         game.record = game.record.with_seats(seats, status)
 
     @property
@@ -589,7 +665,8 @@ class Hub:
                 body = {"text": message, "name": seat.name or f"Player {conn.seat + 1}",
                         "spectator": False}
             event = EventRecord("chat", conn.seat, game.seq, body, now_iso())
-            stored = await self.db(self.store.add_event, game.id, event)
+            stored = await self.db(self.store.add_event, game.id, event, None, None,
+                                   self.ownership.fence(game.id))
             assert stored is not None  # a chat message has no key, so it is always new
             game.events.append(stored)
             self._broadcast_event(game, stored)
@@ -627,7 +704,8 @@ class Hub:
                                 {"row": row, "action": public[-1]["action"] if public else ""},
                                 now_iso(), key=f"undo:{row}")
             stored = await self.db(self.store.add_event, game.id, event,
-                                   clock.dumps() if clock is not None else None)
+                                   clock.dumps() if clock is not None else None, None,
+                                   self.ownership.fence(game.id))
             if stored is None:
                 raise ServerError("cannot-undo", "that action was taken back already")
             game.state = before
@@ -686,7 +764,8 @@ class Hub:
             clock = clock.turn(None if finished else state.current_player(), seq, time.time())
         try:
             await self.db(self.store.append_action, game.id, row, player, text, finished,
-                          clock.dumps() if clock is not None else None)
+                          clock.dumps() if clock is not None else None,
+                          self.ownership.fence(game.id))
         except ServerError:
             raise  # unavailable: nothing is known to be stored, so nothing is shown
         except Exception as exc:
@@ -742,11 +821,28 @@ class Hub:
         cache: dict[Any, tuple[JSONDict, list[JSONDict]]] = {}
         for conn in game.connections:
             conn.send(self.update_text(game, conn, cache=cache))
+        self._tell_turn(game)
+
+    def _tell_turn(self, game: LiveGame) -> None:
+        """Tell the bus whose turn it is.  Every action that leaves a human to act is
+        told; of the bots' turns only the first after a human's (or the first this
+        process serves), so that a "your turn" shown elsewhere ends when the turn has
+        passed, without a notice per bot move."""
+        if game.record.status != "running" or game.state.is_terminal():
+            self._told_human.pop(game.id, None)
+            return
+        seat = game.state.current_player()
+        human = 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "human"
+        if human or self._told_human.get(game.id, True):
+            self.events.publish({"type": "turn", "game": game.id, "seq": game.seq,
+                                 "seat": seat})
+            self._told_human[game.id] = human
 
     def lobby_text(self, game: LiveGame) -> str:
         return json.dumps({"type": "lobby", "game": game.summary()}, separators=(",", ":"))
 
     def _broadcast_lobby(self, game: LiveGame) -> None:
+        self.events.publish({"type": "lobby", "game": game.summary()})
         if not game.connections:
             return
         text = self.lobby_text(game)
@@ -815,7 +911,8 @@ class Hub:
         try:
             state = game.state
             new = await self.players.rate_finished(game.record, list(state.scores()),
-                                                   list(state.winners()), game.seq, now_iso())
+                                                   list(state.winners()), game.seq, now_iso(),
+                                                   self.ownership.fence(game.id))
         except Exception:
             log.exception("cannot rate game %s", game.id)
             return
@@ -867,7 +964,8 @@ class Hub:
             event = EventRecord("timeout", seat, game.seq,
                                 {"timeouts": after.timeouts[seat], "for_good": seats is not None},
                                 now_iso(), key=f"timeout:{game.record.seq}")
-            stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats)
+            stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats,
+                                   self.ownership.fence(game.id))
             if stored is None:
                 # Recorded before (by a process that stopped since): the store's clock and
                 # seats already say what this timeout did.

@@ -12,8 +12,8 @@ from fastapi import FastAPI, WebSocket
 from fastapi.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
-from .cluster_hub import RECONNECT, EventHub
 from .events import Event
+from .hub import RECONNECT, Hub
 
 #: Seconds /healthz waits for the store before it calls it unreachable.
 STORE_TIMEOUT = 2.0
@@ -21,7 +21,7 @@ STORE_TIMEOUT = 2.0
 FEED_QUEUE = 1000
 
 
-def add_ops_routes(app: FastAPI, hub: EventHub) -> None:
+def add_ops_routes(app: FastAPI, hub: Hub) -> None:
     @app.get("/healthz", summary="Whether this process is up and reaches its store")
     async def healthz() -> JSONResponse:
         body: dict[str, Any] = {"server": hub.name, "games": len(hub.games),

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from .botseats import bot_title
 from .errors import ServerError
-from .store import EventRecord, GameRecord, PlayerRecord, RatingRecord, Store
+from .store import EventRecord, Fence, GameRecord, PlayerRecord, RatingRecord, Store
 
 log = logging.getLogger("elfenland.server")
 
@@ -134,7 +134,8 @@ class Players:
         loop.run_in_executor(self._pool, post_json, player.webhook, payload)
 
     async def rate_finished(self, record: GameRecord, scores: list[int], winners: list[int],
-                            seq: int, created: str) -> list[RatingRecord]:
+                            seq: int, created: str, fence: Fence | None = None
+                            ) -> list[RatingRecord]:
         """Rate a finished game once (its ``rated`` event's key makes sure)."""
         seated = await self.seated(record.id)
         participants: list[tuple[str, str]] = []
@@ -156,7 +157,7 @@ class Players:
         new = rate(record.game, participants, places, known)
         event = EventRecord("rated", None, seq,
                             {"ratings": [rating_json(r) for r in new]}, created, key="rated")
-        done = await self.db(self.store.rate_game, record.id, event, new)
+        done = await self.db(self.store.rate_game, record.id, event, new, fence)
         return new if done else []
 
     def close(self) -> None:

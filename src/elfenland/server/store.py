@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import StoreConflict, StoreDamaged, StoreUnavailable
+from .errors import LeaseLost, StoreConflict, StoreDamaged, StoreUnavailable
 
 Status = Literal["open", "running", "finished"]
 SeatKind = Literal["open", "human", "bot"]
@@ -55,6 +55,16 @@ class GameRecord:
     def with_seats(self, seats: tuple[SeatRecord, ...], status: Status | None = None
                    ) -> GameRecord:
         return replace(self, seats=seats, status=status or self.status)
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A game's fencing token (ownership.py): a change of the game is stored only while
+    its lease row still names ``owner`` at ``epoch``, checked inside the change's own
+    transaction.  Writers that share the store with no one pass none."""
+
+    owner: str
+    epoch: int
 
 
 @dataclass(frozen=True)
@@ -232,21 +242,36 @@ class Store(ABC):
                 self._write_clock(cur, game.id, clock)
 
     def save_seats(self, game_id: str, seats: tuple[SeatRecord, ...],
-                   status: Status | None = None) -> None:
+                   status: Status | None = None, fence: Fence | None = None) -> None:
         """Replace a game's seats (and optionally its status) in one transaction."""
         with self._tx() as cur:
-            self._guard(cur, game_id, None)
+            self._guard(cur, game_id, None, fence)
             cur.execute(self._q("DELETE FROM seats WHERE game_id = ?"), (game_id,))
             self._write_seats(cur, game_id, seats)
             if status is not None:
                 cur.execute(self._q("UPDATE games SET status = ? WHERE id = ?"),
                             (status, game_id))
 
-    def _guard(self, cur: Any, game_id: str, seq: int | None) -> None:
+    def _guard(self, cur: Any, game_id: str, seq: int | None, fence: Fence | None) -> None:
         """Runs first in every transaction that changes a game (``seq``: the action being
-        appended, None for seats); a store shared by several processes checks there that
-        this one still owns the game (``ownership.ClusterStore``)."""
-        return None
+        appended, None otherwise): with a ``fence``, refuses (``LeaseLost``) unless the
+        game's lease still names the fence's owner and epoch, and holds a share lock on
+        the lease row until the transaction ends, so a takeover waits for it.  An
+        appended action's writer is recorded in ``action_writers``."""
+        if fence is None:
+            return
+        if seq is None:
+            cur.execute(self._q("SELECT 1 FROM leases WHERE game_id = ? AND owner = ? "
+                                "AND epoch = ? FOR SHARE"), (game_id, fence.owner, fence.epoch))
+            held = cur.fetchone() is not None
+        else:
+            cur.execute(self._q("INSERT INTO action_writers (game_id, seq, owner, epoch) "
+                                "SELECT game_id, ?, owner, epoch FROM leases WHERE game_id = ? "
+                                "AND owner = ? AND epoch = ? FOR SHARE"),
+                        (seq, game_id, fence.owner, fence.epoch))
+            held = cur.rowcount == 1
+        if not held:
+            raise LeaseLost(game_id)
 
     def _write_seats(self, cur: Any, game_id: str, seats: tuple[SeatRecord, ...]) -> None:
         for s in seats:
@@ -256,14 +281,15 @@ class Store(ABC):
                 (game_id, s.seat, s.kind, s.name, s.level, s.token_hash))
 
     def append_action(self, game_id: str, seq: int, player: int, action: str,
-                      finished: bool = False, clock: str | None = None) -> None:
+                      finished: bool = False, clock: str | None = None,
+                      fence: Fence | None = None) -> None:
         """Store the action that makes the game's ``seq``-th; raises ``StoreConflict``
         when that row exists already (the caller's idea of the game is stale).  A game
         with a clock stores the clock as it is after the action in the same transaction,
         so the two never disagree after a crash."""
         try:
             with self._tx() as cur:
-                self._guard(cur, game_id, seq)
+                self._guard(cur, game_id, seq, fence)
                 if clock is not None:
                     self._write_clock(cur, game_id, clock)
                 cur.execute(self._q("INSERT INTO actions (game_id, seq, player, action) "
@@ -330,9 +356,9 @@ class Store(ABC):
                             "ON CONFLICT (game_id) DO UPDATE SET state = excluded.state"),
                     (game_id, clock))
 
-    def save_clock(self, game_id: str, clock: str) -> None:
+    def save_clock(self, game_id: str, clock: str, fence: Fence | None = None) -> None:
         with self._tx() as cur:
-            self._guard(cur, game_id, None)
+            self._guard(cur, game_id, None, fence)
             self._write_clock(cur, game_id, clock)
 
     def load_clock(self, game_id: str) -> str | None:
@@ -342,14 +368,15 @@ class Store(ABC):
             return None if row is None else str(row[0])
 
     def add_event(self, game_id: str, event: EventRecord, clock: str | None = None,
-                  seats: tuple[SeatRecord, ...] | None = None) -> EventRecord | None:
+                  seats: tuple[SeatRecord, ...] | None = None, fence: Fence | None = None
+                  ) -> EventRecord | None:
         """Append one event (numbered after the game's last one), with the clock and the
         seats it changes, in one transaction.  An event whose ``key`` the game has
         already is not stored again: the answer is then None and nothing changed, which
         is what makes a deadline applied twice (say after a restart) a no-op."""
         try:
             with self._tx() as cur:
-                self._guard(cur, game_id, None)
+                self._guard(cur, game_id, None, fence)
                 n = self._insert_event(cur, game_id, event)
                 if clock is not None:
                     self._write_clock(cur, game_id, clock)
@@ -455,13 +482,13 @@ class Store(ABC):
             return [RatingRecord(str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]),
                                  int(r[5])) for r in cur.fetchall()]
 
-    def rate_game(self, game_id: str, event: EventRecord, ratings: list[RatingRecord]
-                  ) -> bool:
+    def rate_game(self, game_id: str, event: EventRecord, ratings: list[RatingRecord],
+                  fence: Fence | None = None) -> bool:
         """Store a finished game's rating changes with its ``rated`` event in one
         transaction; False (and nothing changed) if the game was rated already."""
         try:
             with self._tx() as cur:
-                self._guard(cur, game_id, None)
+                self._guard(cur, game_id, None, fence)
                 self._insert_event(cur, game_id, event)
                 for r in ratings:
                     cur.execute(self._q(
@@ -630,7 +657,8 @@ class PostgresStore(Store):
     #: leaves the next call to try afresh: short, so a store that is back is found soon.
     reconnect = 0.5
 
-    def __init__(self, url: str, max_size: int = 12) -> None:
+    def __init__(self, url: str, max_size: int = 12,
+                 idle_in_transaction: float | None = None) -> None:
         try:
             import psycopg  # noqa: F401
             from psycopg_pool import ConnectionPool
@@ -639,6 +667,7 @@ class PostgresStore(Store):
                 "PostgreSQL needs psycopg and psycopg-pool: "
                 "pip install 'elfenland[postgres]'") from exc
         self.url = url
+        self.idle_in_transaction = idle_in_transaction
         self._pool = ConnectionPool(
             url, min_size=2, max_size=max_size, open=False, timeout=self.timeout,
             kwargs={"autocommit": True}, configure=self._configure,
@@ -649,7 +678,13 @@ class PostgresStore(Store):
         super().__init__()
 
     def _configure(self, conn: Any) -> None:
-        """Set up a new connection (a cluster process sets a session timeout)."""
+        """Set up a new connection.  In a cluster a process stalled inside a transaction
+        would keep its row locks and block the takeover for as long as it stalls:
+        PostgreSQL ends such a session after ``idle_in_transaction`` seconds (the lease
+        time) instead, and its transaction rolls back (nothing half-done is kept)."""
+        if self.idle_in_transaction is not None:
+            ms = int(self.idle_in_transaction * 1000)
+            conn.execute(f"SET idle_in_transaction_session_timeout = {ms}")
 
     def _connect(self) -> Any:  # pragma: no cover - the pool makes the connections
         raise NotImplementedError
@@ -688,22 +723,31 @@ class PostgresStore(Store):
         return isinstance(exc, psycopg.errors.UniqueViolation)
 
     def append_action(self, game_id: str, seq: int, player: int, action: str,
-                      finished: bool = False, clock: str | None = None) -> None:
+                      finished: bool = False, clock: str | None = None,
+                      fence: Fence | None = None) -> None:
         """As ``Store.append_action``, in one statement: the games row moves from ``seq``
         - 1 to ``seq`` and the action (and clock) rows are inserted only if it did, all or
         nothing, in one round trip instead of five (BEGIN, three statements, COMMIT).
         Every action of every game pays those round trips, on the server's database
-        threads and on PostgreSQL's side."""
-        fence, also, fence_params = self._fence_sql(game_id, seq)
+        threads and on PostgreSQL's side.  With a ``fence``, its check (``_guard``) is
+        the statement's first part: the share lock on the lease row is taken as ``g``
+        asks whether ``f`` has a row, before the games row changes, and held until the
+        statement commits; the writer is recorded with the action (``w``)."""
         params: dict[str, Any] = {"gid": game_id, "seq": seq, "player": player,
                                   "action": action, "clock": clock,
-                                  "status": "finished" if finished else "running",
-                                  **fence_params}
+                                  "status": "finished" if finished else "running"}
+        fenced = also = ""
+        if fence is not None:
+            params.update(owner=fence.owner, epoch=fence.epoch)
+            fenced = ("f AS (SELECT owner, epoch FROM leases WHERE game_id = %(gid)s "
+                      "AND owner = %(owner)s AND epoch = %(epoch)s FOR SHARE), ")
+            also = ("w AS (INSERT INTO action_writers (game_id, seq, owner, epoch) "
+                    "SELECT g.id, %(seq)s, f.owner, f.epoch FROM g, f RETURNING 1), ")
         clock_cte = ("c AS (INSERT INTO clocks (game_id, state) SELECT id, %(clock)s FROM g "
                      "ON CONFLICT (game_id) DO UPDATE SET state = excluded.state "
                      "RETURNING 1), " if clock is not None else "")
-        held = "EXISTS (SELECT 1 FROM f)" if fence else "TRUE"
-        sql = ("WITH " + fence
+        held = "EXISTS (SELECT 1 FROM f)" if fenced else "TRUE"
+        sql = ("WITH " + fenced
                + "g AS (UPDATE games SET seq = %(seq)s, status = %(status)s "
                "WHERE id = %(gid)s AND seq = %(seq)s - 1 AND " + held + " RETURNING id), "
                + clock_cte + also
@@ -718,20 +762,9 @@ class PostgresStore(Store):
                 raise StoreConflict(f"game {game_id} already has action {seq}") from None
             raise
         if not row[0]:
-            self._fence_failed(game_id)
+            raise LeaseLost(game_id)
         if not row[1]:
             raise StoreConflict(f"game {game_id} is not at seq {seq - 1}")
-
-    def _fence_sql(self, game_id: str, seq: int) -> tuple[str, str, dict[str, Any]]:
-        """Common table expressions (each ending in ``, ``) for ``append_action``: the
-        fence ``f``, a row only while this process may write the game (none here: it
-        always may), which goes before ``g``; what else to store with the action, after
-        ``g``; and their parameters."""
-        return "", "", {}
-
-    def _fence_failed(self, game_id: str) -> None:
-        """``append_action`` found ``f`` empty: nothing was stored."""
-        raise StoreConflict(f"game {game_id} is not writable here")
 
 
 #: SQLSTATE classes of a lost or refused connection (08: connection exception, 57:
