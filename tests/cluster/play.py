@@ -112,14 +112,17 @@ async def play(ws_base: str, seat: Seat, deadline: float = 300.0) -> Seat:
                     msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
                     seat.messages.append(msg)
                     if msg["type"] == "error":
+                        # The log entries after the last one this seat has.
+                        resync = {"type": "sync",
+                                  "since": int(seat.log[-1]["seq"]) if seat.log else 0}
                         if msg["code"] == "unavailable":
                             # Retryable (the store is away): nothing was stored; ask
                             # again for the state and act on it once more.
                             acted = -1
                             await asyncio.sleep(0.2)
-                            await ws.send(json.dumps({"type": "sync"}))
+                            await ws.send(json.dumps(resync))
                         elif msg["code"] == "stale":
-                            await ws.send(json.dumps({"type": "sync"}))
+                            await ws.send(json.dumps(resync))
                         continue
                     if msg["type"] != "update":
                         continue

@@ -240,14 +240,23 @@ class Hub:
             raise ServerError("unavailable",
                               "the game store is unreachable just now; try again") from None
         except LeaseLost as exc:
-            # The one place a lost lease is handled: taken over (say after this process
-            # stalled), nothing was stored; the game is let go and its clients reconnect.
-            game = self.games.get(exc.game_id)
-            if game is not None:
-                log.warning("server %s lost game %s to another server", self.name, game.id)
-                self.let_go(game)
-            raise ServerError("unavailable",
-                              "the game moved to another server; reconnect") from None
+            raise self._lost(exc) from None
+
+    def _fence(self, game_id: str) -> Fence | None:
+        """The token to store a change of the game with (None with one process)."""
+        try:
+            return self.ownership.fence(game_id)
+        except LeaseLost as exc:
+            raise self._lost(exc) from None
+
+    def _lost(self, exc: LeaseLost) -> ServerError:
+        """The one place a lost lease is handled: taken over (say after this process
+        stalled), nothing was stored; the game is let go and its clients reconnect."""
+        game = self.games.get(exc.game_id)
+        if game is not None:
+            log.warning("server %s lost game %s to another server", self.name, game.id)
+            self.let_go(game)
+        return ServerError("unavailable", "the game moved to another server; reconnect")
 
     @property
     def name(self) -> str:
@@ -549,7 +558,7 @@ class Hub:
             if game.clock is not None:
                 game.clock = game.clock.turn(game.state.current_player(), game.seq, time.time())
                 await self.db(self.store.save_clock, game.id, game.clock.dumps(),
-                              self.ownership.fence(game.id))
+                              self._fence(game.id))
                 self._arm(game)
             self._broadcast_lobby(game)
             # The views sent before the start offered nothing; now the seat to act gets its
@@ -618,7 +627,7 @@ class Hub:
     async def _save_seats(self, game: LiveGame, seats: tuple[SeatRecord, ...],
                           status: Any = None) -> None:
         await self.db(self.store.save_seats, game.id, seats, status,
-                      self.ownership.fence(game.id))
+                      self._fence(game.id))
         game.record = game.record.with_seats(seats, status)
 
     @property
@@ -666,7 +675,7 @@ class Hub:
                         "spectator": False}
             event = EventRecord("chat", conn.seat, game.seq, body, now_iso())
             stored = await self.db(self.store.add_event, game.id, event, None, None,
-                                   self.ownership.fence(game.id))
+                                   self._fence(game.id))
             assert stored is not None  # a chat message has no key, so it is always new
             game.events.append(stored)
             self._broadcast_event(game, stored)
@@ -705,7 +714,7 @@ class Hub:
                                 now_iso(), key=f"undo:{row}")
             stored = await self.db(self.store.add_event, game.id, event,
                                    clock.dumps() if clock is not None else None, None,
-                                   self.ownership.fence(game.id))
+                                   self._fence(game.id))
             if stored is None:
                 raise ServerError("cannot-undo", "that action was taken back already")
             game.state = before
@@ -765,7 +774,7 @@ class Hub:
         try:
             await self.db(self.store.append_action, game.id, row, player, text, finished,
                           clock.dumps() if clock is not None else None,
-                          self.ownership.fence(game.id))
+                          self._fence(game.id))
         except ServerError:
             raise  # unavailable: nothing is known to be stored, so nothing is shown
         except Exception as exc:
@@ -912,7 +921,7 @@ class Hub:
             state = game.state
             new = await self.players.rate_finished(game.record, list(state.scores()),
                                                    list(state.winners()), game.seq, now_iso(),
-                                                   self.ownership.fence(game.id))
+                                                   self._fence(game.id))
         except Exception:
             log.exception("cannot rate game %s", game.id)
             return
@@ -965,7 +974,7 @@ class Hub:
                                 {"timeouts": after.timeouts[seat], "for_good": seats is not None},
                                 now_iso(), key=f"timeout:{game.record.seq}")
             stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats,
-                                   self.ownership.fence(game.id))
+                                   self._fence(game.id))
             if stored is None:
                 # Recorded before (by a process that stopped since): the store's clock and
                 # seats already say what this timeout did.
