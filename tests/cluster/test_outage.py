@@ -107,7 +107,7 @@ def test_one_process_survives_terminated_sessions_and_a_restart(
     assert (tmp_path / "serve.log").read_text().count("the store is back") >= 1
 
 
-def test_cluster_survives_a_postgres_restart(private_pg: PrivatePostgres,
+def test_cluster_survives_terminated_sessions_and_a_restart(private_pg: PrivatePostgres,
                                              tmp_path: Path) -> None:
     _need("haproxy", Path(HAPROXY).exists())
     cluster = LocalCluster(
@@ -122,6 +122,10 @@ def test_cluster_survives_a_postgres_restart(private_pg: PrivatePostgres,
 
         def faults() -> None:
             time.sleep(2.0)
+            assert private_pg.terminate_backends() > 0  # every session, liveness locks too
+            for name in cluster.names:
+                _healthy_after(cluster.server_url(name), time.monotonic())
+            time.sleep(1.0)
             private_pg.restart()
             for name in cluster.names:
                 _healthy_after(cluster.server_url(name), time.monotonic())
