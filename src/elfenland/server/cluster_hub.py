@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .config import ClusterSettings, ServerConfig
-from .errors import ServerError
+from .errors import ServerError, StoreUnavailable
 from .events import Event, PostgresEventBus
 from .hub import GAME_ID, RECONNECT, Connection, Hub, LiveGame, build_state
 from .lobby import CreateGame, mark_connected, summary
@@ -261,6 +261,8 @@ class ClusterHub(Hub):
                             await self._take(game_id, wait=False)
             except asyncio.CancelledError:
                 raise
+            except StoreUnavailable as exc:  # the store is away: renew when it is back
+                log.warning("server %s: cannot renew leases now: %s", self.name, exc)
             except Exception:
                 log.exception("server %s: lease upkeep failed", self.name)
 
