@@ -248,4 +248,5 @@ def test_a_damaged_sqlite_file_stops_the_server_at_start(tmp_path: Path) -> None
         proc.kill()
     assert proc.returncode == 2, out
     assert "damaged" in out and str(path) in out
+    assert len(out.strip().splitlines()) == 1, out  # one clear line
     assert "Traceback" not in out

@@ -564,7 +564,7 @@ class SqliteStore(Store):
         except sqlite3.DatabaseError as exc:
             rows = [str(exc)]
         if rows != ["ok"]:
-            found = "; ".join(rows[:3]) + (" …" if len(rows) > 3 else "")
+            found = " ".join("; ".join(rows[:3]).split()) + (" …" if len(rows) > 3 else "")
             raise StoreDamaged(f"the SQLite file {self.path} is damaged ({found}); restore "
                                "it from a backup or move it away to start afresh")
 
