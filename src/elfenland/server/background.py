@@ -14,6 +14,7 @@ import uvicorn
 from .app import create_app
 from .config import ServerConfig
 from .connlimits import guarded_h11
+from .store import Store
 
 
 def free_port() -> int:
@@ -41,10 +42,11 @@ def uvicorn_config(app: Any, host: str, port: int, config: ServerConfig,
 class BackgroundServer:
     """``with BackgroundServer(config) as server: server.url``"""
 
-    def __init__(self, config: ServerConfig, port: int | None = None) -> None:
+    def __init__(self, config: ServerConfig, port: int | None = None,
+                 store: Store | None = None) -> None:
         self.config = config
         self.port = port or free_port()
-        self.app = create_app(config)
+        self.app = create_app(config, store)
         self.server = uvicorn.Server(uvicorn_config(self.app, "127.0.0.1", self.port, config))
         self.thread = threading.Thread(target=self.server.run, daemon=True,
                                        name="elfenland-server")

@@ -1,8 +1,6 @@
-"""The hub as one of several processes over one PostgreSQL store (and, for one process,
-the same events in memory).
+"""The hub as one of several processes over one PostgreSQL store.
 
-``EventHub`` tells the event bus about every lobby change and whose turn it is, so that
-lobby feeds (``/ws/lobby``) on any process see them.  ``ClusterHub`` serves a game only
+``ClusterHub`` serves a game only
 while it owns it (``ownership.py``): the first request for a game claims it — asking the
 process that holds it to hand it over if need be — and replays it from the store; a game
 this process loses (handed over, taken over after a stall) is let go, and its sockets are
@@ -22,90 +20,30 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .config import ClusterSettings, ServerConfig
-from .errors import ServerError
-from .events import Event, EventBus, PostgresEventBus
-from .hub import GAME_ID, Connection, Hub, LiveGame, build_state
+from .errors import ServerError, StoreUnavailable
+from .events import Event, PostgresEventBus
+from .hub import GAME_ID, RECONNECT, Connection, Hub, LiveGame, build_state
 from .lobby import CreateGame, mark_connected, summary
-from .ownership import ClusterStore
+from .ownership import Leases, open_shared_store
 from .presence import Presence
-from .store import Store, open_store
+from .store import PostgresStore, Store, open_store
 
 log = logging.getLogger("elfenland.server.cluster")
 
-#: WebSocket close code asking the client to reconnect (through the load balancer).
-RECONNECT = 1012
+__all__ = ["RECONNECT", "ClusterHub", "make_hub", "make_store"]
 
 
 
-class EventHub(Hub):
-    """A hub that publishes lobby changes and turns on an event bus."""
+class ClusterHub(Hub):
+    """A hub whose games are leased (``ownership.Leases``): it claims them on demand,
+    adopts orphans, hands them over when asked, and lets go of those it lost."""
 
-    events: EventBus
-    draining = False
-
-    def __init__(self, store: Store, config: ServerConfig) -> None:
-        super().__init__(store, config)
-        self.events = EventBus()
-        #: Game id -> whether the last ``turn`` told of it was a human's seat.
-        self._told_human: dict[str, bool] = {}
-
-    @property
-    def name(self) -> str:
-        return "single"
-
-    async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
-                     ) -> tuple[LiveGame, int | None, str | None]:
-        game, seat, token = await super().create(req, host, hotseat)
-        self.events.publish({"type": "lobby", "game": game.summary()})
-        return game, seat, token
-
-    def _broadcast_lobby(self, game: LiveGame) -> None:
-        super()._broadcast_lobby(game)
-        self.events.publish({"type": "lobby", "game": game.summary()})
-
-    def _broadcast_update(self, game: LiveGame) -> None:
-        super()._broadcast_update(game)
-        if game.record.status != "running" or game.state.is_terminal():
-            self._told_human.pop(game.id, None)
-            return
-        seat = game.state.current_player()
-        human = 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "human"
-        # Every action that leaves a human to act is told; of the bots' turns only the
-        # first after a human's (or the first this process serves), so that a "your turn"
-        # shown elsewhere ends when the turn has passed, without a notice per bot move.
-        if human or self._told_human.get(game.id, True):
-            self.events.publish({"type": "turn", "game": game.id, "seq": game.seq,
-                                 "seat": seat})
-            self._told_human[game.id] = human
-
-    async def startup(self) -> None:
-        await self.events.start()
-        await super().startup()
-
-    async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Summaries whose ``connected`` flags also count other processes' sockets: one
-        process knows them all."""
-        return summaries
-
-    async def shutdown(self) -> None:
-        await self.events.stop()
-        await super().shutdown()
-
-    async def release_all(self) -> None:
-        """Give up every game (a draining process): nothing to do with one process."""
-
-    def stop_background(self) -> None:
-        """Stop taking on games (a draining process)."""
-
-
-class ClusterHub(EventHub):
-    store: ClusterStore
-
-    def __init__(self, store: ClusterStore, config: ServerConfig) -> None:
-        super().__init__(store, config)
+    def __init__(self, store: PostgresStore, config: ServerConfig, leases: Leases) -> None:
+        super().__init__(store, config, leases)
         assert config.cluster is not None
+        self.leases = leases
         self.settings: ClusterSettings = config.cluster
-        self.events = PostgresEventBus(store, self.db)
+        self.events = PostgresEventBus(leases, self.db)
         self._claiming: dict[str, asyncio.Lock] = {}
         self._lease_task: asyncio.Task[None] | None = None
         # Renewals get a thread (so a store connection) of their own: queued behind a
@@ -113,11 +51,7 @@ class ClusterHub(EventHub):
         # merely busy expired and its games were adopted elsewhere.
         self._lease_pool = ThreadPoolExecutor(1, thread_name_prefix="elfenland-lease")
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.presence = Presence(store, self.db, self._connected_here)
-
-    @property
-    def name(self) -> str:
-        return self.store.owner
+        self.presence = Presence(store, leases, self.db, self._connected_here)
 
     # -- start and stop --------------------------------------------------------------
     async def startup(self) -> None:
@@ -135,7 +69,7 @@ class ClusterHub(EventHub):
             self._lease_task.cancel()
 
     async def release_all(self) -> None:
-        await self.db(self.store.release_all)
+        await self.db(self.leases.release_all)
 
     async def shutdown(self) -> None:
         self.stop_background()
@@ -145,6 +79,7 @@ class ClusterHub(EventHub):
             await self.release_all()
         await self.presence.stop()
         await super().shutdown()
+        self.leases.close()
         self._lease_pool.shutdown(wait=False)
 
     # -- who is connected ------------------------------------------------------------
@@ -249,7 +184,7 @@ class ClusterHub(EventHub):
         deadline = time.monotonic() + self.settings.claim_wait
         asked = 0.0
         while True:
-            epoch = await self.db(self.store.claim, game_id)
+            epoch = await self.db(self.leases.claim, game_id)
             if epoch is not None or not wait:
                 return epoch
             now = time.monotonic()
@@ -259,16 +194,16 @@ class ClusterHub(EventHub):
             if now - asked > 1.0:
                 asked = now
                 self.events.publish({"type": "release", "game": game_id,
-                                     "to": self.store.owner, "key": self.store.owner_key})
+                                     "to": self.leases.owner, "key": self.leases.owner_key})
             await asyncio.sleep(0.05)
 
     def _on_event(self, event: Event) -> None:
-        if event.get("type") != "release" or event.get("to") == self.store.owner:
+        if event.get("type") != "release" or event.get("to") == self.leases.owner:
             return
         game_id = event.get("game")
         if not isinstance(game_id, str) or game_id in self._claiming:
             return
-        if game_id not in self.games and game_id not in self.store.epochs:
+        if game_id not in self.games and game_id not in self.leases.epochs:
             return
         task = asyncio.create_task(self._hand_over(game_id, str(event["to"]),
                                                    int(event["key"])))
@@ -280,65 +215,38 @@ class ClusterHub(EventHub):
         there now): finish what is in flight, then give it the lease and our clients."""
         game = self.games.get(game_id)
         if game is None:
-            await self.db(self.store.hand_over, game_id, owner, key)
+            await self.db(self.leases.hand_over, game_id, owner, key)
             return
         async with game.lock:
             if self.games.get(game_id) is not game:
                 return
-            self._let_go(game)
-            moved = await self.db(self.store.hand_over, game_id, owner, key)
+            self.let_go(game)
+            moved = await self.db(self.leases.hand_over, game_id, owner, key)
         if moved:
             log.info("server %s handed game %s over to %s", self.name, game_id, owner)
         else:
             log.warning("server %s lost game %s (taken over while this process stalled)",
                         self.name, game_id)
 
-    def _let_go(self, game: LiveGame) -> None:
-        """Stop serving the game here; its clients reconnect to whoever serves it now."""
-        if self.games.get(game.id) is game:
-            del self.games[game.id]
-        self.store.epochs.pop(game.id, None)
-        self._told_human.pop(game.id, None)
-        self.timers.cancel(game.id)  # its clock is armed again by whoever serves it now
+    def let_go(self, game: LiveGame) -> None:
+        super().let_go(game)
         self.presence.changed(game.id)
-        if game.bot_task is not None and game.bot_task is not asyncio.current_task():
-            game.bot_task.cancel()
-        for conn in list(game.connections):
-            conn.close(RECONNECT)
 
     def _forget_if_idle(self, game: LiveGame) -> None:
         super()._forget_if_idle(game)
         if game.id not in self.games:
-            self.store.epochs.pop(game.id, None)
+            self.leases.forget(game.id)
 
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
         if self.games.get(game.id) is not game:
-            self._let_go(game)
+            self.let_go(game)
             raise ServerError("unavailable", "the game moved to another server; reconnect")
-        try:
-            await super()._apply(game, player, action)
-        except ServerError as exc:
-            if exc.code == "internal" and game.id in self.store.lost:
-                # Taken over while this process stalled: nothing was stored; let go.
-                log.warning("server %s lost game %s to another server", self.name, game.id)
-                self._let_go(game)
-                raise ServerError("unavailable",
-                                  "the game moved to another server; reconnect") from None
-            raise
+        await super()._apply(game, player, action)
 
     async def _save_seats(self, game: LiveGame, seats: Any, status: Any = None) -> None:
         if self.games.get(game.id) is not game:
             raise ServerError("unavailable", "the game moved to another server; try again")
-        try:
-            await super()._save_seats(game, seats, status)
-        except ServerError:
-            raise
-        except Exception:
-            if game.id in self.store.lost:
-                self._let_go(game)
-                raise ServerError("unavailable",
-                                  "the game moved to another server; try again") from None
-            raise
+        await super()._save_seats(game, seats, status)
 
     # -- the lease loop --------------------------------------------------------------
     async def _lease_loop(self) -> None:
@@ -348,26 +256,28 @@ class ClusterHub(EventHub):
             try:
                 await self._renew()
                 if not self.draining:
-                    for game_id in await self.db(self.store.orphans, 20):
+                    for game_id in await self.db(self.leases.orphans, 20):
                         with contextlib.suppress(ServerError):
                             await self._take(game_id, wait=False)
             except asyncio.CancelledError:
                 raise
+            except StoreUnavailable as exc:  # the store is away: renew when it is back
+                log.warning("server %s: cannot renew leases now: %s", self.name, exc)
             except Exception:
                 log.exception("server %s: lease upkeep failed", self.name)
 
     async def _renew(self) -> None:
-        claimed = list(self.store.epochs)
+        claimed = list(self.leases.epochs)
         kept = await asyncio.get_running_loop().run_in_executor(
-            self._lease_pool, self.store.renew, claimed + list(self._claiming))
+            self._lease_pool, self.leases.renew, claimed + list(self._claiming))
         for game_id in claimed:
             if game_id in kept or game_id in self._claiming:
                 continue
             game = self.games.get(game_id)
-            if game is not None and game_id in self.store.epochs:
+            if game is not None and game_id in self.leases.epochs:
                 log.warning("server %s lost game %s (lease taken over)", self.name, game_id)
                 async with game.lock:
-                    self._let_go(game)
+                    self.let_go(game)
 
 
 def make_store(config: ServerConfig) -> Store:
@@ -376,12 +286,13 @@ def make_store(config: ServerConfig) -> Store:
     if not config.db or not config.db.startswith(("postgresql://", "postgres://")):
         raise ValueError("several server processes share a PostgreSQL store: "
                          "give --db postgresql://…")
-    return ClusterStore(config.db, config.cluster)
+    return open_shared_store(config.db, config.cluster)
 
 
-def make_hub(store: Store, config: ServerConfig) -> EventHub:
+def make_hub(store: Store, config: ServerConfig) -> Hub:
+    """One process's hub: its ownership and event bus chosen by the configuration."""
     if config.cluster is not None:
-        if not isinstance(store, ClusterStore):
-            raise ValueError("a cluster process needs a ClusterStore")
-        return ClusterHub(store, config)
-    return EventHub(store, config)
+        if not isinstance(store, PostgresStore):
+            raise ValueError("a cluster process needs a PostgreSQL store")
+        return ClusterHub(store, config, Leases(store, config.cluster))
+    return Hub(store, config)

@@ -1,9 +1,16 @@
 """The live games: each one's cached state, its connections and its seated bots.
 
 The store is the truth and this module only ever tells clients about what the store
-holds: an action is applied to the cached state, appended to the store in its own
-transaction, and only then sent out.  If the append fails the cache is rebuilt from the
-store, so a refused or lost write never leaves the cache ahead of the truth.
+holds: an action is applied to a copy of the cached state, appended to the store in its
+own transaction, and only then is the copy swapped in and sent out.  If the append fails
+the copy is dropped and nothing else happens (no I/O on the error path), so a refused or
+lost write never leaves the cache ahead of the truth.  A game whose write failed in a
+way that leaves the store's answer unknown (a connection lost during the commit) is
+marked ``suspect`` and read again from the store before its next change.
+
+When the store is unreachable (``StoreUnavailable``) every request answers the
+protocol's retryable ``unavailable`` error, and a recovery task pings the store until it
+answers, then re-arms the games' clocks and lets their bots play on.
 
 Everything here runs on the event loop; database calls and bot thinking run in thread
 pools, and the per-game ``asyncio.Lock`` keeps one game's changes in order.
@@ -17,12 +24,13 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ..core.errors import ActionParseError, ElfenlandError, GameOverError
 from ..core.game import GameState, JSONDict
@@ -31,7 +39,8 @@ from .botseats import bot_decision, decision_seed, resolve_level
 from .chat import ChatLimiter, clean_message, may_chat, recent_events, spectator_name, trim_chat
 from .clock import Clock, Timers
 from .config import ServerConfig
-from .errors import ServerError, StoreConflict
+from .errors import LeaseLost, ServerError, StoreConflict, StoreUnavailable
+from .events import EventBus
 from .hints import check_hint, route_hint
 from .lobby import (
     SEED_CHOSEN,
@@ -42,9 +51,10 @@ from .lobby import (
     rules_name,
     summary,
 )
+from .ownership import SingleProcess
 from .players import Players
 from .ratelimit import TokenBucket
-from .store import EventRecord, GameRecord, SeatRecord, SqliteStore, Store
+from .store import EventRecord, Fence, GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
 from .undo import effective_actions, undo_refusal
 
@@ -137,6 +147,8 @@ class LiveGame:
     rows: list[int] = field(default_factory=list)
     #: Being rated after its end: it stays (and, in a cluster, stays owned) until stored.
     rating: bool = False
+    #: A write failed with an unknown outcome: read the game again before changing it.
+    suspect: bool = False
 
     @property
     def id(self) -> str:
@@ -166,9 +178,36 @@ class LiveGame:
         return out
 
 
+#: WebSocket close code asking the client to reconnect (through the load balancer).
+RECONNECT = 1012
+
+
+class Ownership(Protocol):
+    """Which games this process may change, and the token it changes them with:
+    ``ownership.SingleProcess`` (all, unfenced) or ``ownership.Leases``."""
+
+    @property
+    def name(self) -> str: ...
+
+    def fence(self, game_id: str) -> Fence | None: ...
+
+    def forget(self, game_id: str) -> None: ...
+
+
 class Hub:
-    def __init__(self, store: Store, config: ServerConfig) -> None:
+    """The live games of this process.  What differs between one process and several is
+    passed in: ``ownership`` (whose games these are, and each change's fence) and
+    ``events`` (the bus that lobby feeds on every process follow)."""
+
+    draining = False
+
+    def __init__(self, store: Store, config: ServerConfig, ownership: Ownership | None = None,
+                 events: EventBus | None = None) -> None:
         self.store = store
+        self.ownership: Ownership = ownership or SingleProcess()
+        self.events = events or EventBus()
+        #: Game id -> whether the last ``turn`` told of it was a human's seat.
+        self._told_human: dict[str, bool] = {}
         self.config = config
         self.limits = config.limits
         # SQLite has one writer at a time anyway; PostgreSQL commits in parallel.
@@ -187,11 +226,141 @@ class Hub:
         self.players = Players(store, config.guard)
         self.chat_limiter = ChatLimiter(config.limits)
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: Pings the store while it is down; when it answers, games play on.
+        self._recovery: asyncio.Task[None] | None = None
 
     # -- plumbing --------------------------------------------------------------------
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(
-            self._db_pool, partial(fn, *args))
+        """``fn(*args)`` on a database thread; an unreachable store is the protocol's
+        retryable ``unavailable`` error (and starts the recovery task)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._db_pool, partial(fn, *args))
+        except StoreUnavailable as exc:
+            self.store_down(exc)
+            raise ServerError("unavailable",
+                              "the game store is unreachable just now; try again") from None
+        except LeaseLost as exc:
+            raise self._lost(exc) from None
+
+    def _fence(self, game_id: str) -> Fence | None:
+        """The token to store a change of the game with (None with one process)."""
+        try:
+            return self.ownership.fence(game_id)
+        except LeaseLost as exc:
+            raise self._lost(exc) from None
+
+    def _lost(self, exc: LeaseLost) -> ServerError:
+        """The one place a lost lease is handled: taken over (say after this process
+        stalled), nothing was stored; the game is let go and its clients reconnect."""
+        game = self.games.get(exc.game_id)
+        if game is not None:
+            log.warning("server %s lost game %s to another server", self.name, game.id)
+            self.let_go(game)
+        return ServerError("unavailable", "the game moved to another server; reconnect")
+
+    @property
+    def name(self) -> str:
+        return self.ownership.name
+
+    def let_go(self, game: LiveGame) -> None:
+        """Stop serving the game here; its clients reconnect to whoever serves it now."""
+        if self.games.get(game.id) is game:
+            del self.games[game.id]
+        self.ownership.forget(game.id)
+        self._told_human.pop(game.id, None)
+        self.timers.cancel(game.id)  # its clock is armed again by whoever serves it now
+        if game.bot_task is not None and game.bot_task is not asyncio.current_task():
+            game.bot_task.cancel()
+        for conn in list(game.connections):
+            conn.close(RECONNECT)
+
+    def begin_drain(self) -> None:
+        """Stop taking on games and starting turns (SIGTERM: drain.py)."""
+        self.draining = True
+        self._closing = True
+        self.stop_background()
+
+    def stop_background(self) -> None:
+        """Stop the background work that takes on games (none with one process)."""
+
+    async def release_all(self) -> None:
+        """Give up every game (a draining process): nothing to do with one process."""
+
+    async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Summaries whose ``connected`` flags also count other processes' sockets: one
+        process knows them all."""
+        return summaries
+
+    @property
+    def store_ok(self) -> bool:
+        """False from a failed store call until the store answers again."""
+        return self._recovery is None or self._recovery.done()
+
+    def store_down(self, exc: BaseException) -> None:
+        """A store call failed for want of the store: ping it until it answers."""
+        if self.store_ok and not self._closing:
+            log.warning("the store is unavailable: %s", exc)
+            self._recovery = asyncio.get_running_loop().create_task(self._recover())
+
+    async def _recover(self, every: float = 0.1) -> None:
+        """Wait for the store, then re-arm every live game's clock and kick its bots:
+        a deadline or a bot turn that failed meanwhile is not lost."""
+        started = time.monotonic()
+        while not self._closing:
+            await asyncio.sleep(every)
+            try:
+                await self.probe(self.store.ping, 0.5)
+            except Exception:
+                continue
+            break
+        if self._closing:
+            return
+        log.warning("the store is back after %.1f s", time.monotonic() - started)
+        for game in list(self.games.values()):
+            self._arm(game)
+            self._kick(game)
+
+    @asynccontextmanager
+    async def locked(self, game: LiveGame) -> AsyncIterator[LiveGame]:
+        """The game's lock, with the game read again from the store first if a write of
+        it failed with an unknown outcome; a store failure inside marks it so."""
+        async with game.lock:
+            if game.suspect:
+                await self._reload(game)
+            try:
+                yield game
+            except ServerError as exc:
+                if exc.code in ("unavailable", "internal"):
+                    game.suspect = True
+                raise
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                game.suspect = True
+                raise
+
+    async def _reload(self, game: LiveGame) -> None:
+        """Read the game from the store again (the caller holds its lock); clients are
+        sent what changed, which the store holds, so they may see it."""
+        record = await self.db(self.store.load_game, game.id)
+        if record is None:
+            raise ServerError("not-found", f"no game {game.id!r}")
+        events = await self.db(self.store.events, game.id)
+        actions, rows = effective_actions(await self.db(self.store.actions, game.id), events)
+        state = await self.cpu(build_state, record, actions)
+        clock = await self.db(self.store.load_clock, game.id)
+        changed = state.history_length() != game.seq or record != game.record
+        game.record, game.state, game.events, game.rows = record, state, events, rows
+        game.clock = Clock.loads(clock) if clock is not None else None
+        game.suspect = False
+        self._arm(game)
+        if changed:
+            log.info("game %s read again from the store at seq %d", game.id, game.seq)
+            for c in game.connections:
+                c.log_seq = min(c.log_seq, game.seq)
+            self._broadcast_lobby(game)
+            self._broadcast_update(game)
 
     async def probe(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn`` on the health check's own store connection."""
@@ -204,6 +373,7 @@ class Hub:
 
     async def startup(self) -> None:
         """Bring back every unfinished game, so its bots play on after a restart."""
+        await self.events.start()
         for game_id in await self.db(self.store.unfinished_ids):
             try:
                 game = await self.get(game_id)
@@ -213,7 +383,10 @@ class Hub:
             self._kick(game)
 
     async def shutdown(self) -> None:
+        await self.events.stop()
         self._closing = True
+        if self._recovery is not None:
+            self._recovery.cancel()
         self.timers.cancel_all()
         for game in list(self.games.values()):
             if game.bot_task is not None:
@@ -343,6 +516,7 @@ class Hub:
         now = time.monotonic()
         game.left_at = {s.seat: now for s in seats}
         self.games[record.id] = game
+        self.events.publish({"type": "lobby", "game": game.summary()})
         return game, creator, token
 
     async def join(self, game_id: str, name: str | None, seat: int | None,
@@ -351,7 +525,7 @@ class Hub:
         player = await self.players.by_token(player_token) if player_token else None
         if player is not None and not name:
             name = player.name
-        async with game.lock:
+        async with self.locked(game):
             self._require_open(game)
             seats = list(game.record.seats)
             if seat is None:
@@ -375,7 +549,7 @@ class Hub:
 
     async def start(self, game_id: str, token: str | None, fill: str | None) -> LiveGame:
         game = await self.get(game_id)
-        async with game.lock:
+        async with self.locked(game):
             self._require_open(game)
             humans = [s for s in game.record.seats if s.token_hash is not None]
             if humans and game.seat_of(token) is None:
@@ -386,7 +560,8 @@ class Hub:
             await self._save_seats(game, seats, "running")
             if game.clock is not None:
                 game.clock = game.clock.turn(game.state.current_player(), game.seq, time.time())
-                await self.db(self.store.save_clock, game.id, game.clock.dumps())
+                await self.db(self.store.save_clock, game.id, game.clock.dumps(),
+                              self._fence(game.id))
                 self._arm(game)
             self._broadcast_lobby(game)
             # The views sent before the start offered nothing; now the seat to act gets its
@@ -399,7 +574,7 @@ class Hub:
     async def seat_to_bot(self, game_id: str, seat: int, token: str, level: str | None
                           ) -> LiveGame:
         game = await self.get(game_id)
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "finished":
                 raise ServerError("game-over", "the game is over")
             seats = list(game.record.seats)
@@ -418,14 +593,15 @@ class Hub:
                                  "their seat to a bot")
             seats[seat] = replace(target, kind="bot", level=resolve_level(level or "greedy"))
             await self._save_seats(game, tuple(seats))
-            await self.db(self.store.add_handover, game.id, seat, game.seq, True)  # ratings
+            await self.db(self.store.add_handover, game.id, seat, game.seq, True,  # ratings
+                          self._fence(game.id))
         self._broadcast_lobby(game)
         self._kick(game)
         return game
 
     async def take_seat(self, game_id: str, seat: int, token: str) -> LiveGame:
         game = await self.get(game_id)
-        async with game.lock:
+        async with self.locked(game):
             seats = list(game.record.seats)
             if not 0 <= seat < len(seats):
                 raise ServerError("not-found", f"no seat {seat}")
@@ -437,7 +613,8 @@ class Hub:
             if seats[seat].kind == "bot":
                 seats[seat] = replace(seats[seat], kind="human", level=None)
                 await self._save_seats(game, tuple(seats))
-                await self.db(self.store.add_handover, game.id, seat, game.seq, False)
+                await self.db(self.store.add_handover, game.id, seat, game.seq, False,
+                              self._fence(game.id))
         self._broadcast_lobby(game)
         return game
 
@@ -456,7 +633,8 @@ class Hub:
 
     async def _save_seats(self, game: LiveGame, seats: tuple[SeatRecord, ...],
                           status: Any = None) -> None:
-        await self.db(self.store.save_seats, game.id, seats, status)
+        await self.db(self.store.save_seats, game.id, seats, status,
+                      self._fence(game.id))
         game.record = game.record.with_seats(seats, status)
 
     @property
@@ -468,7 +646,7 @@ class Hub:
     async def act(self, game: LiveGame, conn: Connection, action: str | int, seq: int) -> None:
         if conn.seat is None:
             raise ServerError("bad-token", "spectators cannot act; join a seat first")
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "open":
                 raise ServerError("not-started", "the game has not started")
             if game.state.is_terminal():
@@ -493,7 +671,7 @@ class Hub:
         message = clean_message(text, self.limits.chat_max)
         may_chat(game.record, conn.seat)
         self.chat_limiter.admit(game.id, conn.seat, conn.address)
-        async with game.lock:
+        async with self.locked(game):
             if conn.seat is None:
                 body = {"text": message, "name": spectator_name(name), "spectator": True}
             else:
@@ -501,12 +679,14 @@ class Hub:
                 body = {"text": message, "name": seat.name or f"Player {conn.seat + 1}",
                         "spectator": False}
             event = EventRecord("chat", conn.seat, game.seq, body, now_iso())
-            stored = await self.db(self.store.add_event, game.id, event)
+            stored = await self.db(self.store.add_event, game.id, event, None, None,
+                                   self._fence(game.id))
             assert stored is not None  # a chat message has no key, so it is always new
             game.events.append(stored)
             dropped = trim_chat(game.events, self.limits.chat_lines, self.limits.chat_bytes)
             if dropped:  # the game's chat is over its cap: its oldest lines go
-                await self.db(self.store.drop_events, game.id, dropped)
+                await self.db(self.store.drop_events, game.id, dropped,
+                              self._fence(game.id))
             self._broadcast_event(game, stored)
 
     async def undo(self, game: LiveGame, conn: Connection, seq: int) -> None:
@@ -515,7 +695,7 @@ class Hub:
         if conn.seat is None:
             raise ServerError("bad-token", "spectators cannot take anything back")
         seat = conn.seat
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "open":
                 raise ServerError("not-started", "the game has not started")
             if game.state.is_terminal():
@@ -542,7 +722,8 @@ class Hub:
                                 {"row": row, "action": public[-1]["action"] if public else ""},
                                 now_iso(), key=f"undo:{row}")
             stored = await self.db(self.store.add_event, game.id, event,
-                                   clock.dumps() if clock is not None else None)
+                                   clock.dumps() if clock is not None else None, None,
+                                   self._fence(game.id))
             if stored is None:
                 raise ServerError("cannot-undo", "that action was taken back already")
             game.state = before
@@ -565,7 +746,7 @@ class Hub:
         seat = game.seat_of(token)
         if seat is None:
             raise ServerError("bad-token", "a route hint needs the token of a seat of this game")
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "open":
                 raise ServerError("not-started", "the game has not started")
             if game.record.seats[seat].kind != "human":
@@ -575,8 +756,9 @@ class Hub:
         return await self.cpu(route_hint, state, seat)
 
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
-        """Apply, store, then tell: the caller holds the game's lock."""
-        state = game.state
+        """Apply to a copy, store, swap the copy in, then tell: the caller holds the
+        game's lock.  Every refusal and failure leaves the game as it was."""
+        state = game.state.clone()
         mover = state.current_player()
         try:
             parsed = state.parse_action(action)
@@ -591,7 +773,7 @@ class Hub:
             raise ServerError("parse", str(exc)) from None
         except ElfenlandError as exc:
             raise ServerError("illegal", str(exc)) from None
-        seq = game.seq
+        seq = state.history_length()
         # The store numbers its rows on past actions taken back; the game's seq does not.
         row = game.record.seq + 1
         finished = state.is_terminal()
@@ -600,16 +782,17 @@ class Hub:
             clock = clock.turn(None if finished else state.current_player(), seq, time.time())
         try:
             await self.db(self.store.append_action, game.id, row, player, text, finished,
-                          clock.dumps() if clock is not None else None)
+                          clock.dumps() if clock is not None else None,
+                          self._fence(game.id))
+        except ServerError:
+            raise  # unavailable: nothing is known to be stored, so nothing is shown
         except Exception as exc:
             if isinstance(exc, StoreConflict):  # a stale idea of the game, or lost its lease
                 log.warning("cannot store action %d of game %s: %s", row, game.id, exc)
             else:
                 log.exception("cannot store action %d of game %s", row, game.id)
-            actions, game.rows = effective_actions(
-                await self.db(self.store.actions, game.id), game.events)
-            game.state = await self.cpu(build_state, game.record, actions)
             raise ServerError("internal", f"the action could not be stored: {exc}") from None
+        game.state = state
         game.rows.append(row)
         game.record = replace(game.record, seq=row,
                               status="finished" if finished else "running")
@@ -656,11 +839,28 @@ class Hub:
         cache: dict[Any, tuple[JSONDict, list[JSONDict]]] = {}
         for conn in game.connections:
             conn.send(self.update_text(game, conn, cache=cache))
+        self._tell_turn(game)
+
+    def _tell_turn(self, game: LiveGame) -> None:
+        """Tell the bus whose turn it is.  Every action that leaves a human to act is
+        told; of the bots' turns only the first after a human's (or the first this
+        process serves), so that a "your turn" shown elsewhere ends when the turn has
+        passed, without a notice per bot move."""
+        if game.record.status != "running" or game.state.is_terminal():
+            self._told_human.pop(game.id, None)
+            return
+        seat = game.state.current_player()
+        human = 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "human"
+        if human or self._told_human.get(game.id, True):
+            self.events.publish({"type": "turn", "game": game.id, "seq": game.seq,
+                                 "seat": seat})
+            self._told_human[game.id] = human
 
     def lobby_text(self, game: LiveGame) -> str:
         return json.dumps({"type": "lobby", "game": game.summary()}, separators=(",", ":"))
 
     def _broadcast_lobby(self, game: LiveGame) -> None:
+        self.events.publish({"type": "lobby", "game": game.summary()})
         if not game.connections:
             return
         text = self.lobby_text(game)
@@ -729,7 +929,8 @@ class Hub:
         try:
             state = game.state
             new = await self.players.rate_finished(game.record, list(state.scores()),
-                                                   list(state.winners()), game.seq, now_iso())
+                                                   list(state.winners()), game.seq, now_iso(),
+                                                   self._fence(game.id))
         except Exception:
             log.exception("cannot rate game %s", game.id)
             return
@@ -761,7 +962,7 @@ class Hub:
         game = self.games.get(game_id)
         if game is None or self._closing:
             return
-        async with game.lock:
+        async with self.locked(game):
             clock = game.clock
             if clock is None or clock.deadline is None or game.record.status != "running":
                 return
@@ -781,7 +982,8 @@ class Hub:
             event = EventRecord("timeout", seat, game.seq,
                                 {"timeouts": after.timeouts[seat], "for_good": seats is not None},
                                 now_iso(), key=f"timeout:{game.record.seq}")
-            stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats)
+            stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats,
+                                   self._fence(game.id))
             if stored is None:
                 # Recorded before (by a process that stopped since): the store's clock and
                 # seats already say what this timeout did.
@@ -838,7 +1040,7 @@ class Hub:
             if not own:
                 log.warning("bot %s in game %s seat %d failed or ran out of time at seq %d",
                             level, game.id, seat, seq)
-            async with game.lock:
+            async with self.locked(game):
                 if game.seq != seq or self._bot_to_move(game) != seat:
                     continue
                 try:

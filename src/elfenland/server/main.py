@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .config import ClusterSettings, Guard, Limits, ServerConfig
 from .logs import env_defaults
@@ -63,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from .app import create_app
     from .background import uvicorn_config
     from .drain import DrainingServer
+    from .errors import StoreDamaged
     from .logs import configure as configure_logging
     from .netguard import parse_networks, split_list
     from .store import default_db_path, redact
@@ -84,7 +86,11 @@ def run(args: argparse.Namespace) -> int:
     config = ServerConfig(db=args.db, bot_delay=args.bot_delay,
                           bot_time_limit=args.bot_time_limit, limits=limits, cluster=cluster,
                           drain_seconds=args.drain_seconds, guard=guard)
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except StoreDamaged as exc:
+        print(f"elfenland serve: {exc}", file=sys.stderr, flush=True)
+        return 2
     where = redact(args.db) if args.db else f"sqlite:///{default_db_path()}"
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     print(f"Elfenland server: open http://{shown}:{args.port}/  (games stored in {where})",

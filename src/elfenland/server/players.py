@@ -22,7 +22,7 @@ from .config import Guard
 from .errors import ServerError
 from .netguard import OutboundPolicy, own_addresses
 from .ratings import Handover, bot_turns, movers, rated_participants
-from .store import EventRecord, GameRecord, PlayerRecord, RatingRecord, Store
+from .store import EventRecord, Fence, GameRecord, PlayerRecord, RatingRecord, Store
 from .undo import effective_actions
 from .webhooks import URL_MAX as WEBHOOK_MAX
 from .webhooks import WebhookLimits, WebhookSender, check_syntax
@@ -134,7 +134,8 @@ class Players:
         self.webhooks.notify(player.id, player.webhook, payload)
 
     async def rate_finished(self, record: GameRecord, scores: list[int], winners: list[int],
-                            seq: int, created: str) -> list[RatingRecord]:
+                            seq: int, created: str, fence: Fence | None = None
+                            ) -> list[RatingRecord]:
         """Rate a finished game once (its ``rated`` event's key makes sure)."""
         from .hub import build_state  # the hub imports this module
 
@@ -156,7 +157,7 @@ class Players:
         new = rate(record.game, participants, places, known)
         event = EventRecord("rated", None, seq,
                             {"ratings": [rating_json(r) for r in new]}, created, key="rated")
-        done = await self.db(self.store.rate_game, record.id, event, new)
+        done = await self.db(self.store.rate_game, record.id, event, new, fence)
         return new if done else []
 
     def close(self) -> None:
