@@ -50,6 +50,12 @@ class FlakyStore:
             raise StoreUnavailable("injected: the database went away")
         self._store.ping(timeout)
 
+    def add_event(self, *args: Any, **kwargs: Any) -> Any:
+        if self.failing:
+            self.refused += 1
+            raise StoreUnavailable("injected: the database went away")
+        return self._store.add_event(*args, **kwargs)
+
 
 async def _until(ws: ClientConnection, want: Any, got: list[JSON], timeout: float = 10.0
                  ) -> JSON:
@@ -131,6 +137,49 @@ def test_a_failed_append_is_never_shown_and_bots_resume(tmp_path: Path) -> None:
             assert last["seq"] == len(actions)
 
         asyncio.run(run())
+    store._store.close()
+
+
+def test_a_deadline_missed_while_the_store_is_away_is_applied_when_it_is_back(
+        tmp_path: Path) -> None:
+    """The timer fires while the store refuses the timeout: once the store is back the
+    clock is armed again and the timeout recorded (a bot then plays the turn), with no
+    client doing anything."""
+    db = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    store = FlakyStore(SqliteStore(tmp_path / "games.sqlite3"))
+    config = ServerConfig(db=db, bot_delay=0.0, limits=Limits(
+        games_per_host=100, messages_per_second=1000, burst=1000, min_per_move=0.1))
+    with BackgroundServer(config, store=store) as server:  # type: ignore[arg-type]
+        made = create(server.url, players=2, seed=5, name="Ann",
+                      seats=[{"kind": "human"}, {"kind": "bot", "level": "random"}],
+                      tempo={"kind": "turn", "per_move": 0.8, "max_timeouts": 5})
+        gid, token = made["game"]["id"], made["token"]
+        assert post(server.url, f"/api/games/{gid}/start", {"token": token}).is_success
+
+        def game() -> JSON:
+            return HTTP.get(f"{server.url}/api/games/{gid}").json()["game"]  # type: ignore[no-any-return]
+
+        def timeouts() -> list[JSON]:
+            events = HTTP.get(f"{server.url}/api/games/{gid}/events").json()["events"]
+            return [e for e in events if e["kind"] == "timeout"]
+
+        deadline = time.monotonic() + 10
+        while game()["to_act"] != 0:  # the bot may open
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        store.failing = True
+        seq = game()["seq"]
+        time.sleep(2.0)  # the seat's 0.8 s run out while the store is away
+        assert store.refused >= 1 and timeouts() == [] and game()["seq"] == seq
+        store.failing = False
+        deadline = time.monotonic() + 10
+        while not timeouts():
+            assert time.monotonic() < deadline, "the missed deadline was never applied"
+            time.sleep(0.05)
+        assert timeouts()[0]["seat"] == 0
+        while game()["seq"] == seq:  # the stand-in bot plays the turn
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
     store._store.close()
 
 
