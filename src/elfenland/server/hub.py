@@ -683,10 +683,14 @@ class Hub:
                                    self._fence(game.id))
             assert stored is not None  # a chat message has no key, so it is always new
             game.events.append(stored)
-            dropped = trim_chat(game.events, self.limits.chat_lines, self.limits.chat_bytes)
-            if dropped:  # the game's chat is over its cap: its oldest lines go
+            # The game's chat over its cap: its oldest lines go, trimmed on a copy that
+            # is swapped in only once the store has dropped them too.
+            kept = list(game.events)
+            dropped = trim_chat(kept, self.limits.chat_lines, self.limits.chat_bytes)
+            if dropped:
                 await self.db(self.store.drop_events, game.id, dropped,
                               self._fence(game.id))
+                game.events = kept
             self._broadcast_event(game, stored)
 
     async def undo(self, game: LiveGame, conn: Connection, seq: int) -> None:
