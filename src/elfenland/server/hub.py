@@ -39,6 +39,7 @@ from .botseats import bot_decision, decision_seed, resolve_level
 from .chat import ChatLimiter, clean_message, may_chat, recent_events, spectator_name, trim_chat
 from .clock import Clock, Timers
 from .config import ServerConfig
+from .directory import GameDirectory, LocalGames
 from .errors import LeaseLost, ServerError, StoreConflict, StoreUnavailable
 from .events import EventBus
 from .hints import check_hint, route_hint
@@ -196,16 +197,20 @@ class Ownership(Protocol):
 
 class Hub:
     """The live games of this process.  What differs between one process and several is
-    passed in: ``ownership`` (whose games these are, and each change's fence) and
-    ``events`` (the bus that lobby feeds on every process follow)."""
+    passed in: ``ownership`` (whose games these are, and each change's fence),
+    ``events`` (the bus that lobby feeds on every process follow) and ``directory``
+    (how games are loaded, claimed and forgotten: ``directory.py``).  The last two may be
+    given as functions of the hub, for parts that call back into it."""
 
     draining = False
 
     def __init__(self, store: Store, config: ServerConfig, ownership: Ownership | None = None,
-                 events: EventBus | None = None) -> None:
+                 events: EventBus | Callable[[Hub], EventBus] | None = None,
+                 directory: Callable[[Hub], GameDirectory] | None = None) -> None:
         self.store = store
         self.ownership: Ownership = ownership or SingleProcess()
-        self.events = events or EventBus()
+        self.events: EventBus = (events if isinstance(events, EventBus) else
+                                 events(self) if events is not None else EventBus())
         #: Game id -> whether the last ``turn`` told of it was a human's seat.
         self._told_human: dict[str, bool] = {}
         self.config = config
@@ -220,7 +225,6 @@ class Hub:
         self._cpu_pool = ThreadPoolExecutor(config.bot_threads,
                                             thread_name_prefix="elfenland-bot")
         self.games: dict[str, LiveGame] = {}
-        self._loading = asyncio.Lock()
         self._closing = False
         self.timers = Timers(self._on_deadline)
         self.players = Players(store, config.guard)
@@ -228,6 +232,8 @@ class Hub:
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Pings the store while it is down; when it answers, games play on.
         self._recovery: asyncio.Task[None] | None = None
+        self.directory: GameDirectory = (directory(self) if directory is not None
+                                         else LocalGames(self))
 
     # -- plumbing --------------------------------------------------------------------
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -274,6 +280,7 @@ class Hub:
             game.bot_task.cancel()
         for conn in list(game.connections):
             conn.close(RECONNECT)
+        self.directory.seats_changed(game.id)
 
     def begin_drain(self) -> None:
         """Stop taking on games and starting turns (SIGTERM: drain.py)."""
@@ -283,14 +290,15 @@ class Hub:
 
     def stop_background(self) -> None:
         """Stop the background work that takes on games (none with one process)."""
+        self.directory.stop_background()
 
     async def release_all(self) -> None:
         """Give up every game (a draining process): nothing to do with one process."""
+        await self.directory.release_all()
 
     async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Summaries whose ``connected`` flags also count other processes' sockets: one
-        process knows them all."""
-        return summaries
+        """Summaries whose ``connected`` flags also count other processes' sockets."""
+        return await self.directory.with_presence(summaries)
 
     @property
     def store_ok(self) -> bool:
@@ -372,17 +380,13 @@ class Hub:
             self._cpu_pool, partial(fn, *args))
 
     async def startup(self) -> None:
-        """Bring back every unfinished game, so its bots play on after a restart."""
+        """Start the event bus, then the directory: one process brings back every
+        unfinished game, so its bots play on after a restart."""
         await self.events.start()
-        for game_id in await self.db(self.store.unfinished_ids):
-            try:
-                game = await self.get(game_id)
-            except Exception:  # one broken game must not keep the server down
-                log.exception("cannot restore game %s", game_id)
-                continue
-            self._kick(game)
+        await self.directory.startup()
 
     async def shutdown(self) -> None:
+        await self.directory.stop()
         await self.events.stop()
         self._closing = True
         if self._recovery is not None:
@@ -398,6 +402,7 @@ class Hub:
         self._db_pool.shutdown(wait=True)
         self._probe_pool.shutdown(wait=True)
         self.store.close()
+        self.directory.close()
 
     async def get(self, game_id: str, keep: bool = True) -> LiveGame:
         """The live game, loaded from the store if need be.  A finished game that is
@@ -407,32 +412,15 @@ class Hub:
             return game
         if not GAME_ID.match(game_id):
             raise ServerError("not-found", f"no game {game_id!r}")
-        async with self._loading:
-            game = self.games.get(game_id)
-            if game is not None:
-                return game
-            record = await self.db(self.store.load_game, game_id)
-            if record is None:
-                raise ServerError("not-found", f"no game {game_id!r}")
-            events = await self.db(self.store.events, game_id)
-            actions, rows = effective_actions(await self.db(self.store.actions, game_id),
-                                              events)
-            state = await self.cpu(build_state, record, actions)
-            game = LiveGame(record, state, events=events, rows=rows)
-            clock = await self.db(self.store.load_clock, game_id)
-            game.clock = Clock.loads(clock) if clock is not None else None
-            now = time.monotonic()
-            game.left_at = {s.seat: now for s in record.seats}
-            if keep or record.status != "finished":
-                self.games[game_id] = game
-                self._arm(game)
-            return game
+        return await self.directory.get(game_id, keep)
 
     def _forget_if_idle(self, game: LiveGame) -> None:
         """Finished games nobody watches leave memory; the store keeps them."""
         if game.record.status == "finished" and not game.connections and not game.rating:
             self.games.pop(game.id, None)
             self.timers.cancel(game.id)
+        if game.id not in self.games:
+            self.directory.forgotten(game)
 
     # -- lobby -----------------------------------------------------------------------
     async def list_games(self, status: str | None) -> list[dict[str, Any]]:
@@ -444,7 +432,7 @@ class Hub:
             live = self.games.get(record.id)
             out.append(live.summary() if live else
                        summary(record, set(), record.seq - undone.get(record.id, 0)))
-        return out
+        return await self.with_presence(out)
 
     async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
                      ) -> tuple[LiveGame, int | None, str | None]:
@@ -515,7 +503,7 @@ class Hub:
             await self.players.link(record.id, creator, player)
         now = time.monotonic()
         game.left_at = {s.seat: now for s in seats}
-        self.games[record.id] = game
+        self.directory.created(game)
         self.events.publish({"type": "lobby", "game": game.summary()})
         return game, creator, token
 
@@ -633,6 +621,8 @@ class Hub:
 
     async def _save_seats(self, game: LiveGame, seats: tuple[SeatRecord, ...],
                           status: Any = None) -> None:
+        if not self.directory.serving(game):
+            raise ServerError("unavailable", "the game moved to another server; try again")
         await self.db(self.store.save_seats, game.id, seats, status,
                       self._fence(game.id))
         game.record = game.record.with_seats(seats, status)
@@ -762,6 +752,9 @@ class Hub:
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
         """Apply to a copy, store, swap the copy in, then tell: the caller holds the
         game's lock.  Every refusal and failure leaves the game as it was."""
+        if not self.directory.serving(game):
+            self.let_go(game)
+            raise ServerError("unavailable", "the game moved to another server; reconnect")
         state = game.state.clone()
         mover = state.current_player()
         try:
@@ -884,6 +877,8 @@ class Hub:
                               "chat_left_out": left_out}, separators=(",", ":")))
         if conn.seat is not None and not was_connected:
             self._broadcast_lobby(game)
+        if conn.seat is not None:
+            self.directory.seats_changed(game.id)
 
     def detach(self, game: LiveGame, conn: Connection) -> None:
         if conn in game.connections:
@@ -892,6 +887,8 @@ class Hub:
             game.left_at[conn.seat] = time.monotonic()
             self._broadcast_lobby(game)
         self._forget_if_idle(game)
+        if conn.seat is not None:
+            self.directory.seats_changed(game.id)
 
     # -- bots ------------------------------------------------------------------------
     def _bot_to_move(self, game: LiveGame) -> int | None:

@@ -1,13 +1,15 @@
-"""The hub as one of several processes over one PostgreSQL store.
+"""Games served by one process among several over one PostgreSQL store.
 
-``ClusterHub`` serves a game only
-while it owns it (``ownership.py``): the first request for a game claims it — asking the
-process that holds it to hand it over if need be — and replays it from the store; a game
-this process loses (handed over, taken over after a stall) is let go, and its sockets are
-closed with code 1012 so that clients reconnect through the load balancer to the new
-owner.  Running games nobody owns (their process died) are adopted in the lease loop, so
-their bots play on even with no client asking for them.  Which seats have a player
-connected is kept in the store (``presence.py``), so every process's lobby shows it.
+``LeasedGames`` is the hub's game directory in a cluster: the hub serves a game only
+while this process owns it (``ownership.Leases``): the first request for a game claims
+it — asking the process that holds it to hand it over if need be — and replays it from
+the store; a game this process loses (handed over, taken over after a stall) is let go,
+and its sockets are closed with code 1012 so that clients reconnect through the load
+balancer to the new owner.  Running games nobody owns (their process died) are adopted
+in the lease loop, so their bots play on even with no client asking for them.  Which
+seats have a player connected is kept in the store (``presence.py``), so every
+process's lobby shows it.  It is passed into the one ``Hub`` class (``directory.py``),
+which calls it where one process and several differ.
 """
 
 from __future__ import annotations
@@ -17,33 +19,33 @@ import contextlib
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .config import ClusterSettings, ServerConfig
 from .errors import ServerError, StoreUnavailable
-from .events import Event, PostgresEventBus
-from .hub import GAME_ID, RECONNECT, Connection, Hub, LiveGame, build_state
-from .lobby import CreateGame, mark_connected, summary
-from .ownership import Leases, open_shared_store
+from .events import Event
+from .hub import LiveGame, build_state
+from .lobby import mark_connected, summary
+from .ownership import Leases
 from .presence import Presence
-from .store import PostgresStore, Store, open_store
+
+if TYPE_CHECKING:
+    from .hub import Hub
 
 log = logging.getLogger("elfenland.server.cluster")
 
-__all__ = ["RECONNECT", "ClusterHub", "make_hub", "make_store"]
+__all__ = ["LeasedGames"]
 
 
+class LeasedGames:
+    """The games of a process whose games are leased (``ownership.Leases``): it claims
+    them on demand, adopts orphans, hands them over when asked, and lets go of those it
+    lost."""
 
-class ClusterHub(Hub):
-    """A hub whose games are leased (``ownership.Leases``): it claims them on demand,
-    adopts orphans, hands them over when asked, and lets go of those it lost."""
-
-    def __init__(self, store: PostgresStore, config: ServerConfig, leases: Leases) -> None:
-        super().__init__(store, config, leases)
-        assert config.cluster is not None
+    def __init__(self, hub: Hub, leases: Leases) -> None:
+        assert hub.config.cluster is not None
+        self.hub = hub
         self.leases = leases
-        self.settings: ClusterSettings = config.cluster
-        self.events = PostgresEventBus(leases, self.db)
+        self.settings = hub.config.cluster
         self._claiming: dict[str, asyncio.Lock] = {}
         self._lease_task: asyncio.Task[None] | None = None
         # Renewals get a thread (so a store connection) of their own: queued behind a
@@ -51,14 +53,17 @@ class ClusterHub(Hub):
         # merely busy expired and its games were adopted elsewhere.
         self._lease_pool = ThreadPoolExecutor(1, thread_name_prefix="elfenland-lease")
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.presence = Presence(store, leases, self.db, self._connected_here)
+        self.presence = Presence(leases.store, leases, hub.db, self._connected_here)
+
+    @property
+    def name(self) -> str:
+        return self.hub.name
 
     # -- start and stop --------------------------------------------------------------
     async def startup(self) -> None:
         # Unlike one process, this one does not load every unfinished game: the lease
         # loop adopts those no process serves.
-        await self.events.start()
-        self.events.subscribe(self._on_event)
+        self.hub.events.subscribe(self._on_event)
         await self.presence.start(max(0.2, self.settings.lease_seconds / 3),
                                   self._presence_gone)
         self._lease_task = asyncio.create_task(self._lease_loop())
@@ -69,36 +74,30 @@ class ClusterHub(Hub):
             self._lease_task.cancel()
 
     async def release_all(self) -> None:
-        await self.db(self.leases.release_all)
+        await self.hub.db(self.leases.release_all)
 
-    async def shutdown(self) -> None:
+    async def stop(self) -> None:
+        """Before the hub stops: no more claims, leases given up, presence rows gone."""
         self.stop_background()
         for task in list(self._tasks):
             task.cancel()
         with contextlib.suppress(Exception):
             await self.release_all()
         await self.presence.stop()
-        await super().shutdown()
+
+    def close(self) -> None:
+        """After the hub stopped: the process's own session ends."""
         self.leases.close()
         self._lease_pool.shutdown(wait=False)
 
     # -- who is connected ------------------------------------------------------------
     def _connected_here(self, game_id: str) -> set[int]:
-        game = self.games.get(game_id)
+        game = self.hub.games.get(game_id)
         return game.connected() if game is not None else set()
 
-    def attach(self, game: LiveGame, conn: Connection, since: int) -> None:
-        super().attach(game, conn, since)
-        if conn.seat is not None:
-            self.presence.changed(game.id)
-
-    def detach(self, game: LiveGame, conn: Connection) -> None:
-        super().detach(game, conn)
-        if conn.seat is not None:
-            self.presence.changed(game.id)
-
-    async def list_games(self, status: str | None) -> list[dict[str, Any]]:
-        return await self.with_presence(await super().list_games(status))
+    def seats_changed(self, game_id: str) -> None:
+        """A seat of the game got or lost its last socket here (or the game left)."""
+        self.presence.changed(game_id)
 
     async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         there = await self.presence.elsewhere(s["id"] for s in summaries)
@@ -109,43 +108,43 @@ class ClusterHub(Hub):
     async def _presence_gone(self, game_ids: list[str]) -> None:
         """A process died with players connected to these games: tell the lobby feeds."""
         for game_id in game_ids:
-            game = self.games.get(game_id)
+            game = self.hub.games.get(game_id)
             if game is not None:
                 out = game.summary()
             else:
-                record = await self.db(self.store.load_game, game_id)
+                record = await self.hub.db(self.hub.store.load_game, game_id)
                 if record is None:
                     continue
                 out = summary(record, set(), record.seq)
             await self.with_presence([out])
-            self.events.publish({"type": "lobby", "game": out})
+            self.hub.events.publish({"type": "lobby", "game": out})
 
     # -- owning games ----------------------------------------------------------------
-    async def get(self, game_id: str, keep: bool = True) -> LiveGame:
-        game = self.games.get(game_id)
-        if game is not None:
-            return game
-        if not GAME_ID.match(game_id):
-            raise ServerError("not-found", f"no game {game_id!r}")
+    async def get(self, game_id: str, keep: bool) -> LiveGame:
+        """A game no one here serves yet: claimed (and so kept), or with ``keep=False``
+        only looked at (a summary, a replay, a hint): the store's state, unowned."""
         if not keep:
-            # Looking only (a summary, a replay, a hint): the store's state, unowned.
             return await self._load(game_id)
         return await self._take(game_id, wait=True)
 
-    async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
-                     ) -> tuple[LiveGame, int | None, str | None]:
-        game, seat, token = await super().create(req, host, hotseat)
-        # Stored, not kept: the process the load balancer sends the game's requests to
-        # claims it on the first one.
-        self.games.pop(game.id, None)
-        return game, seat, token
+    def created(self, game: LiveGame) -> None:
+        """Stored, not kept: the process the load balancer sends the game's requests to
+        claims it on the first one."""
+
+    def serving(self, game: LiveGame) -> bool:
+        """Whether this process still serves the game (not let go meanwhile)."""
+        return self.hub.games.get(game.id) is game
+
+    def forgotten(self, game: LiveGame) -> None:
+        """The game left memory: stop writing it (its lease lapses at the next renewal)."""
+        self.leases.forget(game.id)
 
     async def _load(self, game_id: str) -> LiveGame:
-        record = await self.db(self.store.load_game, game_id)
+        record = await self.hub.db(self.hub.store.load_game, game_id)
         if record is None:
             raise ServerError("not-found", f"no game {game_id!r}")
-        actions = await self.db(self.store.actions, game_id)
-        state = await self.cpu(build_state, record, actions)
+        actions = await self.hub.db(self.hub.store.actions, game_id)
+        state = await self.hub.cpu(build_state, record, actions)
         game = LiveGame(record, state)
         now = time.monotonic()
         game.left_at = {s.seat: now for s in record.seats}
@@ -157,12 +156,12 @@ class ClusterHub(Hub):
         lock = self._claiming.setdefault(game_id, asyncio.Lock())
         try:
             async with lock:
-                game = self.games.get(game_id)
+                game = self.hub.games.get(game_id)
                 if game is not None:
                     return game
-                if self.draining:
+                if self.hub.draining:
                     raise ServerError("unavailable", "this server is shutting down; reconnect")
-                record = await self.db(self.store.load_game, game_id)
+                record = await self.hub.db(self.hub.store.load_game, game_id)
                 if record is None:
                     raise ServerError("not-found", f"no game {game_id!r}")
                 if record.status != "finished":
@@ -170,11 +169,11 @@ class ClusterHub(Hub):
                     if epoch is None:
                         raise ServerError("unavailable", f"game {game_id} is served elsewhere")
                 game = await self._load(game_id)
-                self.games[game_id] = game
+                self.hub.games[game_id] = game
                 if record.status != "finished":
                     log.info("server %s serves game %s at seq %d", self.name, game_id, game.seq)
                 if record.status == "running":
-                    self._kick(game)
+                    self.hub._kick(game)
                 return game
         finally:
             if not lock.locked():
@@ -184,7 +183,7 @@ class ClusterHub(Hub):
         deadline = time.monotonic() + self.settings.claim_wait
         asked = 0.0
         while True:
-            epoch = await self.db(self.leases.claim, game_id)
+            epoch = await self.hub.db(self.leases.claim, game_id)
             if epoch is not None or not wait:
                 return epoch
             now = time.monotonic()
@@ -193,7 +192,7 @@ class ClusterHub(Hub):
                                   f"game {game_id} is still held by another server; try again")
             if now - asked > 1.0:
                 asked = now
-                self.events.publish({"type": "release", "game": game_id,
+                self.hub.events.publish({"type": "release", "game": game_id,
                                      "to": self.leases.owner, "key": self.leases.owner_key})
             await asyncio.sleep(0.05)
 
@@ -203,7 +202,7 @@ class ClusterHub(Hub):
         game_id = event.get("game")
         if not isinstance(game_id, str) or game_id in self._claiming:
             return
-        if game_id not in self.games and game_id not in self.leases.epochs:
+        if game_id not in self.hub.games and game_id not in self.leases.epochs:
             return
         task = asyncio.create_task(self._hand_over(game_id, str(event["to"]),
                                                    int(event["key"])))
@@ -213,40 +212,20 @@ class ClusterHub(Hub):
     async def _hand_over(self, game_id: str, owner: str, key: int) -> None:
         """Another process was asked for this game (the load balancer sends its clients
         there now): finish what is in flight, then give it the lease and our clients."""
-        game = self.games.get(game_id)
+        game = self.hub.games.get(game_id)
         if game is None:
-            await self.db(self.leases.hand_over, game_id, owner, key)
+            await self.hub.db(self.leases.hand_over, game_id, owner, key)
             return
         async with game.lock:
-            if self.games.get(game_id) is not game:
+            if self.hub.games.get(game_id) is not game:
                 return
-            self.let_go(game)
-            moved = await self.db(self.leases.hand_over, game_id, owner, key)
+            self.hub.let_go(game)
+            moved = await self.hub.db(self.leases.hand_over, game_id, owner, key)
         if moved:
             log.info("server %s handed game %s over to %s", self.name, game_id, owner)
         else:
             log.warning("server %s lost game %s (taken over while this process stalled)",
                         self.name, game_id)
-
-    def let_go(self, game: LiveGame) -> None:
-        super().let_go(game)
-        self.presence.changed(game.id)
-
-    def _forget_if_idle(self, game: LiveGame) -> None:
-        super()._forget_if_idle(game)
-        if game.id not in self.games:
-            self.leases.forget(game.id)
-
-    async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
-        if self.games.get(game.id) is not game:
-            self.let_go(game)
-            raise ServerError("unavailable", "the game moved to another server; reconnect")
-        await super()._apply(game, player, action)
-
-    async def _save_seats(self, game: LiveGame, seats: Any, status: Any = None) -> None:
-        if self.games.get(game.id) is not game:
-            raise ServerError("unavailable", "the game moved to another server; try again")
-        await super()._save_seats(game, seats, status)
 
     # -- the lease loop --------------------------------------------------------------
     async def _lease_loop(self) -> None:
@@ -255,8 +234,8 @@ class ClusterHub(Hub):
             await asyncio.sleep(every)
             try:
                 await self._renew()
-                if not self.draining:
-                    for game_id in await self.db(self.leases.orphans, 20):
+                if not self.hub.draining:
+                    for game_id in await self.hub.db(self.leases.orphans, 20):
                         with contextlib.suppress(ServerError):
                             await self._take(game_id, wait=False)
             except asyncio.CancelledError:
@@ -273,26 +252,8 @@ class ClusterHub(Hub):
         for game_id in claimed:
             if game_id in kept or game_id in self._claiming:
                 continue
-            game = self.games.get(game_id)
+            game = self.hub.games.get(game_id)
             if game is not None and game_id in self.leases.epochs:
                 log.warning("server %s lost game %s (lease taken over)", self.name, game_id)
                 async with game.lock:
-                    self.let_go(game)
-
-
-def make_store(config: ServerConfig) -> Store:
-    if config.cluster is None:
-        return open_store(config.db)
-    if not config.db or not config.db.startswith(("postgresql://", "postgres://")):
-        raise ValueError("several server processes share a PostgreSQL store: "
-                         "give --db postgresql://…")
-    return open_shared_store(config.db, config.cluster)
-
-
-def make_hub(store: Store, config: ServerConfig) -> Hub:
-    """One process's hub: its ownership and event bus chosen by the configuration."""
-    if config.cluster is not None:
-        if not isinstance(store, PostgresStore):
-            raise ValueError("a cluster process needs a PostgreSQL store")
-        return ClusterHub(store, config, Leases(store, config.cluster))
-    return Hub(store, config)
+                    self.hub.let_go(game)

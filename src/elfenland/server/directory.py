@@ -1,0 +1,159 @@
+"""Which games this process holds in memory, and how it comes to hold them.
+
+The one ``Hub`` class is given a game directory, the policy that differs between one
+process and several: ``LocalGames`` (one process: it loads every unfinished game at
+start and any game asked for) or ``leased.LeasedGames`` (one of several: it claims a
+game's lease before serving it, hands games over, adopts orphans).  The hub keeps the
+games in ``hub.games`` and calls its directory where the two differ; ``make_hub``
+chooses the parts from the configuration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .clock import Clock
+from .config import ServerConfig
+from .errors import ServerError
+from .events import PostgresEventBus
+from .ownership import Leases, open_shared_store
+from .store import PostgresStore, Store, open_store
+from .undo import effective_actions
+
+if TYPE_CHECKING:
+    from .hub import Hub, LiveGame
+
+__all__ = ["GameDirectory", "LocalGames", "make_hub", "make_store"]
+
+log = logging.getLogger("elfenland.server")
+
+
+class GameDirectory(Protocol):
+    """What the hub asks of the policy that loads, claims and forgets its games."""
+
+    async def startup(self) -> None: ...
+
+    def stop_background(self) -> None: ...
+
+    async def release_all(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    async def get(self, game_id: str, keep: bool) -> LiveGame: ...
+
+    def created(self, game: LiveGame) -> None: ...
+
+    def serving(self, game: LiveGame) -> bool: ...
+
+    def forgotten(self, game: LiveGame) -> None: ...
+
+    def seats_changed(self, game_id: str) -> None: ...
+
+    async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
+
+
+class LocalGames:
+    """One process serves every game: every unfinished game is loaded at start (so its
+    bots play on after a restart), any other when asked for; nothing to claim."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self._loading = asyncio.Lock()
+
+    async def startup(self) -> None:
+        """Bring back every unfinished game, so its bots play on after a restart."""
+        hub = self.hub
+        for game_id in await hub.db(hub.store.unfinished_ids):
+            try:
+                game = await hub.get(game_id)
+            except Exception:  # one broken game must not keep the server down
+                log.exception("cannot restore game %s", game_id)
+                continue
+            hub._kick(game)
+
+    def stop_background(self) -> None:
+        """No background work takes on games with one process."""
+
+    async def release_all(self) -> None:
+        """Nothing to give up with one process."""
+
+    async def stop(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+    async def get(self, game_id: str, keep: bool) -> LiveGame:
+        """The game loaded from the store.  A finished game that is only looked at
+        (``keep=False``) is not kept in memory."""
+        from .hub import LiveGame, build_state
+
+        hub = self.hub
+        async with self._loading:
+            game = hub.games.get(game_id)
+            if game is not None:
+                return game
+            record = await hub.db(hub.store.load_game, game_id)
+            if record is None:
+                raise ServerError("not-found", f"no game {game_id!r}")
+            events = await hub.db(hub.store.events, game_id)
+            actions, rows = effective_actions(await hub.db(hub.store.actions, game_id),
+                                              events)
+            state = await hub.cpu(build_state, record, actions)
+            game = LiveGame(record, state, events=events, rows=rows)
+            clock = await hub.db(hub.store.load_clock, game_id)
+            game.clock = Clock.loads(clock) if clock is not None else None
+            now = time.monotonic()
+            game.left_at = {s.seat: now for s in record.seats}
+            if keep or record.status != "finished":
+                hub.games[game_id] = game
+                hub._arm(game)
+            return game
+
+    def created(self, game: LiveGame) -> None:
+        """A new game is served where it was created."""
+        self.hub.games[game.id] = game
+
+    def serving(self, game: LiveGame) -> bool:
+        return True
+
+    def forgotten(self, game: LiveGame) -> None:
+        return None
+
+    def seats_changed(self, game_id: str) -> None:
+        """One process knows every socket: nothing to record."""
+
+    async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Summaries whose ``connected`` flags also count other processes' sockets: one
+        process knows them all."""
+        return summaries
+
+
+def make_store(config: ServerConfig) -> Store:
+    if config.cluster is None:
+        return open_store(config.db)
+    if not config.db or not config.db.startswith(("postgresql://", "postgres://")):
+        raise ValueError("several server processes share a PostgreSQL store: "
+                         "give --db postgresql://…")
+    return open_shared_store(config.db, config.cluster)
+
+
+def make_hub(store: Store, config: ServerConfig) -> Hub:
+    """One process's hub: its ownership, event bus and game directory chosen by the
+    configuration."""
+    from .hub import Hub
+    from .leased import LeasedGames
+
+    if config.cluster is not None:
+        if not isinstance(store, PostgresStore):
+            raise ValueError("a cluster process needs a PostgreSQL store")
+        leases = Leases(store, config.cluster)
+        return Hub(store, config, leases,
+                   events=lambda hub: PostgresEventBus(leases, hub.db),
+                   directory=lambda hub: LeasedGames(hub, leases))
+    return Hub(store, config)
