@@ -19,12 +19,13 @@ from .clock import Clock
 from .config import ServerConfig
 from .errors import ServerError
 from .events import PostgresEventBus
+from .live import LiveGame, build_state
 from .ownership import Leases, open_shared_store
 from .store import PostgresStore, Store, open_store
 from .undo import effective_actions
 
 if TYPE_CHECKING:
-    from .hub import Hub, LiveGame
+    from .hub import Hub
 
 __all__ = ["GameDirectory", "LocalGames", "make_hub", "make_store"]
 
@@ -91,8 +92,6 @@ class LocalGames:
     async def get(self, game_id: str, keep: bool) -> LiveGame:
         """The game loaded from the store.  A finished game that is only looked at
         (``keep=False``) is not kept in memory."""
-        from .hub import LiveGame, build_state
-
         hub = self.hub
         async with self._loading:
             game = hub.games.get(game_id)

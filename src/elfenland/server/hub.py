@@ -24,165 +24,53 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import replace
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
-from ..core.errors import ActionParseError, ElfenlandError, GameOverError
-from ..core.game import GameState, JSONDict
-from ..games.registry import game_info, new_game
+from ..core.errors import ElfenlandError
+from ..core.game import JSONDict
+from ..games.registry import game_info
 from .botseats import bot_decision, decision_seed, resolve_level
 from .chat import ChatLimiter, clean_message, may_chat, recent_events, spectator_name, trim_chat
 from .clock import Clock, Timers
 from .config import ServerConfig
 from .directory import GameDirectory, LocalGames
-from .errors import LeaseLost, ServerError, StoreConflict, StoreUnavailable
+from .errors import LeaseLost, ServerError, StoreUnavailable
 from .events import EventBus
 from .hints import check_hint, route_hint
+from .live import (
+    RECONNECT,
+    Connection,
+    LiveGame,
+    build_state,
+    event_json,
+    now_iso,
+)
 from .lobby import (
     SEED_CHOSEN,
     CreateGame,
     clean_name,
-    engine_options,
     new_game_options,
     rules_name,
     summary,
 )
 from .ownership import SingleProcess
 from .players import Players
-from .ratelimit import TokenBucket
 from .store import EventRecord, Fence, GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
 from .undo import effective_actions, undo_refusal
 
+#: The live game's names, long imported from here.
+__all__ = ["GAME_ID", "RECONNECT", "Connection", "Hub", "LiveGame", "build_state",
+           "event_json", "now_iso"]
+
 log = logging.getLogger("elfenland.server")
 T = TypeVar("T")
 GAME_ID = re.compile(r"^[a-z0-9]{1,32}$")
-#: View keys that offer the seat to act its choices; views sent before the start omit them.
-PLAY_ONLY_KEYS = ("legal", "route_costs")
-
-
-def build_state(record: GameRecord, actions: Sequence[str] = ()) -> GameState:
-    """The game as the store describes it: its start, then every stored action."""
-    kwargs: dict[str, Any] = engine_options(record.options)
-    if record.rules is not None:
-        kwargs["rules"] = record.rules
-    state = new_game(game=record.game, players=record.players, seed=record.seed, **kwargs)
-    for action in actions:
-        state.apply_action(action)
-    return state
-
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def event_json(event: EventRecord) -> JSONDict:
-    """An event as clients get it: its number, kind, seat, the game's seq, the time and
-    what its kind carries."""
-    return {**event.body, "n": event.n, "kind": event.kind, "seat": event.seat,
-            "seq": event.seq, "at": event.created}
-
-
-@dataclass(eq=False)
-class Connection:
-    """One WebSocket: its seat (None for a spectator), its outgoing queue (a slow client
-    never holds up the others) and its rate limit."""
-
-    seat: int | None
-    bucket: TokenBucket
-    queue: asyncio.Queue[str | None]
-    #: The highest log ``seq`` this connection has been sent.
-    log_seq: int = 0
-    dropped: bool = False
-    #: The close code the writer uses once the queue is sent (``close``).
-    close_code: int | None = None
-    #: The client's address (chat's rate limit is per address and per seat).
-    address: str = ""
-
-    def send(self, text: str) -> None:
-        if self.dropped:
-            return
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
-            self.drop()
-
-    def drop(self) -> None:
-        """Stop sending: the writer sees the end marker and closes the socket."""
-        self.dropped = True
-        while not self.queue.empty():
-            self.queue.get_nowait()
-        self.queue.put_nowait(None)
-
-    def close(self, code: int) -> None:
-        """Send what is queued, then close the socket with ``code`` (1012: reconnect)."""
-        if self.dropped:
-            return
-        self.dropped = True
-        self.close_code = code
-        try:
-            self.queue.put_nowait(None)
-        except asyncio.QueueFull:
-            self.drop()
-
-
-@dataclass(eq=False)
-class LiveGame:
-    record: GameRecord
-    state: GameState
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    connections: list[Connection] = field(default_factory=list)
-    #: Seat -> monotonic time since which it has had no connection.
-    left_at: dict[int, float] = field(default_factory=dict)
-    bot_task: asyncio.Task[None] | None = None
-    #: The game's clock (None: no tempo, no deadlines) and its events (timeouts, chat).
-    clock: Clock | None = None
-    events: list[EventRecord] = field(default_factory=list)
-    #: The store row of each action of the game (rows taken back are not among them).
-    rows: list[int] = field(default_factory=list)
-    #: Being rated after its end: it stays (and, in a cluster, stays owned) until stored.
-    rating: bool = False
-    #: A write failed with an unknown outcome: read the game again before changing it.
-    suspect: bool = False
-
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-    @property
-    def seq(self) -> int:
-        return self.state.history_length()
-
-    def seat_of(self, token: str | None) -> int | None:
-        """The seat whose token this is, checking every seat so timing says nothing."""
-        found = None
-        for s in self.record.seats:
-            if token_matches(token, s.token_hash):
-                found = s.seat
-        return found
-
-    def connected(self) -> set[int]:
-        return {c.seat for c in self.connections if c.seat is not None and not c.dropped}
-
-    def summary(self) -> dict[str, Any]:
-        out = summary(self.record, self.connected(), self.seq)
-        running = self.record.status == "running" and not self.state.is_terminal()
-        out["to_act"] = self.state.current_player() if running else None
-        if self.clock is not None:
-            out["clock"] = self.clock.public()
-        return out
-
-
-#: WebSocket close code asking the client to reconnect (through the load balancer).
-RECONNECT = 1012
-
-
 class Ownership(Protocol):
     """Which games this process may change, and the token it changes them with:
     ``ownership.SingleProcess`` (all, unfenced) or ``ownership.Leases``."""
@@ -636,22 +524,9 @@ class Hub:
     async def act(self, game: LiveGame, conn: Connection, action: str | int, seq: int) -> None:
         if conn.seat is None:
             raise ServerError("bad-token", "spectators cannot act; join a seat first")
+        seat = conn.seat
         async with self.locked(game):
-            if game.record.status == "open":
-                raise ServerError("not-started", "the game has not started")
-            if game.state.is_terminal():
-                raise ServerError("game-over", "the game is over")
-            seat = conn.seat
-            if game.record.seats[seat].kind != "human":
-                raise ServerError("not-your-turn",
-                                  f"a bot plays seat {seat} now; take the seat back first")
-            current = game.state.current_player()
-            if current != seat:
-                raise ServerError("not-your-turn", f"it is seat {current}'s turn")
-            if self._standing_in(game) == seat:
-                raise ServerError("not-your-turn", "your time ran out: a bot plays this turn")
-            if seq != game.seq:
-                raise ServerError("stale", f"the game is at seq {game.seq}, not {seq}")
+            game.check_act(seat, seq)
             await self._apply(game, seat, action)
 
     async def chat(self, game: LiveGame, conn: Connection, text: object, name: object
@@ -750,92 +625,20 @@ class Hub:
         return await self.cpu(route_hint, state, seat)
 
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
-        """Apply to a copy, store, swap the copy in, then tell: the caller holds the
-        game's lock.  Every refusal and failure leaves the game as it was."""
+        """The game's play path (``LiveGame.play``: check, apply to a copy, store, swap,
+        tell), for a game this process still serves; the caller holds its lock."""
         if not self.directory.serving(game):
             self.let_go(game)
             raise ServerError("unavailable", "the game moved to another server; reconnect")
-        state = game.state.clone()
-        mover = state.current_player()
-        try:
-            parsed = state.parse_action(action)
-        except ElfenlandError as exc:
-            raise ServerError("parse", str(exc)) from None
-        text = str(parsed)
-        try:
-            state.apply_action(parsed)
-        except GameOverError as exc:
-            raise ServerError("game-over", str(exc)) from None
-        except ActionParseError as exc:
-            raise ServerError("parse", str(exc)) from None
-        except ElfenlandError as exc:
-            raise ServerError("illegal", str(exc)) from None
-        seq = state.history_length()
-        # The store numbers its rows on past actions taken back; the game's seq does not.
-        row = game.record.seq + 1
-        finished = state.is_terminal()
-        clock = game.clock
-        if clock is not None:
-            clock = clock.turn(None if finished else state.current_player(), seq, time.time())
-        try:
-            await self.db(self.store.append_action, game.id, row, player, text, finished,
-                          clock.dumps() if clock is not None else None,
-                          self._fence(game.id))
-        except ServerError:
-            raise  # unavailable: nothing is known to be stored, so nothing is shown
-        except Exception as exc:
-            if isinstance(exc, StoreConflict):  # a stale idea of the game, or lost its lease
-                log.warning("cannot store action %d of game %s: %s", row, game.id, exc)
-            else:
-                log.exception("cannot store action %d of game %s", row, game.id)
-            raise ServerError("internal", f"the action could not be stored: {exc}") from None
-        game.state = state
-        game.rows.append(row)
-        game.record = replace(game.record, seq=row,
-                              status="finished" if finished else "running")
-        if clock is not None:
-            game.clock = clock
-            self._arm(game)
-        self._broadcast_update(game)
-        if finished:
-            self._broadcast_lobby(game)
-            await self._rate(game)
-        elif state.current_player() != mover:
-            self._turn_started(game)
-        self._kick(game)
+        await game.play(self, player, action)
 
     # -- messages --------------------------------------------------------------------
     def update_text(self, game: LiveGame, conn: Connection, since: int | None = None,
                     cache: dict[Any, tuple[JSONDict, list[JSONDict]]] | None = None) -> str:
-        """An ``update`` for ``conn``: its seat's view without the log, and the log
-        entries after ``since`` (default: after what the connection already has).  Only
-        those entries are built: a whole game's log at every action made the views the
-        server's largest cost."""
-        after = max(0, conn.log_seq if since is None else since)
-        key = (conn.seat, after)
-        if cache is not None and key in cache:
-            view, new = cache[key]
-        else:
-            view = game.state.view(conn.seat, log_after=after)
-            new = view.pop("log", [])
-            if game.record.status == "open":
-                # Nobody may act before the start, so nothing is offered.
-                for name in PLAY_ONLY_KEYS:
-                    view.pop(name, None)
-            for i, entry in enumerate(new, after):
-                entry.setdefault("seq", i + 1)
-            if cache is not None:
-                cache[key] = (view, new)
-        conn.log_seq = max([after] + [int(e["seq"]) for e in new])
-        message: JSONDict = {"type": "update", "seq": game.seq, "view": view, "log": new}
-        if game.clock is not None:
-            message["clock"] = game.clock.public()
-        return json.dumps(message, separators=(",", ":"))
+        return game.update_text(conn, since, cache)
 
     def _broadcast_update(self, game: LiveGame) -> None:
-        cache: dict[Any, tuple[JSONDict, list[JSONDict]]] = {}
-        for conn in game.connections:
-            conn.send(self.update_text(game, conn, cache=cache))
+        game.send_update()
         self._tell_turn(game)
 
     def _tell_turn(self, game: LiveGame) -> None:
@@ -854,15 +657,11 @@ class Hub:
             self._told_human[game.id] = human
 
     def lobby_text(self, game: LiveGame) -> str:
-        return json.dumps({"type": "lobby", "game": game.summary()}, separators=(",", ":"))
+        return game.lobby_text()
 
     def _broadcast_lobby(self, game: LiveGame) -> None:
         self.events.publish({"type": "lobby", "game": game.summary()})
-        if not game.connections:
-            return
-        text = self.lobby_text(game)
-        for conn in game.connections:
-            conn.send(text)
+        game.send_lobby()
 
     def attach(self, game: LiveGame, conn: Connection, since: int) -> None:
         """Register a connection and queue its greeting and the log it missed, with no
@@ -902,11 +701,7 @@ class Hub:
     @staticmethod
     def _standing_in(game: LiveGame) -> int | None:
         """The seat a bot plays this turn for because its time ran out, if any."""
-        clock = game.clock
-        if clock is None or not clock.stand_in or game.state.is_terminal():
-            return None
-        seat = game.state.current_player()
-        return seat if seat == clock.turn_seat else None
+        return game.standing_in()
 
     # -- players -----------------------------------------------------------------------
     def _turn_started(self, game: LiveGame) -> None:
@@ -1004,9 +799,7 @@ class Hub:
         self._kick(game)
 
     def _broadcast_event(self, game: LiveGame, event: EventRecord) -> None:
-        text = json.dumps({"type": "event", "event": event_json(event)}, separators=(",", ":"))
-        for conn in game.connections:
-            conn.send(text)
+        game.send_event(event)
 
     def _kick(self, game: LiveGame) -> None:
         """Make sure a bot whose turn it is gets to play."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ServerError, StoreUnavailable
 from .events import Event
-from .hub import LiveGame, build_state
+from .live import LiveGame, build_state
 from .lobby import mark_connected, summary
 from .ownership import Leases
 from .presence import Presence
