@@ -27,7 +27,7 @@ from .undo import effective_actions
 if TYPE_CHECKING:
     from .hub import Hub
 
-__all__ = ["GameDirectory", "LocalGames", "make_hub", "make_store"]
+__all__ = ["GameDirectory", "LocalGames", "load_game", "make_hub", "make_store"]
 
 log = logging.getLogger("elfenland.server")
 
@@ -56,6 +56,24 @@ class GameDirectory(Protocol):
     def seats_changed(self, game_id: str) -> None: ...
 
     async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
+
+
+async def load_game(hub: Hub, game_id: str) -> LiveGame:
+    """The game as the store holds it: its record, its events, its actions less those
+    taken back, replayed, and its clock; every seat counted as left just now.  The one way
+    a game is read into memory, whichever directory asks."""
+    record = await hub.db(hub.store.load_game, game_id)
+    if record is None:
+        raise ServerError("not-found", f"no game {game_id!r}")
+    events = await hub.db(hub.store.events, game_id)
+    actions, rows = effective_actions(await hub.db(hub.store.actions, game_id), events)
+    state = await hub.cpu(build_state, record, actions)
+    game = LiveGame(record, state, events=events, rows=rows)
+    clock = await hub.db(hub.store.load_clock, game_id)
+    game.clock = Clock.loads(clock) if clock is not None else None
+    now = time.monotonic()
+    game.left_at = {s.seat: now for s in record.seats}
+    return game
 
 
 class LocalGames:
@@ -97,19 +115,8 @@ class LocalGames:
             game = hub.games.get(game_id)
             if game is not None:
                 return game
-            record = await hub.db(hub.store.load_game, game_id)
-            if record is None:
-                raise ServerError("not-found", f"no game {game_id!r}")
-            events = await hub.db(hub.store.events, game_id)
-            actions, rows = effective_actions(await hub.db(hub.store.actions, game_id),
-                                              events)
-            state = await hub.cpu(build_state, record, actions)
-            game = LiveGame(record, state, events=events, rows=rows)
-            clock = await hub.db(hub.store.load_clock, game_id)
-            game.clock = Clock.loads(clock) if clock is not None else None
-            now = time.monotonic()
-            game.left_at = {s.seat: now for s in record.seats}
-            if keep or record.status != "finished":
+            game = await load_game(hub, game_id)
+            if keep or game.record.status != "finished":
                 hub.games[game_id] = game
                 hub._arm(game)
             return game

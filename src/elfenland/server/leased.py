@@ -21,9 +21,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from .directory import load_game
 from .errors import ServerError, StoreUnavailable
 from .events import Event
-from .live import LiveGame, build_state
+from .live import LiveGame
 from .lobby import mark_connected, summary
 from .ownership import Leases
 from .presence import Presence
@@ -140,15 +141,7 @@ class LeasedGames:
         self.leases.forget(game.id)
 
     async def _load(self, game_id: str) -> LiveGame:
-        record = await self.hub.db(self.hub.store.load_game, game_id)
-        if record is None:
-            raise ServerError("not-found", f"no game {game_id!r}")
-        actions = await self.hub.db(self.hub.store.actions, game_id)
-        state = await self.hub.cpu(build_state, record, actions)
-        game = LiveGame(record, state)
-        now = time.monotonic()
-        game.left_at = {s.seat: now for s in record.seats}
-        return game
+        return await load_game(self.hub, game_id)
 
     async def _take(self, game_id: str, wait: bool) -> LiveGame:
         """Claim the game (asking its owner to hand it over if ``wait``), then replay it
@@ -170,6 +163,7 @@ class LeasedGames:
                         raise ServerError("unavailable", f"game {game_id} is served elsewhere")
                 game = await self._load(game_id)
                 self.hub.games[game_id] = game
+                self.hub._arm(game)  # only the process serving a game fires its deadlines
                 if record.status != "finished":
                     log.info("server %s serves game %s at seq %d", self.name, game_id, game.seq)
                 if record.status == "running":
