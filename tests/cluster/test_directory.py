@@ -9,8 +9,8 @@ import asyncio
 import pytest
 
 from elfenland.server.clock import Clock, TempoRequest
+from elfenland.server.compose import make_hub, make_store
 from elfenland.server.config import ClusterSettings, ServerConfig
-from elfenland.server.directory import make_hub, make_store
 from elfenland.server.live import build_state, now_iso
 from elfenland.server.store import EventRecord, GameRecord, SeatRecord
 

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.cluster
 
 @dataclass
 class Process:
-    """One process's store and leases, as ``directory.make_hub`` composes them."""
+    """One process's store and leases, as ``compose.make_hub`` composes them."""
 
     store: PostgresStore
     leases: Leases

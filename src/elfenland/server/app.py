@@ -16,8 +16,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from ..web import STATIC_DIR
+from .compose import make_hub, make_store
 from .config import ServerConfig
-from .directory import make_hub, make_store
 from .errors import ServerError, StoreUnavailable
 from .heap import build_tables_and_freeze
 from .http_guard import HttpGuard

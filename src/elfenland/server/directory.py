@@ -16,18 +16,14 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .clock import Clock
-from .config import ServerConfig
 from .errors import ServerError
-from .events import PostgresEventBus
 from .live import LiveGame, build_state
-from .ownership import Leases, open_shared_store
-from .store import PostgresStore, Store, open_store
 from .undo import effective_actions
 
 if TYPE_CHECKING:
     from .hub import Hub
 
-__all__ = ["GameDirectory", "LocalGames", "load_game", "make_hub", "make_store"]
+__all__ = ["GameDirectory", "LocalGames", "load_game"]
 
 log = logging.getLogger("elfenland.server")
 
@@ -138,28 +134,3 @@ class LocalGames:
         """Summaries whose ``connected`` flags also count other processes' sockets: one
         process knows them all."""
         return summaries
-
-
-def make_store(config: ServerConfig) -> Store:
-    if config.cluster is None:
-        return open_store(config.db)
-    if not config.db or not config.db.startswith(("postgresql://", "postgres://")):
-        raise ValueError("several server processes share a PostgreSQL store: "
-                         "give --db postgresql://…")
-    return open_shared_store(config.db, config.cluster)
-
-
-def make_hub(store: Store, config: ServerConfig) -> Hub:
-    """One process's hub: its ownership, event bus and game directory chosen by the
-    configuration."""
-    from .hub import Hub
-    from .leased import LeasedGames
-
-    if config.cluster is not None:
-        if not isinstance(store, PostgresStore):
-            raise ValueError("a cluster process needs a PostgreSQL store")
-        leases = Leases(store, config.cluster)
-        return Hub(store, config, leases,
-                   events=lambda hub: PostgresEventBus(leases, hub.db),
-                   directory=lambda hub: LeasedGames(hub, leases))
-    return Hub(store, config)
