@@ -17,8 +17,14 @@ then the process owning the most of them is killed with SIGKILL, and for every c
 those games the time from the kill to the first update after its reconnect is taken.
 Repeated ``--failover-rounds`` times (the killed process is started again in between).
 
+Before/after: ``--before SRC`` (the ``src`` directory of another checkout, say the
+commit before a change) runs, for each N, the cluster of that code and then the cluster
+of this one, side by side in the same run (``--skip-single`` leaves out the one-process
+rows).
+
     python bench/cluster.py                              # N = 300 and 1000
     python bench/cluster.py --games 300 --seconds 20 --failover-rounds 3
+    python bench/cluster.py --games 300 --skip-single --failover-rounds 0 --before ../old/src
 """
 
 from __future__ import annotations
@@ -258,6 +264,20 @@ async def _failover_round(cluster: LocalCluster, games: int, seed: int) -> list[
     return times
 
 
+def _single(args: argparse.Namespace, n: int) -> None:
+    """One ``elfenland serve`` process on PostgreSQL under N games."""
+    with fresh_schema(args.db) as db:
+        port = free_port()
+        proc = serve(port, db, args.bot_delay)
+        try:
+            tally, elapsed, cpu = load(port, n, args.seconds, "random", args.seed,
+                                       args.warm_up, args.clients, [proc.pid], args.stagger)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+        print(row("1 process", n, tally, elapsed, cpu), flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -275,6 +295,11 @@ def main() -> int:
     parser.add_argument("--failover-games", type=int, default=60)
     parser.add_argument("--failover-rounds", type=int, default=3)
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--skip-single", action="store_true",
+                        help="measure the cluster only, not one process")
+    parser.add_argument("--before", default=None, metavar="SRC",
+                        help="also measure the cluster of the code in SRC (another "
+                             "checkout's src directory), side by side")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
@@ -289,17 +314,19 @@ def main() -> int:
               f"{'samples':>8} {'finished':>8} {'errors':>6} {'CPU/act':>11} {'busy':>7}",
               flush=True)
         for n in args.games:
-            with fresh_schema(args.db) as db:
-                port = free_port()
-                proc = serve(port, db, args.bot_delay)
-                try:
-                    tally, elapsed, cpu = load(port, n, args.seconds, "random", args.seed,
-                                               args.warm_up, args.clients, [proc.pid],
+            for label, src in ([("before", args.before)] if args.before else []):
+                env = {"PYTHONPATH": str(Path(src).resolve())}
+                with fresh_schema(args.db) as db, \
+                        LocalCluster(db, args.processes, serve_args=serve_args,
+                                     env=env) as cluster:
+                    tally, elapsed, cpu = load(cluster.port, n, args.seconds, "random",
+                                               args.seed, args.warm_up, args.clients,
+                                               [p.pid for p in cluster.servers.values()],
                                                args.stagger)
-                finally:
-                    proc.terminate()
-                    proc.wait(30)
-                print(row("1 process", n, tally, elapsed, cpu), flush=True)
+                    print(row(f"{label} {args.processes}+HAP", n, tally, elapsed, cpu)
+                          + marked_down(cluster), flush=True)
+            if not args.skip_single:
+                _single(args, n)
             with fresh_schema(args.db) as db, \
                     LocalCluster(db, args.processes, serve_args=serve_args) as cluster:
                 tally, elapsed, cpu = load(cluster.port, n, args.seconds, "random",

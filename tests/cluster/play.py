@@ -112,8 +112,17 @@ async def play(ws_base: str, seat: Seat, deadline: float = 300.0) -> Seat:
                     msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
                     seat.messages.append(msg)
                     if msg["type"] == "error":
-                        if msg["code"] == "stale":
-                            await ws.send(json.dumps({"type": "sync"}))
+                        # The log entries after the last one this seat has.
+                        resync = {"type": "sync",
+                                  "since": int(seat.log[-1]["seq"]) if seat.log else 0}
+                        if msg["code"] == "unavailable":
+                            # Retryable (the store is away): nothing was stored; ask
+                            # again for the state and act on it once more.
+                            acted = -1
+                            await asyncio.sleep(0.2)
+                            await ws.send(json.dumps(resync))
+                        elif msg["code"] == "stale":
+                            await ws.send(json.dumps(resync))
                         continue
                     if msg["type"] != "update":
                         continue
@@ -210,15 +219,17 @@ def assert_one_writer_at_a_time(db: str, gid: str) -> list[tuple[str, int]]:
     return rows
 
 
-def check_games(db: str, games: list[Game]) -> None:
+def check_games(db: str, games: list[Game], allowed: tuple[str, ...] = (),
+                cluster: bool = True) -> None:
     """Every game finished as the engine alone plays it, every client's log is the
-    replay's, and no client saw an error."""
+    replay's, and no client saw an error (but the ``allowed`` codes)."""
     for g in games:
         actions = stored(db, g.id)
         assert actions == expected_actions(g.game, g.seed), f"game {g.id} forked"
         for s in g.seats:
             assert s.done
-            assert s.errors == [], s.errors
+            assert [e for e in s.errors if e["code"] not in allowed] == [], s.errors
             assert s.seq == len(actions)
             assert s.log == replay_log(g.game, g.seed, actions, s.seat)
-        assert_one_writer_at_a_time(db, g.id)
+        if cluster:
+            assert_one_writer_at_a_time(db, g.id)

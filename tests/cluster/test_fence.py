@@ -1,5 +1,5 @@
-"""The fence inside the one-statement append (``PostgresStore.append_action`` with
-``ClusterStore._fence_sql``): an action is stored only by the lease's holder at its
+"""The fence inside the one-statement append (``PostgresStore.append_action`` given the
+``Fence`` of ``Leases.fence``): an action is stored only by the lease's holder at its
 epoch, all of it or nothing, and an append racing a takeover loses cleanly."""
 
 from __future__ import annotations
@@ -7,27 +7,57 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import psycopg
 import pytest
 
 from elfenland.server.config import ClusterSettings
 from elfenland.server.errors import StoreConflict
-from elfenland.server.ownership import ClusterStore, LeaseLost
-from elfenland.server.store import GameRecord, SeatRecord
+from elfenland.server.ownership import LeaseLost, Leases, open_shared_store
+from elfenland.server.store import GameRecord, PostgresStore, SeatRecord
 
 from .play import writers
 
 pytestmark = pytest.mark.cluster
 
 
+@dataclass
+class Process:
+    """One process's store and leases, as ``compose.make_hub`` composes them."""
+
+    store: PostgresStore
+    leases: Leases
+
+    def append_action(self, game_id: str, seq: int, player: int, action: str,
+                      clock: str | None = None) -> None:
+        """Store with the process's fence, as the hub does (``LeaseLost`` before any SQL
+        for a game it never claimed)."""
+        self.store.append_action(game_id, seq, player, action, clock=clock,
+                                 fence=self.leases.fence(game_id))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.leases, name)
+
+    def close(self) -> None:
+        self.leases.close()
+        self.store.close()
+
+
+def _process(pg_url: str, name: str) -> Process:
+    settings = ClusterSettings(name=name)
+    store = open_shared_store(pg_url, settings)
+    return Process(store, Leases(store, settings))
+
+
 @pytest.fixture
-def stores(pg_url: str) -> Iterator[tuple[ClusterStore, ClusterStore]]:
-    a = ClusterStore(pg_url, ClusterSettings(name="a"))
-    b = ClusterStore(pg_url, ClusterSettings(name="b"))
+def stores(pg_url: str) -> Iterator[tuple[Process, Process]]:
+    a = _process(pg_url, "a")
+    b = _process(pg_url, "b")
     seats = (SeatRecord(0, "bot", None, "random"), SeatRecord(1, "bot", None, "random"))
-    a.create_game(GameRecord("g1", "elfenland", 2, None, {}, 7, "running", 0,
-                             "2026-01-01T00:00:00Z", "h", seats))
+    a.store.create_game(GameRecord("g1", "elfenland", 2, None, {}, 7, "running", 0,
+                                   "2026-01-01T00:00:00Z", "h", seats))
     yield a, b
     a.close()
     b.close()
@@ -43,7 +73,7 @@ def _stored(db: str) -> tuple[list[int], int]:
     return seqs, int(row[0])
 
 
-def test_only_the_holder_at_its_epoch_stores(stores: tuple[ClusterStore, ClusterStore],
+def test_only_the_holder_at_its_epoch_stores(stores: tuple[Process, Process],
                                              pg_url: str) -> None:
     a, b = stores
     with pytest.raises(LeaseLost):  # never claimed: refused before any SQL
@@ -58,7 +88,6 @@ def test_only_the_holder_at_its_epoch_stores(stores: tuple[ClusterStore, Cluster
     a.epochs["g1"] = 1
     with pytest.raises(LeaseLost):
         a.append_action("g1", 2, 1, "y", clock='{"c": 1}')
-    assert "g1" in a.lost
     assert _stored(pg_url) == ([1], 1)
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM clocks").fetchone() == (0,)
@@ -68,15 +97,14 @@ def test_only_the_holder_at_its_epoch_stores(stores: tuple[ClusterStore, Cluster
         with pytest.raises(StoreConflict) as raised:
             b.append_action("g1", seq, 0, "z")
         assert not isinstance(raised.value, LeaseLost)
-    assert not b.lost
     assert _stored(pg_url) == ([1, 2], 2)
     assert writers(pg_url, "g1") == [("a", 1), ("b", epoch)]
-    assert b.load_clock("g1") == '{"c": 1}'
+    assert b.store.load_clock("g1") == '{"c": 1}'
 
 
 @pytest.mark.parametrize("takeover", [True, False])
 def test_an_append_waits_for_a_claim_in_progress_and_obeys_it(
-        stores: tuple[ClusterStore, ClusterStore], pg_url: str, takeover: bool) -> None:
+        stores: tuple[Process, Process], pg_url: str, takeover: bool) -> None:
     """A claim holds the lease row's update lock while it raises the epoch: an append
     started meanwhile waits, then stores nothing if the claim went through (it re-reads
     the row and finds the new epoch), or its action if the claim was abandoned."""
@@ -106,10 +134,38 @@ def test_an_append_waits_for_a_claim_in_progress_and_obeys_it(
         thread.join(10)
     assert len(outcome) == 1
     if takeover:
-        assert isinstance(outcome[0], LeaseLost) and "g1" in a.lost
+        assert isinstance(outcome[0], LeaseLost) and outcome[0].game_id == "g1"
         assert _stored(pg_url) == ([], 0)
         assert writers(pg_url, "g1") == []
     else:
         assert outcome[0] is None
         assert _stored(pg_url) == ([1], 1)
         assert writers(pg_url, "g1") == [("a", 1)]
+
+
+def test_handovers_and_chat_trimming_are_fenced_too(stores: tuple[Process, Process],
+                                                    pg_url: str) -> None:
+    """Issue 23's writes of a game (a seat handed to a bot or back, for the ratings; the
+    oldest chat lines dropped over the cap) obey the fence as every other write does: a
+    process that lost the game stores neither."""
+    from elfenland.server.store import EventRecord
+
+    a, b = stores
+    assert a.claim("g1") == 1
+    chat = a.store.add_event("g1", EventRecord("chat", 0, 0, {"text": "hi"}, "t"),
+                             fence=a.leases.fence("g1"))
+    assert chat is not None
+    a.store.add_handover("g1", 0, 0, True, fence=a.leases.fence("g1"))
+    assert a.hand_over("g1", b.owner, b.owner_key)
+    assert b.claim("g1") is not None
+    a.epochs["g1"] = 1  # a stalled and still believes it holds epoch 1
+    with pytest.raises(LeaseLost):
+        a.store.add_handover("g1", 0, 1, False, fence=a.leases.fence("g1"))
+    with pytest.raises(LeaseLost):
+        a.store.drop_events("g1", [chat.n], fence=a.leases.fence("g1"))
+    assert a.store.handovers("g1") == [(0, 0, True)]
+    assert [e.n for e in a.store.events("g1")] == [chat.n]
+    b.store.drop_events("g1", [chat.n], fence=b.leases.fence("g1"))
+    b.store.add_handover("g1", 0, 1, False, fence=b.leases.fence("g1"))
+    assert a.store.events("g1") == []
+    assert b.store.handovers("g1") == [(0, 0, True), (0, 1, False)]

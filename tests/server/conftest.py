@@ -12,7 +12,7 @@ from urllib.parse import quote
 import pytest
 
 from elfenland.server.background import BackgroundServer
-from elfenland.server.config import Limits, ServerConfig
+from elfenland.server.config import Guard, Limits, ServerConfig
 
 PG_ENV = "ELFENLAND_TEST_PG_URL"
 
@@ -54,10 +54,12 @@ def make_server(db_url: str) -> Iterator[ServerFactory]:
     """Start servers on the test's database: ``make_server(bot_delay=0, limits=...)``."""
     started: list[BackgroundServer] = []
 
-    def make(bot_delay: float = 0.0, limits: Limits | None = None) -> BackgroundServer:
+    def make(bot_delay: float = 0.0, limits: Limits | None = None,
+             guard: Guard | None = None) -> BackgroundServer:
         config = ServerConfig(db=db_url, bot_delay=bot_delay, bot_time_limit=20.0,
                               limits=limits or Limits(absent_after=0.0, games_per_host=1000,
-                                                      messages_per_second=1000, burst=1000))
+                                                      messages_per_second=1000, burst=1000),
+                              guard=guard or Guard())
         server = BackgroundServer(config).start()
         started.append(server)
         return server

@@ -4,13 +4,16 @@ you", and the leaderboard where bots are rated too."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from playwright.sync_api import Browser
+from tests.server.helpers import play_seat
 
 from .helpers import create_game, my_turn, start_game, take_turn
 
@@ -102,12 +105,26 @@ def _post(url: str, body: dict[str, object]) -> dict[str, object]:
         return dict(json.loads(r.read()))
 
 
-def test_the_leaderboard_rates_bots(browser: Browser, server: str) -> None:
+def test_the_leaderboard_rates_players_and_bots(browser: Browser, server: str) -> None:
+    # Rated: a game of two players (and a bot) with a drawn seed; games against bots
+    # alone are not (docs/server.md, "Ratings").
+    ann = _post(f"{server}/api/players", {"name": "Ann"})
+    cy = _post(f"{server}/api/players", {"name": "Cy"})
     made = _post(f"{server}/api/games", {
-        "game": "king-of-the-elves", "players": 2,  # no chosen seed: that game is unrated
-        "seats": [{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "greedy"}]})
+        "game": "king-of-the-elves", "players": 3, "player": ann["token"],
+        "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "greedy"}]})
     gid = made["game"]["id"]  # type: ignore[index]
-    _post(f"{server}/api/games/{gid}/start", {})
+    joined = _post(f"{server}/api/games/{gid}/join", {"player": cy["token"]})
+    _post(f"{server}/api/games/{gid}/start", {"token": made["token"]})
+    ws = server.replace("http://", "ws://")
+
+    async def both() -> None:
+        await asyncio.gather(play_seat(ws, str(gid), str(made["token"]), 0),
+                             play_seat(ws, str(gid), str(joined["token"]), 1))
+
+    # Playwright's sync API runs an event loop in this thread: play in another one.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, both()).result(timeout=120)
     deadline = time.monotonic() + 60
     while True:
         with urllib.request.urlopen(f"{server}/api/games/{gid}", timeout=10) as r:
@@ -124,7 +141,7 @@ def test_the_leaderboard_rates_bots(browser: Browser, server: str) -> None:
         page.click("[data-board='king-of-the-elves']")
         page.wait_for_selector("#board tr[data-player='bot:greedy']", timeout=10000)
         rows = page.locator("#board tbody tr")
-        assert rows.count() >= 2
+        assert rows.count() >= 3
         assert "Medium" in page.locator("#board tr[data-player='bot:greedy']").inner_text()
         ratings = [float(x) for x in page.eval_on_selector_all(
             "#board tbody tr td.num:nth-child(3)", "els => els.map(e => e.textContent)")]

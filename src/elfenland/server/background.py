@@ -13,6 +13,8 @@ import uvicorn
 
 from .app import create_app
 from .config import ServerConfig
+from .connlimits import guarded_h11
+from .store import Store
 
 
 def free_port() -> int:
@@ -24,19 +26,27 @@ def free_port() -> int:
 def uvicorn_config(app: Any, host: str, port: int, config: ServerConfig,
                    log_level: str = "warning") -> uvicorn.Config:
     # The socket layer accepts messages somewhat over our limit, so that the server can
-    # answer them with a "too-large" error instead of dropping the connection.
+    # answer them with a "too-large" error instead of dropping the connection.  The
+    # h11 protocol gets a header deadline and a connection cap (connlimits.py).  uvicorn's
+    # own proxy headers are off: by default it believes X-Forwarded-For from 127.0.0.1,
+    # which behind a local proxy is every client; http_guard.py believes it only from
+    # ``--trusted-proxies``.
+    guard = config.guard
     return uvicorn.Config(app, host=host, port=port, log_level=log_level,
                           ws_max_size=max(1 << 20, 4 * config.limits.max_message),
-                          lifespan="on", timeout_keep_alive=30)
+                          lifespan="on", timeout_keep_alive=max(1, int(guard.keep_alive)),
+                          http=guarded_h11(guard.header_timeout, guard.max_connections),
+                          h11_max_incomplete_event_size=16 * 1024, proxy_headers=False)
 
 
 class BackgroundServer:
     """``with BackgroundServer(config) as server: server.url``"""
 
-    def __init__(self, config: ServerConfig, port: int | None = None) -> None:
+    def __init__(self, config: ServerConfig, port: int | None = None,
+                 store: Store | None = None) -> None:
         self.config = config
         self.port = port or free_port()
-        self.app = create_app(config)
+        self.app = create_app(config, store)
         self.server = uvicorn.Server(uvicorn_config(self.app, "127.0.0.1", self.port, config))
         self.thread = threading.Thread(target=self.server.run, daemon=True,
                                        name="elfenland-server")

@@ -45,6 +45,8 @@ defaults
     # A WebSocket may stay quiet for long between turns.
     timeout tunnel 1h
     timeout client-fin 5s
+    # A request's headers within 10 s: slow clients ("slowloris") are cut here.
+    timeout http-request 10s
     # A process that refuses the connection (dead, or shutting down): try another one
     # at once, on every retry (no second wait for the same server).
     option redispatch 1
@@ -52,6 +54,10 @@ defaults
 
 frontend elfenland
     bind {bind}
+    # The servers learn the client's address from this header, set here: whatever a
+    # client wrote in its own X-Forwarded-For is replaced, never passed on (the servers
+    # believe the header from this proxy only: --trusted-proxies).
+    http-request set-header X-Forwarded-For %[src]
     acl game_path path_reg ^/(ws|api)/games/[a-z0-9]+
     use_backend games if game_path
     default_backend any
@@ -176,7 +182,8 @@ class LocalCluster:
         proc = subprocess.Popen(
             [sys.executable, "-m", "elfenland.cli", "serve", "--cluster", "--name", name,
              "--host", "127.0.0.1", "--port", str(self.ports[name]), "--db", self.db,
-             *self.serve_args], stdout=log, stderr=subprocess.STDOUT, env=self.env)
+             "--trusted-proxies", "127.0.0.1", *self.serve_args],
+            stdout=log, stderr=subprocess.STDOUT, env=self.env)
         log.close()
         self.servers[name] = proc
         return proc

@@ -29,8 +29,14 @@ class Limits:
     chat_max: int = 500
     chat_per_second: float = 0.5
     chat_burst: int = 5
+    #: Chat from one client address (all its seats and spectator sockets together).
+    chat_per_address: float = 2.0
+    chat_address_burst: int = 20
+    #: Chat a game keeps (lines, and bytes of text and names); the oldest lines go.
+    chat_lines: int = 1000
+    chat_bytes: int = 256 * 1024
     #: Chat lines a socket gets on connect (the latest ones; every other event is always
-    #: sent). The whole chat stays in the store and at ``GET /api/games/{id}/events``.
+    #: sent). The kept chat is in the store and, paged, at ``GET /api/games/{id}/events``.
     chat_history: int = 200
 
 
@@ -46,6 +52,34 @@ class ClusterSettings:
     claim_wait: float = 15.0
     #: A name for this process in logs and in the store's lease rows (default: host:pid).
     name: str | None = None
+
+
+@dataclass(frozen=True)
+class Guard:
+    """What a public deployment sets to keep hostile clients from the host and from each
+    other (docs/server.md, "Security")."""
+
+    #: Networks (``127.0.0.1/32``) or host names webhooks may reach although they are
+    #: not public addresses (``--webhook-allow``): for self-hosters with a local listener.
+    webhook_allow: tuple[str, ...] = ()
+    #: Seconds one webhook call may take in all.
+    webhook_deadline: float = 5.0
+    #: Peers whose ``X-Forwarded-For`` names the client (``--trusted-proxies``); nobody
+    #: else's is believed.
+    trusted_proxies: tuple[str, ...] = ()
+    #: ``Host`` header values answered (``--allowed-hosts``; a leading ``*.`` matches
+    #: subdomains); empty: every host.
+    allowed_hosts: tuple[str, ...] = ()
+    #: The longest token (seat or player) read from a request, in characters.
+    token_max: int = 200
+    #: The deepest JSON nesting read from a client.
+    json_depth: int = 32
+    #: Seconds a connection has to send a request's headers (connlimits.py).
+    header_timeout: float = 10.0
+    #: Open connections at most (None: as many as the descriptor limit leaves room for).
+    max_connections: int | None = None
+    #: Seconds an idle keep-alive connection stays open.
+    keep_alive: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -65,3 +99,4 @@ class ServerConfig:
     cluster: ClusterSettings | None = None
     #: Seconds SIGTERM waits for in-flight actions and queued messages before closing.
     drain_seconds: float = 5.0
+    guard: Guard = field(default_factory=Guard)

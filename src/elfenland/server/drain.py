@@ -13,21 +13,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import socket
 import time
 
 import uvicorn
 
-from .cluster_hub import RECONNECT, EventHub
+from .hub import RECONNECT, Hub
 
 log = logging.getLogger("elfenland.server.drain")
 
 
-async def drain(hub: EventHub, seconds: float) -> None:
+async def drain(hub: Hub, seconds: float) -> None:
     deadline = time.monotonic() + seconds
-    hub.draining = True
-    hub.stop_background()
-    hub._closing = True  # bots stop taking turns
+    hub.begin_drain()  # no new games taken on, bots stop taking turns
     games = list(hub.games.values())
     for game in games:
         left = deadline - time.monotonic()
@@ -54,7 +53,7 @@ async def drain(hub: EventHub, seconds: float) -> None:
 class DrainingServer(uvicorn.Server):
     """uvicorn's server with the drain between 'stop listening' and 'close sockets'."""
 
-    def __init__(self, config: uvicorn.Config, hub: EventHub, seconds: float) -> None:
+    def __init__(self, config: uvicorn.Config, hub: Hub, seconds: float) -> None:
         super().__init__(config)
         self.hub = hub
         self.drain_seconds = seconds
@@ -69,3 +68,8 @@ class DrainingServer(uvicorn.Server):
         except Exception:
             log.exception("drain failed")
         await super().shutdown(sockets)
+        # SIGTERM is how an orchestrator stops a server, and a drained stop is a clean
+        # one: exit 0 rather than have uvicorn raise the signal again (status 143).
+        captured = getattr(self, "_captured_signals", None)
+        if isinstance(captured, list):
+            captured[:] = [s for s in captured if s != signal.SIGTERM]

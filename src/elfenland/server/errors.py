@@ -54,3 +54,24 @@ class ServerError(ElfenlandError):
 class StoreConflict(ElfenlandError):
     """A write that lost a race: the (game, seq) row exists already, so another writer
     (a second server on the same database) got there first."""
+
+
+class StoreUnavailable(ElfenlandError):
+    """The store cannot be reached or cannot write just now (a lost connection, a
+    restarting PostgreSQL, a full disk): the transaction was rolled back or never began,
+    so nothing changed, and the same request may be sent again later.  Clients get the
+    protocol's retryable ``unavailable`` error."""
+
+
+class StoreDamaged(ElfenlandError):
+    """The store's file fails its integrity check: the server refuses to start on it
+    rather than answer every game with an error."""
+
+
+class LeaseLost(StoreConflict):
+    """This process no longer owns the game (another one has taken it over): the change
+    was refused by the game's fence and nothing was stored."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id} is now served by another process")
+        self.game_id = game_id

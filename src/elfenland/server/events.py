@@ -19,15 +19,15 @@ import asyncio
 import contextlib
 import json
 import logging
-import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .ownership import ClusterStore
+from .ownership import Leases
+from .session import CHANNEL
 
 log = logging.getLogger("elfenland.server.events")
 
-CHANNEL = "elfenland_events"
+__all__ = ["CHANNEL", "Event", "EventBus", "PostgresEventBus"]
 #: PostgreSQL refuses NOTIFY payloads of 8000 bytes or more.
 MAX_PAYLOAD = 7900
 Event = dict[str, Any]
@@ -39,7 +39,11 @@ class EventBus:
 
     def __init__(self) -> None:
         self._handlers: list[Handler] = []
-        self.healthy = True
+
+    @property
+    def healthy(self) -> bool:
+        """Whether events reach the other processes (always, in memory)."""
+        return True
 
     def subscribe(self, handler: Handler) -> Callable[[], None]:
         self._handlers.append(handler)
@@ -69,18 +73,20 @@ class EventBus:
 
 class PostgresEventBus(EventBus):
     """Every process's events to every process (itself included), through the store's
-    LISTEN/NOTIFY.  Sending is batched: one round trip carries what queued meanwhile."""
+    LISTEN/NOTIFY.  Sending is batched: one round trip carries what queued meanwhile.
+    Receiving is the process session's (session.py), which reconnects by itself; events
+    sent while it was away are lost, which costs a refresh, never a game."""
 
-    def __init__(self, store: ClusterStore,
-                 db: Callable[..., Awaitable[Any]]) -> None:
+    def __init__(self, leases: Leases, db: Callable[..., Awaitable[Any]]) -> None:
         super().__init__()
-        self.store = store
+        self.leases = leases
         self._db = db
         self._queue: asyncio.Queue[str] = asyncio.Queue()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._sender: asyncio.Task[None] | None = None
-        self._listening = threading.Event()
+
+    @property
+    def healthy(self) -> bool:
+        return self.leases.alive
 
     def publish(self, event: Event) -> None:
         payload = json.dumps(event, separators=(",", ":"))
@@ -92,10 +98,12 @@ class PostgresEventBus(EventBus):
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self._thread = threading.Thread(target=self._listen, args=(loop,), daemon=True,
-                                        name="elfenland-events")
-        self._thread.start()
-        await loop.run_in_executor(None, self._listening.wait, 10.0)
+
+        def heard(payload: str) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed
+                loop.call_soon_threadsafe(self._received, payload)
+
+        self.leases.session.listen(heard)
         self._sender = asyncio.create_task(self._send())
 
     async def stop(self) -> None:
@@ -106,26 +114,6 @@ class PostgresEventBus(EventBus):
                     break
                 await asyncio.sleep(0.02)
             self._sender.cancel()
-        self._stop.set()
-        if self._thread is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 5.0)
-
-    def _listen(self, loop: asyncio.AbstractEventLoop) -> None:
-        conn = self.store.session
-        try:
-            conn.execute(f"LISTEN {CHANNEL}")
-            self._listening.set()
-            while not self._stop.is_set():
-                for note in conn.notifies(timeout=0.5):
-                    loop.call_soon_threadsafe(self._received, note.payload)
-                    if self._stop.is_set():
-                        break
-        except Exception:
-            if not self._stop.is_set():
-                self.healthy = False
-                log.exception("lost the event listener's connection")
-        finally:
-            self._listening.set()
 
     def _received(self, payload: str) -> None:
         try:
@@ -141,8 +129,8 @@ class PostgresEventBus(EventBus):
             while not self._queue.empty() and len(batch) < 200:
                 batch.append(self._queue.get_nowait())
             try:
-                await self._db(self.store.notify, CHANNEL, batch)
+                await self._db(self.leases.notify, CHANNEL, batch)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("could not send %d events", len(batch))
+            except Exception as exc:
+                log.warning("could not send %d events: %s", len(batch), exc)

@@ -1,9 +1,16 @@
 """The live games: each one's cached state, its connections and its seated bots.
 
 The store is the truth and this module only ever tells clients about what the store
-holds: an action is applied to the cached state, appended to the store in its own
-transaction, and only then sent out.  If the append fails the cache is rebuilt from the
-store, so a refused or lost write never leaves the cache ahead of the truth.
+holds: an action is applied to a copy of the cached state, appended to the store in its
+own transaction, and only then is the copy swapped in and sent out.  If the append fails
+the copy is dropped and nothing else happens (no I/O on the error path), so a refused or
+lost write never leaves the cache ahead of the truth.  A game whose write failed in a
+way that leaves the store's answer unknown (a connection lost during the commit) is
+marked ``suspect`` and read again from the store before its next change.
+
+When the store is unreachable (``StoreUnavailable``) every request answers the
+protocol's retryable ``unavailable`` error, and a recovery task pings the store until it
+answers, then re-arms the games' clocks and lets their bots play on.
 
 Everything here runs on the event loop; database calls and bot thinking run in thread
 pools, and the per-game ``asyncio.Lock`` keeps one game's changes in order.
@@ -17,158 +24,83 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from contextlib import asynccontextmanager
+from dataclasses import replace
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from ..core.errors import ActionParseError, ElfenlandError, GameOverError
-from ..core.game import GameState, JSONDict
-from ..games.registry import game_info, new_game
+from ..core.errors import ElfenlandError
+from ..core.game import JSONDict
+from ..games.registry import game_info
 from .botseats import bot_decision, decision_seed, resolve_level
-from .chat import clean_message, recent_events, spectator_name
+from .chat import ChatLimiter, clean_message, may_chat, recent_events, spectator_name, trim_chat
 from .clock import Clock, Timers
 from .config import ServerConfig
-from .errors import ServerError, StoreConflict
+from .directory import GameDirectory, LocalGames
+from .errors import LeaseLost, ServerError, StoreUnavailable
+from .events import EventBus
 from .hints import check_hint, route_hint
+from .live import (
+    RECONNECT,
+    Connection,
+    LiveGame,
+    build_state,
+    event_json,
+    now_iso,
+)
 from .lobby import (
     CreateGame,
     clean_name,
-    engine_options,
     new_game_options,
     rules_name,
     summary,
     unrated,
 )
+from .ownership import SingleProcess
 from .players import Players
-from .ratelimit import TokenBucket
-from .store import EventRecord, GameRecord, SeatRecord, SqliteStore, Store
+from .store import EventRecord, Fence, GameRecord, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
 from .undo import effective_actions, undo_refusal
+
+#: The live game's names, long imported from here.
+__all__ = ["GAME_ID", "RECONNECT", "Connection", "Hub", "LiveGame", "build_state",
+           "event_json", "now_iso"]
 
 log = logging.getLogger("elfenland.server")
 T = TypeVar("T")
 GAME_ID = re.compile(r"^[a-z0-9]{1,32}$")
-#: View keys that offer the seat to act its choices; views sent before the start omit them.
-PLAY_ONLY_KEYS = ("legal", "route_costs")
-
-
-def build_state(record: GameRecord, actions: Sequence[str] = ()) -> GameState:
-    """The game as the store describes it: its start, then every stored action."""
-    kwargs: dict[str, Any] = engine_options(record.options)
-    if record.rules is not None:
-        kwargs["rules"] = record.rules
-    state = new_game(game=record.game, players=record.players, seed=record.seed, **kwargs)
-    for action in actions:
-        state.apply_action(action)
-    return state
-
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def event_json(event: EventRecord) -> JSONDict:
-    """An event as clients get it: its number, kind, seat, the game's seq, the time and
-    what its kind carries."""
-    return {**event.body, "n": event.n, "kind": event.kind, "seat": event.seat,
-            "seq": event.seq, "at": event.created}
-
-
-@dataclass(eq=False)
-class Connection:
-    """One WebSocket: its seat (None for a spectator), its outgoing queue (a slow client
-    never holds up the others) and its rate limit."""
-
-    seat: int | None
-    bucket: TokenBucket
-    queue: asyncio.Queue[str | None]
-    #: The highest log ``seq`` this connection has been sent.
-    log_seq: int = 0
-    dropped: bool = False
-    #: The close code the writer uses once the queue is sent (``close``).
-    close_code: int | None = None
-    #: Chat's own, slower rate limit (made at the first message).
-    chat_bucket: TokenBucket | None = None
-
-    def send(self, text: str) -> None:
-        if self.dropped:
-            return
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
-            self.drop()
-
-    def drop(self) -> None:
-        """Stop sending: the writer sees the end marker and closes the socket."""
-        self.dropped = True
-        while not self.queue.empty():
-            self.queue.get_nowait()
-        self.queue.put_nowait(None)
-
-    def close(self, code: int) -> None:
-        """Send what is queued, then close the socket with ``code`` (1012: reconnect)."""
-        if self.dropped:
-            return
-        self.dropped = True
-        self.close_code = code
-        try:
-            self.queue.put_nowait(None)
-        except asyncio.QueueFull:
-            self.drop()
-
-
-@dataclass(eq=False)
-class LiveGame:
-    record: GameRecord
-    state: GameState
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    connections: list[Connection] = field(default_factory=list)
-    #: Seat -> monotonic time since which it has had no connection.
-    left_at: dict[int, float] = field(default_factory=dict)
-    bot_task: asyncio.Task[None] | None = None
-    #: The game's clock (None: no tempo, no deadlines) and its events (timeouts, chat).
-    clock: Clock | None = None
-    events: list[EventRecord] = field(default_factory=list)
-    #: The store row of each action of the game (rows taken back are not among them).
-    rows: list[int] = field(default_factory=list)
-    #: Being rated after its end: it stays (and, in a cluster, stays owned) until stored.
-    rating: bool = False
+class Ownership(Protocol):
+    """Which games this process may change, and the token it changes them with:
+    ``ownership.SingleProcess`` (all, unfenced) or ``ownership.Leases``."""
 
     @property
-    def id(self) -> str:
-        return self.record.id
+    def name(self) -> str: ...
 
-    @property
-    def seq(self) -> int:
-        return self.state.history_length()
+    def fence(self, game_id: str) -> Fence | None: ...
 
-    def seat_of(self, token: str | None) -> int | None:
-        """The seat whose token this is, checking every seat so timing says nothing."""
-        found = None
-        for s in self.record.seats:
-            if token_matches(token, s.token_hash):
-                found = s.seat
-        return found
-
-    def connected(self) -> set[int]:
-        return {c.seat for c in self.connections if c.seat is not None and not c.dropped}
-
-    def summary(self) -> dict[str, Any]:
-        out = summary(self.record, self.connected(), self.seq)
-        running = self.record.status == "running" and not self.state.is_terminal()
-        out["to_act"] = self.state.current_player() if running else None
-        if self.clock is not None:
-            out["clock"] = self.clock.public()
-        return out
+    def forget(self, game_id: str) -> None: ...
 
 
 class Hub:
-    def __init__(self, store: Store, config: ServerConfig) -> None:
+    """The live games of this process.  What differs between one process and several is
+    passed in: ``ownership`` (whose games these are, and each change's fence),
+    ``events`` (the bus that lobby feeds on every process follow) and ``directory``
+    (how games are loaded, claimed and forgotten: ``directory.py``).  The last two may be
+    given as functions of the hub, for parts that call back into it."""
+
+    draining = False
+
+    def __init__(self, store: Store, config: ServerConfig, ownership: Ownership | None = None,
+                 events: EventBus | Callable[[Hub], EventBus] | None = None,
+                 directory: Callable[[Hub], GameDirectory] | None = None) -> None:
         self.store = store
+        self.ownership: Ownership = ownership or SingleProcess()
+        self.events: EventBus = (events if isinstance(events, EventBus) else
+                                 events(self) if events is not None else EventBus())
+        #: Game id -> whether the last ``turn`` told of it was a human's seat.
+        self._told_human: dict[str, bool] = {}
         self.config = config
         self.limits = config.limits
         # SQLite has one writer at a time anyway; PostgreSQL commits in parallel.
@@ -181,16 +113,150 @@ class Hub:
         self._cpu_pool = ThreadPoolExecutor(config.bot_threads,
                                             thread_name_prefix="elfenland-bot")
         self.games: dict[str, LiveGame] = {}
-        self._loading = asyncio.Lock()
         self._closing = False
         self.timers = Timers(self._on_deadline)
-        self.players = Players(store)
+        self.players = Players(store, config.guard)
+        self.chat_limiter = ChatLimiter(config.limits)
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: Pings the store while it is down; when it answers, games play on.
+        self._recovery: asyncio.Task[None] | None = None
+        self.directory: GameDirectory = (directory(self) if directory is not None
+                                         else LocalGames(self))
 
     # -- plumbing --------------------------------------------------------------------
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(
-            self._db_pool, partial(fn, *args))
+        """``fn(*args)`` on a database thread; an unreachable store is the protocol's
+        retryable ``unavailable`` error (and starts the recovery task)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._db_pool, partial(fn, *args))
+        except StoreUnavailable as exc:
+            self.store_down(exc)
+            raise ServerError("unavailable",
+                              "the game store is unreachable just now; try again") from None
+        except LeaseLost as exc:
+            raise self._lost(exc) from None
+
+    def _fence(self, game_id: str) -> Fence | None:
+        """The token to store a change of the game with (None with one process)."""
+        try:
+            return self.ownership.fence(game_id)
+        except LeaseLost as exc:
+            raise self._lost(exc) from None
+
+    def _lost(self, exc: LeaseLost) -> ServerError:
+        """The one place a lost lease is handled: taken over (say after this process
+        stalled), nothing was stored; the game is let go and its clients reconnect."""
+        game = self.games.get(exc.game_id)
+        if game is not None:
+            log.warning("server %s lost game %s to another server", self.name, game.id)
+            self.let_go(game)
+        return ServerError("unavailable", "the game moved to another server; reconnect")
+
+    @property
+    def name(self) -> str:
+        return self.ownership.name
+
+    def let_go(self, game: LiveGame) -> None:
+        """Stop serving the game here; its clients reconnect to whoever serves it now."""
+        if self.games.get(game.id) is game:
+            del self.games[game.id]
+        self.ownership.forget(game.id)
+        self._told_human.pop(game.id, None)
+        self.timers.cancel(game.id)  # its clock is armed again by whoever serves it now
+        if game.bot_task is not None and game.bot_task is not asyncio.current_task():
+            game.bot_task.cancel()
+        for conn in list(game.connections):
+            conn.close(RECONNECT)
+        self.directory.seats_changed(game.id)
+
+    def begin_drain(self) -> None:
+        """Stop taking on games and starting turns (SIGTERM: drain.py)."""
+        self.draining = True
+        self._closing = True
+        self.stop_background()
+
+    def stop_background(self) -> None:
+        """Stop the background work that takes on games (none with one process)."""
+        self.directory.stop_background()
+
+    async def release_all(self) -> None:
+        """Give up every game (a draining process): nothing to do with one process."""
+        await self.directory.release_all()
+
+    async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Summaries whose ``connected`` flags also count other processes' sockets."""
+        return await self.directory.with_presence(summaries)
+
+    @property
+    def store_ok(self) -> bool:
+        """False from a failed store call until the store answers again."""
+        return self._recovery is None or self._recovery.done()
+
+    def store_down(self, exc: BaseException) -> None:
+        """A store call failed for want of the store: ping it until it answers."""
+        if self.store_ok and not self._closing:
+            log.warning("the store is unavailable: %s", exc)
+            self._recovery = asyncio.get_running_loop().create_task(self._recover())
+
+    async def _recover(self, every: float = 0.1) -> None:
+        """Wait for the store, then re-arm every live game's clock and kick its bots:
+        a deadline or a bot turn that failed meanwhile is not lost."""
+        started = time.monotonic()
+        while not self._closing:
+            await asyncio.sleep(every)
+            try:
+                await self.probe(self.store.ping, 0.5)
+            except Exception:
+                continue
+            break
+        if self._closing:
+            return
+        log.warning("the store is back after %.1f s", time.monotonic() - started)
+        for game in list(self.games.values()):
+            self._arm(game)
+            self._kick(game)
+
+    @asynccontextmanager
+    async def locked(self, game: LiveGame) -> AsyncIterator[LiveGame]:
+        """The game's lock, with the game read again from the store first if a write of
+        it failed with an unknown outcome; a store failure inside marks it so."""
+        async with game.lock:
+            if game.suspect:
+                await self._reload(game)
+            try:
+                yield game
+            except ServerError as exc:
+                if exc.code in ("unavailable", "internal"):
+                    game.suspect = True
+                raise
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                game.suspect = True
+                raise
+
+    async def _reload(self, game: LiveGame) -> None:
+        """Read the game from the store again (the caller holds its lock); clients are
+        sent what changed, which the store holds, so they may see it."""
+        record = await self.db(self.store.load_game, game.id)
+        if record is None:
+            raise ServerError("not-found", f"no game {game.id!r}")
+        events = await self.db(self.store.events, game.id)
+        actions, rows = effective_actions(await self.db(self.store.actions, game.id), events)
+        state = await self.cpu(build_state, record, actions)
+        clock = await self.db(self.store.load_clock, game.id)
+        changed = state.history_length() != game.seq or record != game.record
+        game.record, game.state, game.events, game.rows = record, state, events, rows
+        game.clock = Clock.loads(clock) if clock is not None else None
+        game.suspect = False
+        self._arm(game)
+        if changed:
+            log.info("game %s read again from the store at seq %d", game.id, game.seq)
+            for c in game.connections:
+                c.log_seq = min(c.log_seq, game.seq)
+            self._broadcast_lobby(game)
+            self._broadcast_update(game)
 
     async def probe(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn`` on the health check's own store connection."""
@@ -202,17 +268,17 @@ class Hub:
             self._cpu_pool, partial(fn, *args))
 
     async def startup(self) -> None:
-        """Bring back every unfinished game, so its bots play on after a restart."""
-        for game_id in await self.db(self.store.unfinished_ids):
-            try:
-                game = await self.get(game_id)
-            except Exception:  # one broken game must not keep the server down
-                log.exception("cannot restore game %s", game_id)
-                continue
-            self._kick(game)
+        """Start the event bus, then the directory: one process brings back every
+        unfinished game, so its bots play on after a restart."""
+        await self.events.start()
+        await self.directory.startup()
 
     async def shutdown(self) -> None:
+        await self.directory.stop()
+        await self.events.stop()
         self._closing = True
+        if self._recovery is not None:
+            self._recovery.cancel()
         self.timers.cancel_all()
         for game in list(self.games.values()):
             if game.bot_task is not None:
@@ -224,6 +290,7 @@ class Hub:
         self._db_pool.shutdown(wait=True)
         self._probe_pool.shutdown(wait=True)
         self.store.close()
+        self.directory.close()
 
     async def get(self, game_id: str, keep: bool = True) -> LiveGame:
         """The live game, loaded from the store if need be.  A finished game that is
@@ -233,32 +300,15 @@ class Hub:
             return game
         if not GAME_ID.match(game_id):
             raise ServerError("not-found", f"no game {game_id!r}")
-        async with self._loading:
-            game = self.games.get(game_id)
-            if game is not None:
-                return game
-            record = await self.db(self.store.load_game, game_id)
-            if record is None:
-                raise ServerError("not-found", f"no game {game_id!r}")
-            events = await self.db(self.store.events, game_id)
-            actions, rows = effective_actions(await self.db(self.store.actions, game_id),
-                                              events)
-            state = await self.cpu(build_state, record, actions)
-            game = LiveGame(record, state, events=events, rows=rows)
-            clock = await self.db(self.store.load_clock, game_id)
-            game.clock = Clock.loads(clock) if clock is not None else None
-            now = time.monotonic()
-            game.left_at = {s.seat: now for s in record.seats}
-            if keep or record.status != "finished":
-                self.games[game_id] = game
-                self._arm(game)
-            return game
+        return await self.directory.get(game_id, keep)
 
     def _forget_if_idle(self, game: LiveGame) -> None:
         """Finished games nobody watches leave memory; the store keeps them."""
         if game.record.status == "finished" and not game.connections and not game.rating:
             self.games.pop(game.id, None)
             self.timers.cancel(game.id)
+        if game.id not in self.games:
+            self.directory.forgotten(game)
 
     # -- lobby -----------------------------------------------------------------------
     async def list_games(self, status: str | None) -> list[dict[str, Any]]:
@@ -270,7 +320,7 @@ class Hub:
             live = self.games.get(record.id)
             out.append(live.summary() if live else
                        summary(record, set(), record.seq - undone.get(record.id, 0)))
-        return out
+        return await self.with_presence(out)
 
     async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
                      ) -> tuple[LiveGame, int | None, str | None]:
@@ -326,20 +376,23 @@ class Hub:
             raise ServerError("bad-request", f"cannot set up that game: {exc}") from None
         # The engine's own name for the rules (the default one when none was asked for).
         record = replace(record, rules=rules_name(state) or record.rules)
-        if await self.db(self.store.count_unfinished, host) >= self.limits.games_per_host:
+        clock = (Clock.new(req.tempo, players, self.limits.min_per_move)
+                 if req.tempo is not None else None)
+        # Counted and inserted in one transaction: concurrent creates cannot pass the
+        # limit together (issue 23).
+        if not await self.db(self.store.create_game, record,
+                             clock.dumps() if clock is not None else None,
+                             self.limits.games_per_host):
             raise ServerError("too-many-games",
                               f"{host} has {self.limits.games_per_host} unfinished games; "
                               "finish one first")
-        clock = (Clock.new(req.tempo, players, self.limits.min_per_move)
-                 if req.tempo is not None else None)
-        await self.db(self.store.create_game, record,
-                      clock.dumps() if clock is not None else None)
         game = LiveGame(record, state, clock=clock)
         if player is not None and creator is not None:
             await self.players.link(record.id, creator, player)
         now = time.monotonic()
         game.left_at = {s.seat: now for s in seats}
-        self.games[record.id] = game
+        self.directory.created(game)
+        self.events.publish({"type": "lobby", "game": game.summary()})
         return game, creator, token
 
     async def join(self, game_id: str, name: str | None, seat: int | None,
@@ -348,7 +401,7 @@ class Hub:
         player = await self.players.by_token(player_token) if player_token else None
         if player is not None and not name:
             name = player.name
-        async with game.lock:
+        async with self.locked(game):
             self._require_open(game)
             seats = list(game.record.seats)
             if seat is None:
@@ -372,7 +425,7 @@ class Hub:
 
     async def start(self, game_id: str, token: str | None, fill: str | None) -> LiveGame:
         game = await self.get(game_id)
-        async with game.lock:
+        async with self.locked(game):
             self._require_open(game)
             humans = [s for s in game.record.seats if s.token_hash is not None]
             if humans and game.seat_of(token) is None:
@@ -383,7 +436,8 @@ class Hub:
             await self._save_seats(game, seats, "running")
             if game.clock is not None:
                 game.clock = game.clock.turn(game.state.current_player(), game.seq, time.time())
-                await self.db(self.store.save_clock, game.id, game.clock.dumps())
+                await self.db(self.store.save_clock, game.id, game.clock.dumps(),
+                              self._fence(game.id))
                 self._arm(game)
             self._broadcast_lobby(game)
             # The views sent before the start offered nothing; now the seat to act gets its
@@ -396,7 +450,7 @@ class Hub:
     async def seat_to_bot(self, game_id: str, seat: int, token: str, level: str | None
                           ) -> LiveGame:
         game = await self.get(game_id)
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "finished":
                 raise ServerError("game-over", "the game is over")
             seats = list(game.record.seats)
@@ -415,13 +469,15 @@ class Hub:
                                  "their seat to a bot")
             seats[seat] = replace(target, kind="bot", level=resolve_level(level or "greedy"))
             await self._save_seats(game, tuple(seats))
+            await self.db(self.store.add_handover, game.id, seat, game.seq, True,  # ratings
+                          self._fence(game.id))
         self._broadcast_lobby(game)
         self._kick(game)
         return game
 
     async def take_seat(self, game_id: str, seat: int, token: str) -> LiveGame:
         game = await self.get(game_id)
-        async with game.lock:
+        async with self.locked(game):
             seats = list(game.record.seats)
             if not 0 <= seat < len(seats):
                 raise ServerError("not-found", f"no seat {seat}")
@@ -433,6 +489,8 @@ class Hub:
             if seats[seat].kind == "bot":
                 seats[seat] = replace(seats[seat], kind="human", level=None)
                 await self._save_seats(game, tuple(seats))
+                await self.db(self.store.add_handover, game.id, seat, game.seq, False,
+                              self._fence(game.id))
         self._broadcast_lobby(game)
         return game
 
@@ -451,7 +509,10 @@ class Hub:
 
     async def _save_seats(self, game: LiveGame, seats: tuple[SeatRecord, ...],
                           status: Any = None) -> None:
-        await self.db(self.store.save_seats, game.id, seats, status)
+        if not self.directory.serving(game):
+            raise ServerError("unavailable", "the game moved to another server; try again")
+        await self.db(self.store.save_seats, game.id, seats, status,
+                      self._fence(game.id))
         game.record = game.record.with_seats(seats, status)
 
     @property
@@ -463,34 +524,19 @@ class Hub:
     async def act(self, game: LiveGame, conn: Connection, action: str | int, seq: int) -> None:
         if conn.seat is None:
             raise ServerError("bad-token", "spectators cannot act; join a seat first")
-        async with game.lock:
-            if game.record.status == "open":
-                raise ServerError("not-started", "the game has not started")
-            if game.state.is_terminal():
-                raise ServerError("game-over", "the game is over")
-            seat = conn.seat
-            if game.record.seats[seat].kind != "human":
-                raise ServerError("not-your-turn",
-                                  f"a bot plays seat {seat} now; take the seat back first")
-            current = game.state.current_player()
-            if current != seat:
-                raise ServerError("not-your-turn", f"it is seat {current}'s turn")
-            if self._standing_in(game) == seat:
-                raise ServerError("not-your-turn", "your time ran out: a bot plays this turn")
-            if seq != game.seq:
-                raise ServerError("stale", f"the game is at seq {game.seq}, not {seq}")
+        seat = conn.seat
+        async with self.locked(game):
+            game.check_act(seat, seq)
             await self._apply(game, seat, action)
 
     async def chat(self, game: LiveGame, conn: Connection, text: object, name: object
                    ) -> None:
         """A chat message from a seat (under the seat's name) or a spectator (under the
         name they give), stored with the game, then sent to every connection."""
-        if conn.chat_bucket is None:
-            conn.chat_bucket = TokenBucket(self.limits.chat_per_second, self.limits.chat_burst)
         message = clean_message(text, self.limits.chat_max)
-        if not conn.chat_bucket.take():
-            raise ServerError("rate-limited", "too many chat messages; wait a moment")
-        async with game.lock:
+        may_chat(game.record, conn.seat)
+        self.chat_limiter.admit(game.id, conn.seat, conn.address)
+        async with self.locked(game):
             if conn.seat is None:
                 body = {"text": message, "name": spectator_name(name), "spectator": True}
             else:
@@ -498,9 +544,18 @@ class Hub:
                 body = {"text": message, "name": seat.name or f"Player {conn.seat + 1}",
                         "spectator": False}
             event = EventRecord("chat", conn.seat, game.seq, body, now_iso())
-            stored = await self.db(self.store.add_event, game.id, event)
+            stored = await self.db(self.store.add_event, game.id, event, None, None,
+                                   self._fence(game.id))
             assert stored is not None  # a chat message has no key, so it is always new
             game.events.append(stored)
+            # The game's chat over its cap: its oldest lines go, trimmed on a copy that
+            # is swapped in only once the store has dropped them too.
+            kept = list(game.events)
+            dropped = trim_chat(kept, self.limits.chat_lines, self.limits.chat_bytes)
+            if dropped:
+                await self.db(self.store.drop_events, game.id, dropped,
+                              self._fence(game.id))
+                game.events = kept
             self._broadcast_event(game, stored)
 
     async def undo(self, game: LiveGame, conn: Connection, seq: int) -> None:
@@ -509,7 +564,7 @@ class Hub:
         if conn.seat is None:
             raise ServerError("bad-token", "spectators cannot take anything back")
         seat = conn.seat
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "open":
                 raise ServerError("not-started", "the game has not started")
             if game.state.is_terminal():
@@ -536,7 +591,8 @@ class Hub:
                                 {"row": row, "action": public[-1]["action"] if public else ""},
                                 now_iso(), key=f"undo:{row}")
             stored = await self.db(self.store.add_event, game.id, event,
-                                   clock.dumps() if clock is not None else None)
+                                   clock.dumps() if clock is not None else None, None,
+                                   self._fence(game.id))
             if stored is None:
                 raise ServerError("cannot-undo", "that action was taken back already")
             game.state = before
@@ -559,7 +615,7 @@ class Hub:
         seat = game.seat_of(token)
         if seat is None:
             raise ServerError("bad-token", "a route hint needs the token of a seat of this game")
-        async with game.lock:
+        async with self.locked(game):
             if game.record.status == "open":
                 raise ServerError("not-started", "the game has not started")
             if game.record.seats[seat].kind != "human":
@@ -569,97 +625,43 @@ class Hub:
         return await self.cpu(route_hint, state, seat)
 
     async def _apply(self, game: LiveGame, player: int, action: str | int) -> None:
-        """Apply, store, then tell: the caller holds the game's lock."""
-        state = game.state
-        mover = state.current_player()
-        try:
-            parsed = state.parse_action(action)
-        except ElfenlandError as exc:
-            raise ServerError("parse", str(exc)) from None
-        text = str(parsed)
-        try:
-            state.apply_action(parsed)
-        except GameOverError as exc:
-            raise ServerError("game-over", str(exc)) from None
-        except ActionParseError as exc:
-            raise ServerError("parse", str(exc)) from None
-        except ElfenlandError as exc:
-            raise ServerError("illegal", str(exc)) from None
-        seq = game.seq
-        # The store numbers its rows on past actions taken back; the game's seq does not.
-        row = game.record.seq + 1
-        finished = state.is_terminal()
-        clock = game.clock
-        if clock is not None:
-            clock = clock.turn(None if finished else state.current_player(), seq, time.time())
-        try:
-            await self.db(self.store.append_action, game.id, row, player, text, finished,
-                          clock.dumps() if clock is not None else None)
-        except Exception as exc:
-            if isinstance(exc, StoreConflict):  # a stale idea of the game, or lost its lease
-                log.warning("cannot store action %d of game %s: %s", row, game.id, exc)
-            else:
-                log.exception("cannot store action %d of game %s", row, game.id)
-            actions, game.rows = effective_actions(
-                await self.db(self.store.actions, game.id), game.events)
-            game.state = await self.cpu(build_state, game.record, actions)
-            raise ServerError("internal", f"the action could not be stored: {exc}") from None
-        game.rows.append(row)
-        game.record = replace(game.record, seq=row,
-                              status="finished" if finished else "running")
-        if clock is not None:
-            game.clock = clock
-            self._arm(game)
-        self._broadcast_update(game)
-        if finished:
-            self._broadcast_lobby(game)
-            await self._rate(game)
-        elif state.current_player() != mover:
-            self._turn_started(game)
-        self._kick(game)
+        """The game's play path (``LiveGame.play``: check, apply to a copy, store, swap,
+        tell), for a game this process still serves; the caller holds its lock."""
+        if not self.directory.serving(game):
+            self.let_go(game)
+            raise ServerError("unavailable", "the game moved to another server; reconnect")
+        await game.play(self, player, action)
 
     # -- messages --------------------------------------------------------------------
     def update_text(self, game: LiveGame, conn: Connection, since: int | None = None,
                     cache: dict[Any, tuple[JSONDict, list[JSONDict]]] | None = None) -> str:
-        """An ``update`` for ``conn``: its seat's view without the log, and the log
-        entries after ``since`` (default: after what the connection already has).  Only
-        those entries are built: a whole game's log at every action made the views the
-        server's largest cost."""
-        after = max(0, conn.log_seq if since is None else since)
-        key = (conn.seat, after)
-        if cache is not None and key in cache:
-            view, new = cache[key]
-        else:
-            view = game.state.view(conn.seat, log_after=after)
-            new = view.pop("log", [])
-            if game.record.status == "open":
-                # Nobody may act before the start, so nothing is offered.
-                for name in PLAY_ONLY_KEYS:
-                    view.pop(name, None)
-            for i, entry in enumerate(new, after):
-                entry.setdefault("seq", i + 1)
-            if cache is not None:
-                cache[key] = (view, new)
-        conn.log_seq = max([after] + [int(e["seq"]) for e in new])
-        message: JSONDict = {"type": "update", "seq": game.seq, "view": view, "log": new}
-        if game.clock is not None:
-            message["clock"] = game.clock.public()
-        return json.dumps(message, separators=(",", ":"))
+        return game.update_text(conn, since, cache)
 
     def _broadcast_update(self, game: LiveGame) -> None:
-        cache: dict[Any, tuple[JSONDict, list[JSONDict]]] = {}
-        for conn in game.connections:
-            conn.send(self.update_text(game, conn, cache=cache))
+        game.send_update()
+        self._tell_turn(game)
+
+    def _tell_turn(self, game: LiveGame) -> None:
+        """Tell the bus whose turn it is.  Every action that leaves a human to act is
+        told; of the bots' turns only the first after a human's (or the first this
+        process serves), so that a "your turn" shown elsewhere ends when the turn has
+        passed, without a notice per bot move."""
+        if game.record.status != "running" or game.state.is_terminal():
+            self._told_human.pop(game.id, None)
+            return
+        seat = game.state.current_player()
+        human = 0 <= seat < len(game.record.seats) and game.record.seats[seat].kind == "human"
+        if human or self._told_human.get(game.id, True):
+            self.events.publish({"type": "turn", "game": game.id, "seq": game.seq,
+                                 "seat": seat})
+            self._told_human[game.id] = human
 
     def lobby_text(self, game: LiveGame) -> str:
-        return json.dumps({"type": "lobby", "game": game.summary()}, separators=(",", ":"))
+        return game.lobby_text()
 
     def _broadcast_lobby(self, game: LiveGame) -> None:
-        if not game.connections:
-            return
-        text = self.lobby_text(game)
-        for conn in game.connections:
-            conn.send(text)
+        self.events.publish({"type": "lobby", "game": game.summary()})
+        game.send_lobby()
 
     def attach(self, game: LiveGame, conn: Connection, since: int) -> None:
         """Register a connection and queue its greeting and the log it missed, with no
@@ -674,6 +676,8 @@ class Hub:
                               "chat_left_out": left_out}, separators=(",", ":")))
         if conn.seat is not None and not was_connected:
             self._broadcast_lobby(game)
+        if conn.seat is not None:
+            self.directory.seats_changed(game.id)
 
     def detach(self, game: LiveGame, conn: Connection) -> None:
         if conn in game.connections:
@@ -682,6 +686,8 @@ class Hub:
             game.left_at[conn.seat] = time.monotonic()
             self._broadcast_lobby(game)
         self._forget_if_idle(game)
+        if conn.seat is not None:
+            self.directory.seats_changed(game.id)
 
     # -- bots ------------------------------------------------------------------------
     def _bot_to_move(self, game: LiveGame) -> int | None:
@@ -695,11 +701,7 @@ class Hub:
     @staticmethod
     def _standing_in(game: LiveGame) -> int | None:
         """The seat a bot plays this turn for because its time ran out, if any."""
-        clock = game.clock
-        if clock is None or not clock.stand_in or game.state.is_terminal():
-            return None
-        seat = game.state.current_player()
-        return seat if seat == clock.turn_seat else None
+        return game.standing_in()
 
     # -- players -----------------------------------------------------------------------
     def _turn_started(self, game: LiveGame) -> None:
@@ -724,7 +726,8 @@ class Hub:
         try:
             state = game.state
             new = await self.players.rate_finished(game.record, list(state.scores()),
-                                                   list(state.winners()), game.seq, now_iso())
+                                                   list(state.winners()), game.seq, now_iso(),
+                                                   self._fence(game.id))
         except Exception:
             log.exception("cannot rate game %s", game.id)
             return
@@ -756,7 +759,7 @@ class Hub:
         game = self.games.get(game_id)
         if game is None or self._closing:
             return
-        async with game.lock:
+        async with self.locked(game):
             clock = game.clock
             if clock is None or clock.deadline is None or game.record.status != "running":
                 return
@@ -776,7 +779,8 @@ class Hub:
             event = EventRecord("timeout", seat, game.seq,
                                 {"timeouts": after.timeouts[seat], "for_good": seats is not None},
                                 now_iso(), key=f"timeout:{game.record.seq}")
-            stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats)
+            stored = await self.db(self.store.add_event, game.id, event, after.dumps(), seats,
+                                   self._fence(game.id))
             if stored is None:
                 # Recorded before (by a process that stopped since): the store's clock and
                 # seats already say what this timeout did.
@@ -796,9 +800,7 @@ class Hub:
         self._kick(game)
 
     def _broadcast_event(self, game: LiveGame, event: EventRecord) -> None:
-        text = json.dumps({"type": "event", "event": event_json(event)}, separators=(",", ":"))
-        for conn in game.connections:
-            conn.send(text)
+        game.send_event(event)
 
     def _kick(self, game: LiveGame) -> None:
         """Make sure a bot whose turn it is gets to play."""
@@ -833,7 +835,7 @@ class Hub:
             if not own:
                 log.warning("bot %s in game %s seat %d failed or ran out of time at seq %d",
                             level, game.id, seat, seq)
-            async with game.lock:
+            async with self.locked(game):
                 if game.seq != seq or self._bot_to_move(game) != seat:
                     continue
                 try:

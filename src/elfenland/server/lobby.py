@@ -14,6 +14,7 @@ from ..games.registry import GAMES, game_info, new_game
 from .botseats import bot_title
 from .clock import TempoRequest
 from .errors import ServerError
+from .names import clean_name as clean_name  # names.py cleans every name (issue 23)
 from .store import GameRecord
 
 NAME_MAX = 40
@@ -105,9 +106,6 @@ class TakeSeat(BaseModel):
     token: str = Field(max_length=200)
 
 
-def clean_name(name: str | None, seat: int) -> str:
-    text = " ".join((name or "").split())[:NAME_MAX]
-    return text or f"Player {seat + 1}"
 
 
 def rules_name(state: GameState) -> str | None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from .config import ClusterSettings, Limits, ServerConfig
+from .config import ClusterSettings, Guard, Limits, ServerConfig
 from .logs import env_defaults
 
 
@@ -40,6 +41,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --cluster: how long a stalled process keeps its games")
     parser.add_argument("--drain-seconds", type=float, default=ServerConfig.drain_seconds,
                         help="on SIGTERM, how long to wait for actions in flight")
+    # Security (docs/server.md, "Security"): lists are comma- or space-separated.
+    parser.add_argument("--webhook-allow", default="",
+                        help="networks (127.0.0.1/32) or host names webhooks may reach "
+                             "although they are not public addresses")
+    parser.add_argument("--trusted-proxies", default="",
+                        help="addresses or networks whose X-Forwarded-For names the client "
+                             "(the load balancer's); nobody else's is believed")
+    parser.add_argument("--allowed-hosts", default="",
+                        help="Host header values answered (*.example.org for subdomains); "
+                             "default: every host")
+    parser.add_argument("--header-timeout", type=float, default=Guard.header_timeout,
+                        help="seconds a connection has to send a request's headers")
+    parser.add_argument("--max-connections", type=int, default=None,
+                        help="open connections at most (default: what the descriptor "
+                             "limit leaves room for)")
     # Last, so that every option above can come from ELFENLAND_<OPTION> too.
     env_defaults(parser)
 
@@ -48,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     from .app import create_app
     from .background import uvicorn_config
     from .drain import DrainingServer
+    from .errors import StoreDamaged
     from .logs import configure as configure_logging
+    from .netguard import parse_networks, split_list
     from .store import default_db_path, redact
 
     limits = Limits(games_per_host=args.games_per_host, messages_per_second=args.rate,
@@ -56,10 +74,23 @@ def run(args: argparse.Namespace) -> int:
                     absent_after=args.absent_after, min_per_move=args.min_move_seconds)
     cluster = (ClusterSettings(lease_seconds=args.lease_seconds, name=args.name)
                if args.cluster else None)
+    try:
+        guard = Guard(webhook_allow=tuple(split_list(args.webhook_allow)),
+                      trusted_proxies=tuple(str(n) for n in parse_networks(
+                          split_list(args.trusted_proxies))),
+                      allowed_hosts=tuple(split_list(args.allowed_hosts)),
+                      header_timeout=args.header_timeout,
+                      max_connections=args.max_connections)
+    except ValueError as exc:
+        raise SystemExit(f"elfenland serve: {exc}") from None
     config = ServerConfig(db=args.db, bot_delay=args.bot_delay,
                           bot_time_limit=args.bot_time_limit, limits=limits, cluster=cluster,
-                          drain_seconds=args.drain_seconds)
-    app = create_app(config)
+                          drain_seconds=args.drain_seconds, guard=guard)
+    try:
+        app = create_app(config)
+    except StoreDamaged as exc:
+        print(f"elfenland serve: {exc}", file=sys.stderr, flush=True)
+        return 2
     where = redact(args.db) if args.db else f"sqlite:///{default_db_path()}"
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     print(f"Elfenland server: open http://{shown}:{args.port}/  (games stored in {where})",

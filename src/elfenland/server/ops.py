@@ -8,12 +8,12 @@ import asyncio
 import json
 from typing import Any
 
-from fastapi import FastAPI, WebSocket
+from fastapi import APIRouter, WebSocket
 from fastapi.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
-from .cluster_hub import RECONNECT, EventHub
 from .events import Event
+from .hub import RECONNECT, Hub
 
 #: Seconds /healthz waits for the store before it calls it unreachable.
 STORE_TIMEOUT = 2.0
@@ -21,8 +21,10 @@ STORE_TIMEOUT = 2.0
 FEED_QUEUE = 1000
 
 
-def add_ops_routes(app: FastAPI, hub: EventHub) -> None:
-    @app.get("/healthz", summary="Whether this process is up and reaches its store")
+def ops_routes(hub: Hub) -> APIRouter:
+    router = APIRouter()
+
+    @router.get("/healthz", summary="Whether this process is up and reaches its store")
     async def healthz() -> JSONResponse:
         body: dict[str, Any] = {"server": hub.name, "games": len(hub.games),
                                 "draining": hub.draining, "events": hub.events.healthy}
@@ -36,7 +38,7 @@ def add_ops_routes(app: FastAPI, hub: EventHub) -> None:
         body["status"] = "ok" if ok else "unavailable"
         return JSONResponse(body, status_code=200 if ok else 503)
 
-    @app.websocket("/ws/lobby")
+    @router.websocket("/ws/lobby")
     async def lobby_feed(ws: WebSocket) -> None:
         """``{"type": "lobby", "game": GameSummary}`` and ``{"type": "turn", "game": id,
         "seq": n, "seat": s}`` as they happen on any process; ``?games=a,b`` limits them
@@ -86,3 +88,5 @@ def add_ops_routes(app: FastAPI, hub: EventHub) -> None:
         finally:
             unsubscribe()
             reading.cancel()
+
+    return router

@@ -4,8 +4,9 @@ A live game has one owner at a time, recorded in a lease row: the owner's name, 
 of the owner's liveness lock, an epoch (the fencing token, raised on every change of
 owner) and an expiry the owner keeps pushing forward.  Every transaction that changes a
 game first checks, under a share lock on the lease row, that this process still holds
-the epoch it claimed; a claim takes the row's update lock, so it waits for an append in
-progress, and every append after it fails.  So once another process has taken a game
+the epoch it claimed (the store does so, given the ``Fence`` that ``Leases.fence``
+makes); a claim takes the row's update lock, so it waits for an append in progress, and
+every append after it fails.  So once another process has taken a game
 over, nothing the old owner does reaches the store — it cannot fork a game even if it
 wakes up from a stall in the middle of an action — and the unique (game, seq) key stays
 underneath as the last guard.
@@ -26,8 +27,12 @@ import socket
 from typing import Any
 
 from .config import ClusterSettings
-from .errors import StoreConflict
-from .store import PostgresStore
+from .errors import LeaseLost, StoreUnavailable
+from .session import CHANNEL, ProcessSession
+from .store import Fence, PostgresStore
+
+__all__ = ["LEASE_SCHEMA", "SCHEMA_LOCK", "LeaseLost", "Leases", "SingleProcess",
+           "open_shared_store"]
 
 #: Serialises the schema's ``CREATE TABLE IF NOT EXISTS`` between processes starting at
 #: once (PostgreSQL may otherwise fail one of them on its catalogue's unique keys).
@@ -51,17 +56,39 @@ LEASE_SCHEMA = (
 )
 
 
-class LeaseLost(StoreConflict):
-    """This process no longer owns the game: another one has taken it over."""
+def open_shared_store(url: str, settings: ClusterSettings) -> PostgresStore:
+    """The PostgreSQL store of one process among several: its schema made under the
+    schema lock, and its sessions ended by PostgreSQL if they stall in a transaction
+    for longer than a lease."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+        try:
+            return PostgresStore(url, idle_in_transaction=float(settings.lease_seconds))
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
 
 
-class ClusterStore(PostgresStore):
-    """The PostgreSQL store of one process among several: it claims, renews and hands
-    over games, and refuses to change a game this process does not own."""
+class SingleProcess:
+    """Ownership when one process serves every game: it owns them all, unfenced."""
 
-    def __init__(self, url: str, settings: ClusterSettings) -> None:
-        import psycopg
+    name = "single"
 
+    def fence(self, game_id: str) -> Fence | None:
+        return None
+
+    def forget(self, game_id: str) -> None:
+        return None
+
+
+class Leases:
+    """Ownership when several processes share one PostgreSQL store: this process's
+    identity (owner name and liveness key), its session (the liveness lock, retaken after
+    a lost connection), and its leases: claimed, renewed, handed over, released."""
+
+    def __init__(self, store: PostgresStore, settings: ClusterSettings) -> None:
+        self.store = store
         self.settings = settings
         base = settings.name or f"{socket.gethostname()}:{os.getpid()}"
         #: Unique per start, so a restarted process never inherits its old leases.
@@ -70,85 +97,56 @@ class ClusterStore(PostgresStore):
         #: Game id -> the epoch this process claimed it at.  Written on the event loop,
         #: read by the database threads (single dict operations).
         self.epochs: dict[str, int] = {}
-        #: Games whose change was refused because another process owns them now.
-        self.lost: set[str] = set()
+        with store._tx() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            for statement in LEASE_SCHEMA:
+                cur.execute(statement)
         # The process's own session: it holds the liveness lock for as long as the process
-        # lives, and the event listener uses it (events.py).
-        self.session = psycopg.connect(url, autocommit=True)
-        self.session.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
-        try:
-            super().__init__(url)
-            with self._tx() as cur:
-                for statement in LEASE_SCHEMA:
-                    cur.execute(statement)
-        finally:
-            self.session.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
-        self.session.execute("SELECT pg_advisory_lock(%s)", (self.owner_key,))
+        # lives (retaken after a lost connection), and the event listener uses it.
+        self.session = ProcessSession(store.url, self.owner_key, CHANNEL)
+        self.session.start()
+
+    @property
+    def name(self) -> str:
+        return self.owner
 
     def close(self) -> None:
-        super().close()
         with contextlib.suppress(Exception):  # closing is best effort
-            self.session.close()
-
-    def _connect(self) -> Any:
-        conn = super()._connect()
-        # A process stalled inside a transaction would keep its row locks and block the
-        # takeover for as long as it stalls: PostgreSQL ends such a session after the
-        # lease time instead (its transaction rolls back; nothing half-done is kept).
-        ms = int(self._ttl * 1000)
-        conn.execute(f"SET idle_in_transaction_session_timeout = {ms}")
-        return conn
-
-    def _conn(self) -> Any:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None and (conn.closed or conn.broken):
-            # Ended by the server (see above) or by a network fault: start afresh.
-            self._local.conn = None
-        return super()._conn()
+            self.session.stop()
 
     @property
     def _ttl(self) -> float:
         return float(self.settings.lease_seconds)
 
+    @property
+    def alive(self) -> bool:
+        """Whether this process holds its liveness lock (its session is up)."""
+        return self.session.alive.is_set()
+
+    def trusts_deaths(self) -> bool:
+        """Whether another process's free liveness lock may be taken for its death: not
+        while this process's own session is down or was retaken less than a lease ago
+        (after a restart of PostgreSQL every lock is free until its process is back)."""
+        return self.session.trusts_deaths(self._ttl)
+
     # -- the fence -------------------------------------------------------------------
-    def _guard(self, cur: Any, game_id: str, seq: int | None) -> None:
+    def fence(self, game_id: str) -> Fence:
+        """The token every change of the game is stored with; ``LeaseLost`` (before any
+        SQL) for a game this process has not claimed."""
         epoch = self.epochs.get(game_id)
         if epoch is None:
-            raise LeaseLost(f"this process does not own game {game_id}")
-        if seq is None:
-            cur.execute("SELECT 1 FROM leases WHERE game_id = %s AND owner = %s "
-                        "AND epoch = %s FOR SHARE", (game_id, self.owner, epoch))
-            held = cur.fetchone() is not None
-        else:
-            cur.execute("INSERT INTO action_writers (game_id, seq, owner, epoch) "
-                        "SELECT game_id, %s, owner, epoch FROM leases WHERE game_id = %s "
-                        "AND owner = %s AND epoch = %s FOR SHARE",
-                        (seq, game_id, self.owner, epoch))
-            held = cur.rowcount == 1
-        if not held:
-            self.lost.add(game_id)
-            raise LeaseLost(f"game {game_id} is now served by another process")
+            raise LeaseLost(game_id)
+        return Fence(self.owner, epoch)
 
-    def _fence_sql(self, game_id: str, seq: int) -> tuple[str, str, dict[str, Any]]:
-        # ``_guard`` in the one statement of ``PostgresStore.append_action``: the share
-        # lock on the lease row is taken as ``g`` asks whether ``f`` has a row, before
-        # the games row changes, and held until the statement commits.
-        epoch = self.epochs.get(game_id)
-        if epoch is None:
-            raise LeaseLost(f"this process does not own game {game_id}")
-        return ("f AS (SELECT owner, epoch FROM leases WHERE game_id = %(gid)s "
-                "AND owner = %(owner)s AND epoch = %(epoch)s FOR SHARE), ",
-                "w AS (INSERT INTO action_writers (game_id, seq, owner, epoch) "
-                "SELECT g.id, %(seq)s, f.owner, f.epoch FROM g, f RETURNING 1), ",
-                {"owner": self.owner, "epoch": epoch})
-
-    def _fence_failed(self, game_id: str) -> None:
-        self.lost.add(game_id)
-        raise LeaseLost(f"game {game_id} is now served by another process")
+    def forget(self, game_id: str) -> None:
+        """Stop writing the game (its lease lapses, or was taken)."""
+        self.epochs.pop(game_id, None)
 
     # -- claims ----------------------------------------------------------------------
     def _dead(self, cur: Any, key: int) -> bool:
         """Whether the process holding liveness key ``key`` is gone (its lock is free)."""
+        if not self.trusts_deaths():
+            return False
         cur.execute("SELECT pg_try_advisory_lock(%s)", (key,))
         if not cur.fetchone()[0]:
             return False
@@ -166,7 +164,11 @@ class ClusterStore(PostgresStore):
             return None
 
     def _claim(self, game_id: str) -> int | None:
-        with self._tx() as cur:
+        if not self.alive:
+            # The others take this process for dead: what it claimed now they could take
+            # straight back.  It claims again once its session is back.
+            raise StoreUnavailable("this process has lost its PostgreSQL session")
+        with self.store._tx() as cur:
             # A lease row locked by a stalled process: give up for now, ask again later.
             cur.execute("SET LOCAL lock_timeout = '1s'")
             cur.execute("INSERT INTO leases (game_id, owner, owner_key, epoch, expires) "
@@ -187,11 +189,10 @@ class ClusterStore(PostgresStore):
                 row = cur.fetchone()
             epoch = int(row[0])
         self.epochs[game_id] = epoch
-        self.lost.discard(game_id)
         return epoch
 
     def holder(self, game_id: str) -> str | None:
-        with self._tx() as cur:
+        with self.store._tx() as cur:
             cur.execute("SELECT owner FROM leases WHERE game_id = %s", (game_id,))
             row = cur.fetchone()
             return None if row is None else str(row[0])
@@ -200,7 +201,7 @@ class ClusterStore(PostgresStore):
         """Give this process's lease straight to the process that asked for it (so that
         no third process can slip in between)."""
         self.epochs.pop(game_id, None)
-        with self._tx() as cur:
+        with self.store._tx() as cur:
             cur.execute("UPDATE leases SET owner = %s, owner_key = %s, epoch = epoch + 1, "
                         "expires = clock_timestamp() + make_interval(secs => %s) "
                         "WHERE game_id = %s AND owner = %s",
@@ -210,7 +211,7 @@ class ClusterStore(PostgresStore):
     def renew(self, game_ids: list[str]) -> set[str]:
         """Push this process's leases on ``game_ids`` forward, drop its other leases, and
         return the games it still owns at the epoch it claimed."""
-        with self._tx() as cur:
+        with self.store._tx() as cur:
             # A lease given up keeps its row and epoch (epochs never repeat); a finished
             # game's is deleted, since nothing writes to that game any more.
             cur.execute("UPDATE leases SET expires = '-infinity' WHERE owner = %s "
@@ -227,13 +228,16 @@ class ClusterStore(PostgresStore):
 
     def release_all(self) -> None:
         self.epochs.clear()
-        with self._tx() as cur:
+        with self.store._tx() as cur:
             cur.execute("UPDATE leases SET expires = '-infinity' WHERE owner = %s",
                         (self.owner,))
 
     def orphans(self, limit: int = 20) -> list[str]:
-        """Running games nobody serves: no lease, an expired one, or a dead owner's."""
-        with self._tx() as cur:
+        """Running games nobody serves: no lease, an expired one, or a dead owner's.
+        None while this process's own session is down (it may be the one taken for dead)."""
+        if not self.alive:
+            return []
+        with self.store._tx() as cur:
             cur.execute("SELECT DISTINCT owner_key FROM leases WHERE owner <> %s",
                         (self.owner,))
             dead = [int(k) for (k,) in cur.fetchall() if self._dead(cur, int(k))]
@@ -246,5 +250,8 @@ class ClusterStore(PostgresStore):
     def notify(self, channel: str, payloads: list[str]) -> None:
         """Send events to every process (delivered in order, after this commits): one
         statement, which commits on its own, so one round trip a batch."""
-        self._conn().execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) "
-                             "WITH ORDINALITY AS t(p, i) ORDER BY i", (channel, payloads))
+        with self.store._connection() as conn:
+            conn.execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) "
+                         "WITH ORDINALITY AS t(p, i) ORDER BY i", (channel, payloads))
+
+

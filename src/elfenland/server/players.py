@@ -4,32 +4,30 @@ A player is a name and a device token (no password: whoever holds the token is t
 player, as with seat tokens); a seat taken with a player token is linked to the player.
 Ratings are OpenSkill (Plackett–Luce, for any number of players), one per player and game
 kind; each bot level is rated like a player (``bot:<level>``), so a newcomer sees how
-strong each level is.  A finished game is rated when at least two of its seats are rated
-participants (linked players or bots); guests (seats without a player) are left out.
+strong each level is.  Which seats of a finished game are rated is ratings.py's policy;
+guests (seats without a player) are never rated.  Webhooks go through webhooks.py, which
+keeps them from reaching the host's own network or holding up other players' notices.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import urllib.request
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from .botseats import bot_title
+from .config import Guard
 from .errors import ServerError
-from .store import EventRecord, GameRecord, PlayerRecord, RatingRecord, Store
+from .netguard import OutboundPolicy, own_addresses
+from .ratings import Handover, bot_turns, movers, rated_participants
+from .store import EventRecord, Fence, GameRecord, PlayerRecord, RatingRecord, Store
+from .undo import effective_actions
+from .webhooks import URL_MAX as WEBHOOK_MAX
+from .webhooks import WebhookLimits, WebhookSender, check_syntax
 
 log = logging.getLogger("elfenland.server")
-
-WEBHOOK_MAX = 500
-#: Seconds a webhook call may take.
-WEBHOOK_TIMEOUT = 5.0
 
 
 class NewPlayer(BaseModel):
@@ -45,12 +43,8 @@ class UpdatePlayer(BaseModel):
 
 
 def check_webhook(url: str | None) -> str | None:
-    if not url:
-        return None
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServerError("bad-request", "a webhook is an http:// or https:// URL")
-    return url
+    """The URL's form only; ``Players.check_webhook`` also checks where it points."""
+    return check_syntax(url)
 
 
 def player_json(player: PlayerRecord) -> dict[str, Any]:
@@ -92,16 +86,23 @@ def rate(game: str, participants: list[tuple[str, str]], places: list[int],
 
 class Players:
     """The hub's link to players: who sits where, webhooks at each new turn, ratings at
-    each game's end.  Webhook calls run in a thread of their own, never on the loop."""
+    each game's end.  Webhook calls never hold up the loop nor each other (webhooks.py)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, guard: Guard | None = None) -> None:
         self.store = store
-        self._pool = ThreadPoolExecutor(2, thread_name_prefix="elfenland-webhook")
+        guard = guard or Guard()
+        policy = OutboundPolicy.from_items(guard.webhook_allow, own_addresses())
+        self.webhooks = WebhookSender(policy, WebhookLimits(deadline=guard.webhook_deadline))
         #: game id -> seat -> player (a cache of seat_players).
         self.seats: dict[str, dict[int, PlayerRecord]] = {}
 
     async def db(self, fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+
+    async def check_webhook(self, url: str | None) -> str | None:
+        """A webhook a player registers: well formed, and resolving only to addresses
+        the server may call."""
+        return await self.webhooks.check(url)
 
     async def by_token(self, token: str | None) -> PlayerRecord:
         from .tokens import hash_token
@@ -130,47 +131,35 @@ class Players:
         payload = {"type": "your-turn", "game": record.id, "kind": record.game,
                    "seat": seat, "seq": seq, "deadline": deadline,
                    "url": f"/#/game/{record.id}", "player": player.id}
-        loop = asyncio.get_running_loop()
-        loop.run_in_executor(self._pool, post_json, player.webhook, payload)
+        self.webhooks.notify(player.id, player.webhook, payload)
 
     async def rate_finished(self, record: GameRecord, scores: list[int], winners: list[int],
-                            seq: int, created: str) -> list[RatingRecord]:
+                            seq: int, created: str, fence: Fence | None = None
+                            ) -> list[RatingRecord]:
         """Rate a finished game once (its ``rated`` event's key makes sure)."""
+        from .hub import build_state  # the hub imports this module
+
         seated = await self.seated(record.id)
-        participants: list[tuple[str, str]] = []
-        places: list[int] = []
-        all_places = ranks(scores, winners)
-        for s in record.seats:
-            player = seated.get(s.seat)
-            if player is not None:
-                participants.append((player.id, player.name))
-            elif s.kind == "bot" and s.token_hash is None and s.level:
-                participants.append((f"bot:{s.level}", bot_title(s.level)))
-            else:
-                continue
-            places.append(all_places[s.seat])
-        if len(participants) < 2:
+        events = await self.db(self.store.events, record.id)
+        actions, _ = effective_actions(await self.db(self.store.actions, record.id), events)
+        handovers = [Handover(seat, at, to_bot) for seat, at, to_bot in
+                     await self.db(self.store.handovers, record.id)]
+        played = await self.db(lambda: movers(build_state(record), actions))
+        chosen = rated_participants(record, seated, played,
+                                    bot_turns(played, events, handovers))
+        if not chosen:
             return []
+        all_places = ranks(scores, winners)
+        participants = [(pid, name) for _, pid, name in chosen]
+        places = [all_places[seat] for seat, _, _ in chosen]
         known = {r.player_id: r for r in await self.db(
             self.store.ratings, record.game, [p for p, _ in participants])}
         new = rate(record.game, participants, places, known)
         event = EventRecord("rated", None, seq,
                             {"ratings": [rating_json(r) for r in new]}, created, key="rated")
-        done = await self.db(self.store.rate_game, record.id, event, new)
+        done = await self.db(self.store.rate_game, record.id, event, new, fence)
         return new if done else []
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-def post_json(url: str, payload: dict[str, Any]) -> None:
-    """One webhook call; failures are logged, never retried."""
-    data = json.dumps(payload).encode()
-    request = urllib.request.Request(url, data=data, method="POST",
-                                     headers={"Content-Type": "application/json",
-                                              "User-Agent": "elfenland-server"})
-    try:
-        with urllib.request.urlopen(request, timeout=WEBHOOK_TIMEOUT) as answer:
-            answer.read(1024)
-    except Exception as exc:
-        log.warning("webhook %s failed: %s", url, exc)
+        """Stop sending: notices still queued are dropped (they were hints)."""
+        self.webhooks.cancel_all()

@@ -23,7 +23,8 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from .ownership import SCHEMA_LOCK, ClusterStore
+from .ownership import SCHEMA_LOCK, Leases
+from .store import PostgresStore
 
 log = logging.getLogger("elfenland.server.presence")
 
@@ -45,38 +46,40 @@ def _dead(cur: Any, keys: list[int]) -> set[int]:
     return {int(r[0]) for r in cur.fetchall()}
 
 
-def create_schema(store: ClusterStore) -> None:
+def create_schema(store: PostgresStore) -> None:
     """Create the table, serialised with the other processes' schema creation."""
     with store._tx() as cur:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
         cur.execute(PRESENCE_SCHEMA)
 
 
-def write(store: ClusterStore, games: dict[str, set[int]]) -> None:
+def write(store: PostgresStore, me: Leases, games: dict[str, set[int]]) -> None:
     """Replace this process's rows of each game with the seats connected here now."""
     with store._tx() as cur:
         cur.execute("DELETE FROM presence WHERE owner = %s AND game_id = ANY(%s)",
-                    (store.owner, list(games)))
-        rows = [(g, s, store.owner, store.owner_key)
+                    (me.owner, list(games)))
+        rows = [(g, s, me.owner, me.owner_key)
                 for g, seats in games.items() for s in sorted(seats)]
         if rows:
             cur.executemany("INSERT INTO presence (game_id, seat, owner, owner_key) "
                             "VALUES (%s, %s, %s, %s)", rows)
 
 
-def clear(store: ClusterStore) -> None:
+def clear(store: PostgresStore, me: Leases) -> None:
     """Delete every row of this process (it is shutting down)."""
     with store._tx() as cur:
-        cur.execute("DELETE FROM presence WHERE owner = %s", (store.owner,))
+        cur.execute("DELETE FROM presence WHERE owner = %s", (me.owner,))
 
 
-def read(store: ClusterStore, game_ids: list[str]) -> dict[str, set[int]]:
-    """The seats of ``game_ids`` connected on the other live processes."""
+def read(store: PostgresStore, me: Leases, game_ids: list[str]) -> dict[str, set[int]]:
+    """The seats of ``game_ids`` connected on the other live processes (all of them,
+    just after this process's session came back: the others may be reconnecting)."""
     with store._tx() as cur:
         cur.execute("SELECT game_id, seat, owner_key FROM presence WHERE game_id = ANY(%s) "
-                    "AND owner <> %s", (game_ids, store.owner))
+                    "AND owner <> %s", (game_ids, me.owner))
         rows = cur.fetchall()
-        dead = _dead(cur, sorted({int(r[2]) for r in rows}))
+        keys = sorted({int(r[2]) for r in rows})
+        dead = _dead(cur, keys) if me.trusts_deaths() else set()
     out: dict[str, set[int]] = {}
     for game_id, seat, key in rows:
         if int(key) not in dead:
@@ -84,12 +87,14 @@ def read(store: ClusterStore, game_ids: list[str]) -> dict[str, set[int]]:
     return out
 
 
-def sweep(store: ClusterStore) -> list[str]:
+def sweep(store: PostgresStore, me: Leases) -> list[str]:
     """Delete the rows of processes that died; return the games they were about (each
     game is returned by only one process's sweep: the delete decides)."""
+    if not me.trusts_deaths():
+        return []
     with store._tx() as cur:
         cur.execute("SELECT DISTINCT owner_key FROM presence WHERE owner <> %s",
-                    (store.owner,))
+                    (me.owner,))
         dead = _dead(cur, [int(r[0]) for r in cur.fetchall()])
         if not dead:
             return []
@@ -103,9 +108,13 @@ class Presence:
     changes in the background, sweep dead processes' rows, and answer which seats other
     processes have connected."""
 
-    def __init__(self, store: ClusterStore, db: Callable[..., Awaitable[Any]],
+    def __init__(self, store: PostgresStore, me: Leases, db: Callable[..., Awaitable[Any]],
                  connected: Callable[[str], set[int]]) -> None:
         self.store = store
+        self.me = me
+        #: The session losses seen: after a new one, every row is written again (other
+        #: processes may have swept them while this one seemed dead).
+        self._losses = me.session.losses
         self._db = db
         self._connected = connected
         self._dirty: set[str] = set()
@@ -128,7 +137,7 @@ class Presence:
                 await task
         self._tasks = []
         with contextlib.suppress(Exception):  # readers ignore a dead process's rows anyway
-            await self._db(clear, self.store)
+            await self._db(clear, self.store, self.me)
 
     def changed(self, game_id: str) -> None:
         """A socket with a seat came or went (or the game left this process)."""
@@ -148,7 +157,7 @@ class Presence:
             if not batch:
                 continue
             try:
-                await self._db(write, self.store, batch)
+                await self._db(write, self.store, self.me, batch)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -167,8 +176,13 @@ class Presence:
                        ) -> None:
         while True:
             await asyncio.sleep(every)
+            if self.me.session.losses != self._losses and self.me.alive:
+                self._losses = self.me.session.losses
+                self._dirty.update(self._written)
+                self._written.clear()
+                self._wake.set()
             try:
-                games = await self._db(sweep, self.store)
+                games = await self._db(sweep, self.store, self.me)
                 if games:
                     await gone(games)
             except asyncio.CancelledError:
@@ -181,5 +195,5 @@ class Presence:
         ids = list(game_ids)
         if not ids:
             return {}
-        found: dict[str, set[int]] = await self._db(read, self.store, ids)
+        found: dict[str, set[int]] = await self._db(read, self.store, self.me, ids)
         return found

@@ -15,12 +15,12 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import StoreConflict
+from .errors import LeaseLost, StoreConflict, StoreDamaged, StoreUnavailable
 
 Status = Literal["open", "running", "finished"]
 SeatKind = Literal["open", "human", "bot"]
@@ -55,6 +55,16 @@ class GameRecord:
     def with_seats(self, seats: tuple[SeatRecord, ...], status: Status | None = None
                    ) -> GameRecord:
         return replace(self, seats=seats, status=status or self.status)
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A game's fencing token (ownership.py): a change of the game is stored only while
+    its lease row still names ``owner`` at ``epoch``, checked inside the change's own
+    transaction.  Writers that share the store with no one pass none."""
+
+    owner: str
+    epoch: int
 
 
 @dataclass(frozen=True)
@@ -159,6 +169,12 @@ SCHEMA = (
         sigma DOUBLE PRECISION NOT NULL,
         games INTEGER NOT NULL,
         PRIMARY KEY (player_id, game))""",
+    # Seats handed to a bot and taken back (issue 23): a seat a bot played is not rated.
+    """CREATE TABLE IF NOT EXISTS handovers (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        seat INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        to_bot INTEGER NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS games_by_status ON games (status)",
     "CREATE INDEX IF NOT EXISTS games_by_host ON games (host, status)",
 )
@@ -213,9 +229,25 @@ class Store(ABC):
             self._all.clear()
         self._local = threading.local()
 
-    # -- games -----------------------------------------------------------------------
-    def create_game(self, game: GameRecord, clock: str | None = None) -> None:
+    def ping(self, timeout: float | None = None) -> None:
+        """A cheap round trip: raises ``StoreUnavailable`` while the store is down (a
+        backend with connections to wait for waits at most ``timeout`` seconds)."""
         with self._tx() as cur:
+            cur.execute("SELECT 1")
+            cur.fetchone()
+
+    # -- games -----------------------------------------------------------------------
+    def create_game(self, game: GameRecord, clock: str | None = None,
+                    host_limit: int | None = None) -> bool:
+        """Store a new game; with ``host_limit``, only if its host has fewer unfinished
+        games than that, counted in the same transaction (False: not stored)."""
+        with self._tx() as cur:
+            if host_limit is not None:
+                self._lock_host(cur, game.host)
+                cur.execute(self._q("SELECT COUNT(*) FROM games WHERE host = ? AND "
+                                    "status <> ?"), (game.host, "finished"))
+                if int(cur.fetchone()[0]) >= host_limit:
+                    return False
             cur.execute(
                 self._q(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)"),
                 (game.id, game.game, game.players, game.rules, json.dumps(game.options),
@@ -223,23 +255,68 @@ class Store(ABC):
             self._write_seats(cur, game.id, game.seats)
             if clock is not None:
                 self._write_clock(cur, game.id, clock)
+        return True
+
+    def _lock_host(self, cur: Any, host: str) -> None:
+        """Serialise game creation per host for the rest of the transaction (SQLite's
+        ``BEGIN IMMEDIATE`` already serialises every writer)."""
+        return None
+
+    def drop_events(self, game_id: str, ns: list[int], fence: Fence | None = None) -> None:
+        """Forget events (a game's oldest chat lines over its cap)."""
+        if not ns:
+            return
+        marks = ",".join("?" * len(ns))
+        with self._tx() as cur:
+            self._guard(cur, game_id, None, fence)
+            cur.execute(self._q(f"DELETE FROM events WHERE game_id = ? AND n IN ({marks})"),
+                        (game_id, *ns))
+
+    def add_handover(self, game_id: str, seat: int, seq: int, to_bot: bool,
+                     fence: Fence | None = None) -> None:
+        with self._tx() as cur:
+            self._guard(cur, game_id, None, fence)
+            cur.execute(self._q("INSERT INTO handovers (game_id, seat, seq, to_bot) "
+                                "VALUES (?,?,?,?)"), (game_id, seat, seq, int(to_bot)))
+
+    def handovers(self, game_id: str) -> list[tuple[int, int, bool]]:
+        """(seat, seq, to_bot) of each time a seat went to a bot or back, in order."""
+        with self._tx() as cur:
+            cur.execute(self._q("SELECT seat, seq, to_bot FROM handovers WHERE game_id = ? "
+                                "ORDER BY seq"), (game_id,))
+            return [(int(r[0]), int(r[1]), bool(r[2])) for r in cur.fetchall()]
 
     def save_seats(self, game_id: str, seats: tuple[SeatRecord, ...],
-                   status: Status | None = None) -> None:
+                   status: Status | None = None, fence: Fence | None = None) -> None:
         """Replace a game's seats (and optionally its status) in one transaction."""
         with self._tx() as cur:
-            self._guard(cur, game_id, None)
+            self._guard(cur, game_id, None, fence)
             cur.execute(self._q("DELETE FROM seats WHERE game_id = ?"), (game_id,))
             self._write_seats(cur, game_id, seats)
             if status is not None:
                 cur.execute(self._q("UPDATE games SET status = ? WHERE id = ?"),
                             (status, game_id))
 
-    def _guard(self, cur: Any, game_id: str, seq: int | None) -> None:
+    def _guard(self, cur: Any, game_id: str, seq: int | None, fence: Fence | None) -> None:
         """Runs first in every transaction that changes a game (``seq``: the action being
-        appended, None for seats); a store shared by several processes checks there that
-        this one still owns the game (``ownership.ClusterStore``)."""
-        return None
+        appended, None otherwise): with a ``fence``, refuses (``LeaseLost``) unless the
+        game's lease still names the fence's owner and epoch, and holds a share lock on
+        the lease row until the transaction ends, so a takeover waits for it.  An
+        appended action's writer is recorded in ``action_writers``."""
+        if fence is None:
+            return
+        if seq is None:
+            cur.execute(self._q("SELECT 1 FROM leases WHERE game_id = ? AND owner = ? "
+                                "AND epoch = ? FOR SHARE"), (game_id, fence.owner, fence.epoch))
+            held = cur.fetchone() is not None
+        else:
+            cur.execute(self._q("INSERT INTO action_writers (game_id, seq, owner, epoch) "
+                                "SELECT game_id, ?, owner, epoch FROM leases WHERE game_id = ? "
+                                "AND owner = ? AND epoch = ? FOR SHARE"),
+                        (seq, game_id, fence.owner, fence.epoch))
+            held = cur.rowcount == 1
+        if not held:
+            raise LeaseLost(game_id)
 
     def _write_seats(self, cur: Any, game_id: str, seats: tuple[SeatRecord, ...]) -> None:
         for s in seats:
@@ -249,14 +326,15 @@ class Store(ABC):
                 (game_id, s.seat, s.kind, s.name, s.level, s.token_hash))
 
     def append_action(self, game_id: str, seq: int, player: int, action: str,
-                      finished: bool = False, clock: str | None = None) -> None:
+                      finished: bool = False, clock: str | None = None,
+                      fence: Fence | None = None) -> None:
         """Store the action that makes the game's ``seq``-th; raises ``StoreConflict``
         when that row exists already (the caller's idea of the game is stale).  A game
         with a clock stores the clock as it is after the action in the same transaction,
         so the two never disagree after a crash."""
         try:
             with self._tx() as cur:
-                self._guard(cur, game_id, seq)
+                self._guard(cur, game_id, seq, fence)
                 if clock is not None:
                     self._write_clock(cur, game_id, clock)
                 cur.execute(self._q("INSERT INTO actions (game_id, seq, player, action) "
@@ -323,9 +401,9 @@ class Store(ABC):
                             "ON CONFLICT (game_id) DO UPDATE SET state = excluded.state"),
                     (game_id, clock))
 
-    def save_clock(self, game_id: str, clock: str) -> None:
+    def save_clock(self, game_id: str, clock: str, fence: Fence | None = None) -> None:
         with self._tx() as cur:
-            self._guard(cur, game_id, None)
+            self._guard(cur, game_id, None, fence)
             self._write_clock(cur, game_id, clock)
 
     def load_clock(self, game_id: str) -> str | None:
@@ -335,14 +413,15 @@ class Store(ABC):
             return None if row is None else str(row[0])
 
     def add_event(self, game_id: str, event: EventRecord, clock: str | None = None,
-                  seats: tuple[SeatRecord, ...] | None = None) -> EventRecord | None:
+                  seats: tuple[SeatRecord, ...] | None = None, fence: Fence | None = None
+                  ) -> EventRecord | None:
         """Append one event (numbered after the game's last one), with the clock and the
         seats it changes, in one transaction.  An event whose ``key`` the game has
         already is not stored again: the answer is then None and nothing changed, which
         is what makes a deadline applied twice (say after a restart) a no-op."""
         try:
             with self._tx() as cur:
-                self._guard(cur, game_id, None)
+                self._guard(cur, game_id, None, fence)
                 n = self._insert_event(cur, game_id, event)
                 if clock is not None:
                     self._write_clock(cur, game_id, clock)
@@ -448,13 +527,13 @@ class Store(ABC):
             return [RatingRecord(str(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]),
                                  int(r[5])) for r in cur.fetchall()]
 
-    def rate_game(self, game_id: str, event: EventRecord, ratings: list[RatingRecord]
-                  ) -> bool:
+    def rate_game(self, game_id: str, event: EventRecord, ratings: list[RatingRecord],
+                  fence: Fence | None = None) -> bool:
         """Store a finished game's rating changes with its ``rated`` event in one
         transaction; False (and nothing changed) if the game was rated already."""
         try:
             with self._tx() as cur:
-                self._guard(cur, game_id, None)
+                self._guard(cur, game_id, None, fence)
                 self._insert_event(cur, game_id, event)
                 for r in ratings:
                     cur.execute(self._q(
@@ -505,6 +584,7 @@ class SqliteStore(Store):
         if not self.path or self.path == ":memory:":
             raise ValueError("the SQLite store needs a file (worker threads share it)")
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._check_integrity()
         super().__init__()
         # Writers never checkpoint (a checkpoint syncs the database file and would stall
         # every game's next append); a thread of its own does, without blocking them.
@@ -512,6 +592,26 @@ class SqliteStore(Store):
         self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
                                               name="elfenland-sqlite-checkpoint")
         self._checkpointer.start()
+
+    def _check_integrity(self) -> None:
+        """``PRAGMA quick_check`` before anything else: a file with garbage inside would
+        otherwise start "healthy" and then fail every game that touches the bad pages."""
+        import sqlite3
+
+        if not Path(self.path).exists():
+            return
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            try:
+                rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as exc:
+            rows = [str(exc)]
+        if rows != ["ok"]:
+            found = " ".join("; ".join(rows[:3]).split()) + (" …" if len(rows) > 3 else "")
+            raise StoreDamaged(f"the SQLite file {self.path} is damaged ({found}); restore "
+                               "it from a backup or move it away to start afresh")
 
     def _checkpoint_loop(self, every: float = 1.0) -> None:
         import sqlite3
@@ -542,20 +642,29 @@ class SqliteStore(Store):
         return conn
 
     def _tx(self) -> AbstractContextManager[Any]:
+        import sqlite3
         from contextlib import contextmanager
 
         @contextmanager
         def tx() -> Iterator[Any]:
             conn = self._conn()
             cur = conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
             try:
-                yield cur
-            except BaseException:
-                conn.rollback()
-                raise
-            else:
-                conn.commit()
+                cur.execute("BEGIN IMMEDIATE")
+                try:
+                    yield cur
+                except BaseException:
+                    with suppress(sqlite3.Error):
+                        conn.rollback()
+                    raise
+                else:
+                    conn.commit()
+            except sqlite3.Error as exc:
+                if not _sqlite_outage(exc):
+                    raise
+                with suppress(sqlite3.Error):  # a failed COMMIT leaves the transaction open
+                    conn.rollback()
+                raise StoreUnavailable(f"the SQLite store cannot write: {exc}") from exc
             finally:
                 cur.close()
 
@@ -567,58 +676,127 @@ class SqliteStore(Store):
         return isinstance(exc, sqlite3.IntegrityError)
 
 
+def _sqlite_outage(exc: BaseException) -> bool:
+    """Whether a SQLite error is the disk's or the file's (full, I/O error, locked too
+    long, unreadable) rather than the query's: those are reported as ``unavailable``."""
+    import sqlite3
+
+    if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError
+                  | sqlite3.InterfaceError):
+        return False
+    return isinstance(exc, sqlite3.DatabaseError)
+
+
 class PostgresStore(Store):
-    """PostgreSQL through psycopg 3: one connection per worker thread."""
+    """PostgreSQL through psycopg 3 and a ``psycopg_pool.ConnectionPool``: every call
+    borrows a connection that the pool has just checked (a dead one is thrown away and
+    replaced), so after a restart of PostgreSQL or a terminated session the next call
+    works again without anyone restarting the server.  A call made while PostgreSQL is
+    away waits at most ``timeout`` seconds for a connection, then raises
+    ``StoreUnavailable``; one in flight when the connection drops raises it too."""
 
     placeholder = "%s"
+    #: Seconds a call waits for a working connection before it reports the store down.
+    timeout = 2.0
+    #: Seconds the pool keeps retrying a lost connection in the background before it
+    #: leaves the next call to try afresh: short, so a store that is back is found soon.
+    reconnect = 0.5
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, max_size: int = 12,
+                 idle_in_transaction: float | None = None) -> None:
         try:
             import psycopg  # noqa: F401
+            from psycopg_pool import ConnectionPool
         except ImportError as exc:  # pragma: no cover - depends on the install
             raise RuntimeError(
-                "PostgreSQL needs psycopg: pip install 'elfenland[postgres]'") from exc
+                "PostgreSQL needs psycopg and psycopg-pool: "
+                "pip install 'elfenland[postgres]'") from exc
         self.url = url
+        self.idle_in_transaction = idle_in_transaction
+        self._pool = ConnectionPool(
+            url, min_size=2, max_size=max_size, open=False, timeout=self.timeout,
+            kwargs={"autocommit": True}, configure=self._configure,
+            check=ConnectionPool.check_connection, reconnect_timeout=self.reconnect,
+            name="elfenland-store")
+        # Opening does not wait: the first call reports a store that is down.
+        self._pool.open(wait=False)
         super().__init__()
 
-    def _connect(self) -> Any:
-        import psycopg
+    def _configure(self, conn: Any) -> None:
+        """Set up a new connection.  In a cluster a process stalled inside a transaction
+        would keep its row locks and block the takeover for as long as it stalls:
+        PostgreSQL ends such a session after ``idle_in_transaction`` seconds (the lease
+        time) instead, and its transaction rolls back (nothing half-done is kept)."""
+        if self.idle_in_transaction is not None:
+            ms = int(self.idle_in_transaction * 1000)
+            conn.execute(f"SET idle_in_transaction_session_timeout = {ms}")
 
-        return psycopg.connect(self.url, autocommit=True)
+    def _connect(self) -> Any:  # pragma: no cover - the pool makes the connections
+        raise NotImplementedError
+
+    @contextmanager
+    def _connection(self, timeout: float | None = None) -> Iterator[Any]:
+        """A checked connection from the pool; a lost one becomes ``StoreUnavailable``."""
+        conn = None
+        try:
+            with self._pool.connection(timeout) as conn:
+                yield conn
+        except Exception as exc:
+            if not _pg_outage(exc, conn):
+                raise
+            raise StoreUnavailable(f"the PostgreSQL store is unreachable: {exc}") from exc
 
     def _tx(self) -> AbstractContextManager[Any]:
-        from contextlib import contextmanager
-
         @contextmanager
         def tx() -> Iterator[Any]:
-            conn = self._conn()
-            with conn.transaction(), conn.cursor() as cur:
+            with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
                 yield cur
 
         return tx()
+
+    def ping(self, timeout: float | None = None) -> None:
+        with self._connection(timeout) as conn:
+            conn.execute("SELECT 1").fetchone()
+
+    def close(self) -> None:
+        with suppress(Exception):  # closing is best effort
+            self._pool.close(timeout=2.0)
 
     def _is_conflict(self, exc: BaseException) -> bool:
         import psycopg
 
         return isinstance(exc, psycopg.errors.UniqueViolation)
 
+    def _lock_host(self, cur: Any, host: str) -> None:
+        # Under READ COMMITTED two transactions would both count 4 and both insert.
+        cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("games-of:" + host,))
+
     def append_action(self, game_id: str, seq: int, player: int, action: str,
-                      finished: bool = False, clock: str | None = None) -> None:
+                      finished: bool = False, clock: str | None = None,
+                      fence: Fence | None = None) -> None:
         """As ``Store.append_action``, in one statement: the games row moves from ``seq``
         - 1 to ``seq`` and the action (and clock) rows are inserted only if it did, all or
         nothing, in one round trip instead of five (BEGIN, three statements, COMMIT).
         Every action of every game pays those round trips, on the server's database
-        threads and on PostgreSQL's side."""
-        fence, also, fence_params = self._fence_sql(game_id, seq)
+        threads and on PostgreSQL's side.  With a ``fence``, its check (``_guard``) is
+        the statement's first part: the share lock on the lease row is taken as ``g``
+        asks whether ``f`` has a row, before the games row changes, and held until the
+        statement commits; the writer is recorded with the action (``w``)."""
         params: dict[str, Any] = {"gid": game_id, "seq": seq, "player": player,
                                   "action": action, "clock": clock,
-                                  "status": "finished" if finished else "running",
-                                  **fence_params}
+                                  "status": "finished" if finished else "running"}
+        fenced = also = ""
+        if fence is not None:
+            params.update(owner=fence.owner, epoch=fence.epoch)
+            fenced = ("f AS (SELECT owner, epoch FROM leases WHERE game_id = %(gid)s "
+                      "AND owner = %(owner)s AND epoch = %(epoch)s FOR SHARE), ")
+            also = ("w AS (INSERT INTO action_writers (game_id, seq, owner, epoch) "
+                    "SELECT g.id, %(seq)s, f.owner, f.epoch FROM g, f RETURNING 1), ")
         clock_cte = ("c AS (INSERT INTO clocks (game_id, state) SELECT id, %(clock)s FROM g "
                      "ON CONFLICT (game_id) DO UPDATE SET state = excluded.state "
                      "RETURNING 1), " if clock is not None else "")
-        held = "EXISTS (SELECT 1 FROM f)" if fence else "TRUE"
-        sql = ("WITH " + fence
+        held = "EXISTS (SELECT 1 FROM f)" if fenced else "TRUE"
+        sql = ("WITH " + fenced
                + "g AS (UPDATE games SET seq = %(seq)s, status = %(status)s "
                "WHERE id = %(gid)s AND seq = %(seq)s - 1 AND " + held + " RETURNING id), "
                + clock_cte + also
@@ -626,26 +804,37 @@ class PostgresStore(Store):
                "SELECT id, %(seq)s, %(player)s, %(action)s FROM g RETURNING 1) "
                "SELECT " + held + ", EXISTS (SELECT 1 FROM a)")
         try:
-            row = self._conn().execute(sql, params).fetchone()
+            with self._connection() as conn:
+                row = conn.execute(sql, params).fetchone()
         except Exception as exc:
             if self._is_conflict(exc):
                 raise StoreConflict(f"game {game_id} already has action {seq}") from None
             raise
         if not row[0]:
-            self._fence_failed(game_id)
+            raise LeaseLost(game_id)
         if not row[1]:
             raise StoreConflict(f"game {game_id} is not at seq {seq - 1}")
 
-    def _fence_sql(self, game_id: str, seq: int) -> tuple[str, str, dict[str, Any]]:
-        """Common table expressions (each ending in ``, ``) for ``append_action``: the
-        fence ``f``, a row only while this process may write the game (none here: it
-        always may), which goes before ``g``; what else to store with the action, after
-        ``g``; and their parameters."""
-        return "", "", {}
 
-    def _fence_failed(self, game_id: str) -> None:
-        """``append_action`` found ``f`` empty: nothing was stored."""
-        raise StoreConflict(f"game {game_id} is not writable here")
+#: SQLSTATE classes of a lost or refused connection (08: connection exception, 57:
+#: operator intervention such as a shutdown or a terminated backend, 53: out of
+#: resources, 58: system error); a lock timeout (55P03) or a conflict is the query's.
+_PG_OUTAGE_CLASSES = ("08", "57", "53", "58")
+
+
+def _pg_outage(exc: BaseException, conn: Any) -> bool:
+    """Whether a psycopg error means the store is unreachable rather than refusing."""
+    import psycopg
+    from psycopg_pool import PoolTimeout
+
+    if isinstance(exc, PoolTimeout | psycopg.InterfaceError):
+        return True
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    if conn is not None and (conn.broken or conn.closed):
+        return True
+    state = exc.sqlstate
+    return state is None or state[:2] in _PG_OUTAGE_CLASSES
 
 
 def default_db_path() -> Path:

@@ -8,12 +8,15 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, body) {
+// A token goes in a header, never in the URL (proxies and access logs keep URLs).
+async function call(method, path, body, token) {
   let res;
+  const headers = body === undefined ? {} : { "Content-Type": "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
   try {
     res = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
@@ -39,13 +42,12 @@ export const api = {
   start: (id, body) => call("POST", `/api/games/${id}/start`, body),
   toBot: (id, seat, body) => call("POST", `/api/games/${id}/seats/${seat}/bot`, body),
   takeBack: (id, seat, body) => call("POST", `/api/games/${id}/seats/${seat}/take`, body),
-  hint: (id, token) => call("GET", `/api/games/${id}/hint?${new URLSearchParams({ token })}`),
+  hint: (id, token) => call("GET", `/api/games/${id}/hint`, undefined, token),
   replay: (id, step, seat, token) => {
     const q = new URLSearchParams();
     if (step !== undefined && step !== null) q.set("step", step);
     if (seat !== undefined && seat !== null) q.set("seat", seat);
-    if (token) q.set("token", token);
-    return call("GET", `/api/games/${id}/replay?${q}`);
+    return call("GET", `/api/games/${id}/replay?${q}`, undefined, token);
   },
 };
 

@@ -1,6 +1,8 @@
 // One live game socket that reconnects by itself: after a drop it waits (0.5 s, 1 s, 2 s
 // … up to 5 s), reconnects with `since` = the last log entry it holds, and the server's
-// `update` brings the view and the missing log back.
+// `update` brings the view and the missing log back. The seat's token travels as a
+// WebSocket subprotocol (`token.<token>` beside `elfenland`), never in the URL, which
+// proxies and access logs keep.
 export class GameConnection {
   constructor(gameId, token, handlers) {
     this.gameId = gameId;
@@ -19,7 +21,6 @@ export class GameConnection {
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const q = new URLSearchParams();
-    if (this.token) q.set("token", this.token);
     if (this.since) q.set("since", String(this.since));
     const qs = q.toString();
     return `${proto}//${location.host}/ws/games/${this.gameId}${qs ? `?${qs}` : ""}`;
@@ -29,7 +30,8 @@ export class GameConnection {
     if (this.closed) return;
     this.h.status("connecting");
     let ws;
-    try { ws = new WebSocket(this.url()); } catch { this.schedule(); return; }
+    const protocols = this.token ? ["elfenland", `token.${this.token}`] : ["elfenland"];
+    try { ws = new WebSocket(this.url(), protocols); } catch { this.schedule(); return; }
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 0;

@@ -13,9 +13,12 @@ export function playerToken() {
   return p ? p.token : null;
 }
 
-async function call(method, path, body) {
+// A token goes in a header, never in the URL (proxies and access logs keep URLs).
+async function call(method, path, body, token) {
+  const headers = body ? { "Content-Type": "application/json" } : {};
+  if (token) headers.Authorization = `Bearer ${token}`;
   const res = await fetch(path, {
-    method, headers: body ? { "Content-Type": "application/json" } : {},
+    method, headers,
     body: body ? JSON.stringify(body) : undefined,
   });
   const data = await res.json().catch(() => null);
@@ -41,7 +44,7 @@ export async function savePlayer(name, webhook) {
 }
 
 export const playerApi = {
-  games: (token) => call("GET", `/api/players/me/games?${new URLSearchParams({ token })}`),
+  games: (token) => call("GET", "/api/players/me/games", undefined, token),
   ratings: (game) => call("GET", `/api/ratings?${new URLSearchParams({ game })}`),
 };
 

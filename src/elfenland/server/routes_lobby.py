@@ -1,0 +1,115 @@
+"""The lobby's HTTP routes: list, create, join, start, hand seats to bots and back,
+and look at a game (summary, replay, hint, actions, events).  Handlers only translate
+between JSON and the ``Hub``; every decision lives there."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from .chat import PAGE, PAGE_MAX, page_events
+from .errors import ServerError
+from .hints import RouteHint
+from .hub import Hub, build_state, event_json
+from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat
+from .tokens import token_matches
+from .undo import effective_actions
+
+
+def host_of(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def lobby_routes(hub: Hub) -> APIRouter:
+    router = APIRouter()
+
+    # -- lobby -----------------------------------------------------------------------
+    @router.get("/api/games", summary="List games")
+    async def list_games(
+        status: Literal["open", "running", "finished"] | None = None,
+    ) -> dict[str, Any]:
+        return {"games": await hub.list_games(status)}
+
+    @router.post("/api/games", status_code=201, summary="Create a game")
+    async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
+        hotseat: dict[int, str] = {}
+        game, seat, token = await hub.create(body, host_of(request), hotseat)
+        out: dict[str, Any] = {"game": game.summary(), "seat": seat, "token": token}
+        if body.hotseat:
+            if seat is not None and token is not None:
+                hotseat[seat] = token
+            out["hotseat"] = [{"seat": s, "token": t} for s, t in sorted(hotseat.items())]
+        return out
+
+    @router.get("/api/games/{game_id}", summary="A game's summary and public view")
+    async def get_game(game_id: str) -> dict[str, Any]:
+        game = await hub.get(game_id, keep=False)
+        [out] = await hub.with_presence([game.summary()])
+        return {"game": out, "view": game.state.view(None)}
+
+    @router.post("/api/games/{game_id}/join", summary="Take an open seat")
+    async def join_game(game_id: str, body: JoinGame) -> dict[str, Any]:
+        game, seat, token = await hub.join(game_id, body.name, body.seat, body.player)
+        return {"game": game.summary(), "seat": seat, "token": token}
+
+    @router.post("/api/games/{game_id}/start", summary="Start; open seats get bots")
+    async def start_game(game_id: str, body: StartGame) -> dict[str, Any]:
+        return (await hub.start(game_id, body.token, body.fill)).summary()
+
+    @router.post("/api/games/{game_id}/seats/{seat}/bot", summary="Hand a seat to a bot")
+    async def seat_to_bot(game_id: str, seat: int, body: SeatToBot) -> dict[str, Any]:
+        return (await hub.seat_to_bot(game_id, seat, body.token, body.level)).summary()
+
+    @router.post("/api/games/{game_id}/seats/{seat}/take", summary="Take a seat back from a bot")
+    async def take_seat(game_id: str, seat: int, body: TakeSeat) -> dict[str, Any]:
+        return (await hub.take_seat(game_id, seat, body.token)).summary()
+
+    @router.get("/api/games/{game_id}/replay", summary="A view at any step")
+    async def replay(game_id: str, step: int | None = Query(default=None, ge=0),
+                     seat: int | None = None, token: str | None = None) -> dict[str, Any]:
+        game = await hub.get(game_id, keep=False)
+        record = game.record
+        if seat is not None:
+            if not 0 <= seat < record.players:
+                raise ServerError("not-found", f"no seat {seat}")
+            if record.status != "finished" and not token_matches(
+                    token, record.seats[seat].token_hash):
+                raise ServerError("bad-token",
+                                  "a seat's view of a running game needs that seat's token")
+        actions, _ = effective_actions(await hub.db(hub.store.actions, game_id), game.events)
+        steps = len(actions)
+        upto = steps if step is None else min(step, steps)
+        state = await hub.cpu(build_state, record, actions[:upto])
+        return {"step": upto, "steps": steps, "view": state.view(seat)}
+
+    @router.get("/api/games/{game_id}/hint", summary="The best route for the seat to move",
+             response_model=RouteHint)
+    async def hint(game_id: str, token: str | None = Query(default=None, max_length=200)
+                   ) -> dict[str, Any]:
+        """Elfenland's move phase only, for the seat to act (its token): the movement
+        planner's best journey from the server's state."""
+        return await hub.hint(game_id, token)
+
+    @router.get("/api/games/{game_id}/actions", summary="Every action's public text")
+    async def actions(game_id: str) -> dict[str, Any]:
+        game = await hub.get(game_id, keep=False)
+        return {"actions": [e["action"] for e in game.state.view(None).get("log", [])]}
+
+    @router.get("/api/games/{game_id}/events", summary="Timeouts, take-overs and chat")
+    async def events(game_id: str, after: int = Query(default=0, ge=0),
+                     limit: int = Query(default=PAGE, ge=1, le=PAGE_MAX)) -> dict[str, Any]:
+        """A page of events numbered after ``after``; ``next`` is the ``after`` of the
+        next page (null: the last one)."""
+        game = await hub.get(game_id, keep=False)
+        page, following = page_events(game.events, after, limit)
+        return {"events": [event_json(e) for e in page], "next": following}
+
+    @router.get("/api/maps/elfenland", summary="The Elfenland board")
+    async def elfenland_map() -> Response:
+        data = (resources.files("elfenland.games.elfenland") / "data" / "elfenland-map.json")
+        return Response(data.read_bytes(), media_type="application/json")
+
+    return router

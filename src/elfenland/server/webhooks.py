@@ -1,0 +1,186 @@
+""""Your turn" webhooks that cannot be turned against the host or against other players.
+
+A webhook is a URL a stranger gave us, so every call is treated as hostile:
+
+- **Where**: the host is resolved at registration and again at every call, and every
+  address it resolves to must be public (``netguard.OutboundPolicy``) unless the operator
+  allow-listed it; the call then connects to the address that was checked (the URL's
+  name stays in ``Host`` and in TLS's SNI), so a name that re-resolves to 127.0.0.1
+  between the check and the connection (DNS rebinding) gains nothing.  Redirects are
+  never followed (a 302 to an internal URL is just an answer), and proxies from the
+  environment are not used.
+- **How long**: one deadline for the whole call — resolution, connection, sending and
+  reading the answer — because httpx's timeouts are per phase, and an answer dripping a
+  byte every few seconds never trips a per-read timeout.
+- **How many**: at most one call in flight per player (their notices wait in a short
+  queue of their own, the oldest dropped with a log line when it is full), and a bound
+  on calls in flight in all, so a slow webhook holds only its own player's notices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from .errors import ServerError
+from .netguard import OutboundPolicy
+
+log = logging.getLogger("elfenland.server.webhooks")
+
+#: The longest webhook URL a player may register.
+URL_MAX = 500
+#: Bytes of a webhook's answer that are read (and ignored): enough to end the exchange.
+ANSWER_READ = 1024
+
+
+@dataclass(frozen=True)
+class WebhookLimits:
+    #: Seconds one call may take in all (resolution, connection, request and answer).
+    deadline: float = 5.0
+    #: Notices one player's webhook may have waiting; more drop the oldest.
+    queue: int = 8
+    #: Calls in flight over all players.
+    in_flight: int = 64
+
+
+def check_syntax(url: str | None) -> str | None:
+    """The URL as registered (None or "" for none), or a ``bad-request`` naming what is
+    wrong; where it points is checked by ``WebhookSender.check``."""
+    if not url:
+        return None
+    if len(url) > URL_MAX:
+        raise ServerError("bad-request", f"a webhook URL is at most {URL_MAX} characters")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServerError("bad-request", "a webhook is an http:// or https:// URL")
+    if parts.username or parts.password:
+        raise ServerError("bad-request", "a webhook URL carries no user name or password")
+    try:
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError:
+        raise ServerError("bad-request", "the webhook URL's port is not a number") from None
+    return url
+
+
+class WebhookSender:
+    """Queues and sends notices, one call at a time per player (see the module's text)."""
+
+    def __init__(self, policy: OutboundPolicy, limits: WebhookLimits | None = None) -> None:
+        self.policy = policy
+        self.limits = limits or WebhookLimits()
+        self._queues: dict[str, deque[tuple[str, dict[str, Any]]]] = {}
+        self._workers: dict[str, asyncio.Task[None]] = {}
+        self._slots: asyncio.Semaphore | None = None
+        self._client: httpx.AsyncClient | None = None
+        #: Notices dropped because their player's queue was full (for tests and ops).
+        self.dropped = 0
+
+    async def check(self, url: str | None) -> str | None:
+        """A URL a player registers: well formed and, resolved now, allowed."""
+        url = check_syntax(url)
+        if url is not None:
+            parts = urlsplit(url)
+            assert parts.hostname is not None
+            await self.policy.resolve(parts.hostname, _port(parts.scheme, parts.port))
+        return url
+
+    def notify(self, player: str, url: str, payload: dict[str, Any]) -> None:
+        """Queue a notice for ``player``'s webhook; returns at once."""
+        queue = self._queues.setdefault(player, deque())
+        if len(queue) >= self.limits.queue:
+            queue.popleft()
+            self.dropped += 1
+            log.warning("webhook queue of player %s is full (%d): the oldest notice is "
+                        "dropped", player, self.limits.queue)
+        queue.append((url, payload))
+        if player not in self._workers:
+            self._workers[player] = asyncio.create_task(self._work(player))
+
+    async def _work(self, player: str) -> None:
+        try:
+            queue = self._queues[player]
+            while queue:
+                url, payload = queue.popleft()
+                if self._slots is None:
+                    self._slots = asyncio.Semaphore(self.limits.in_flight)
+                async with self._slots:
+                    await self.call(url, payload)
+        finally:
+            self._workers.pop(player, None)
+            if not self._queues.get(player):
+                self._queues.pop(player, None)
+
+    async def call(self, url: str, payload: dict[str, Any]) -> int | None:
+        """One call under the total deadline; the answer's status, or None when it was
+        refused, failed or cut (each logged in one line, never retried)."""
+        shown = _shown(url)
+        try:
+            async with asyncio.timeout(self.limits.deadline):
+                status = await self._post(url, payload)
+        except TimeoutError:
+            log.warning("webhook %s cut at its %g s deadline", shown, self.limits.deadline)
+            return None
+        except ServerError as exc:
+            log.warning("webhook %s refused: %s", shown, exc.message)
+            return None
+        except (httpx.HTTPError, OSError) as exc:
+            log.warning("webhook %s failed: %s", shown, exc)
+            return None
+        if 300 <= status < 400:
+            log.warning("webhook %s answered %d; redirects are not followed", shown, status)
+        return status
+
+    async def _post(self, url: str, payload: dict[str, Any]) -> int:
+        parts = urlsplit(url)
+        assert parts.hostname is not None
+        port = _port(parts.scheme, parts.port)
+        addr = (await self.policy.resolve(parts.hostname, port))[0]
+        literal = f"[{addr}]" if addr.version == 6 else str(addr)
+        target = urlunsplit((parts.scheme, f"{literal}:{port}", parts.path or "/",
+                             parts.query, ""))
+        extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
+        headers = {"Host": parts.netloc.rsplit("@", 1)[-1], "Content-Type": "application/json",
+                   "User-Agent": "elfenland-server"}
+        client = self._http()
+        async with client.stream("POST", target, content=json.dumps(payload).encode(),
+                                 headers=headers, extensions=extensions) as answer:
+            read = 0
+            async for chunk in answer.aiter_raw():
+                read += len(chunk)
+                if read >= ANSWER_READ:
+                    break
+            return answer.status_code
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                follow_redirects=False, trust_env=False,
+                timeout=httpx.Timeout(self.limits.deadline),
+                limits=httpx.Limits(max_connections=self.limits.in_flight,
+                                    max_keepalive_connections=0))
+        return self._client
+
+    def cancel_all(self) -> None:
+        """Drop every queued notice and cut the calls in flight (at shutdown)."""
+        for task in list(self._workers.values()):
+            task.cancel()
+        self._workers.clear()
+        self._queues.clear()
+
+
+def _port(scheme: str, port: int | None) -> int:
+    return port if port is not None else (443 if scheme == "https" else 80)
+
+
+def _shown(url: str) -> str:
+    """A webhook as logged: scheme, host and port, never its path or query (which may
+    carry the player's own secret)."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], "/…", "", ""))
