@@ -9,8 +9,8 @@ import asyncio
 import time
 
 from elfenland.server.config import Limits
-from elfenland.server.ratings import Handover, bot_turns, movers, rated_participants
-from elfenland.server.store import EventRecord, GameRecord, PlayerRecord, SeatRecord
+from elfenland.server.ratings import bot_turns, movers, rated_participants
+from elfenland.server.store import EventRecord, GameRecord, Handover, PlayerRecord, SeatRecord
 
 from .conftest import ServerFactory
 from .helpers import HTTP, create, play_seat, post

@@ -299,3 +299,35 @@ def test_a_damaged_sqlite_file_stops_the_server_at_start(tmp_path: Path) -> None
     assert "damaged" in out and str(path) in out
     assert len(out.strip().splitlines()) == 1, out  # one clear line
     assert "Traceback" not in out
+
+
+class LosesHandovers(FlakyStore):
+    """The real store, except that a handover written on its own is lost as a dropped
+    connection would lose it."""
+
+    def add_handover(self, *args: Any, **kwargs: Any) -> None:
+        raise StoreUnavailable("injected: the database went away")
+
+
+def test_a_seat_handed_to_a_bot_is_never_stored_without_its_handover(tmp_path: Path) -> None:
+    """The ratings leave out what a bot played from its handover records: a seat change
+    stored without its record would let a bot's play be rated as the human's."""
+    db = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    store = LosesHandovers(SqliteStore(tmp_path / "games.sqlite3"))
+    config = ServerConfig(db=db, bot_delay=30.0, limits=Limits(games_per_host=100,
+                                                               absent_after=0.0))
+    with BackgroundServer(config, store=store) as server:  # type: ignore[arg-type]
+        made = create(server.url, game="elfenland", players=2,
+                      seats=[{"kind": "human"}, {"kind": "human"}])
+        gid = made["game"]["id"]
+        joined = post(server.url, f"/api/games/{gid}/join", {}).json()
+        assert post(server.url, f"/api/games/{gid}/start", {"token": made["token"]}).is_success
+        r = post(server.url, f"/api/games/{gid}/seats/1/bot",
+                 {"token": joined["token"], "level": "random"})
+        assert r.is_success, r.text
+        record = store.load_game(gid)
+        assert record is not None and record.seats[1].kind == "bot"
+        assert store.handovers(gid) == [(1, 0, True)]
+        r = post(server.url, f"/api/games/{gid}/seats/1/take", {"token": joined["token"]})
+        assert r.is_success, r.text
+        assert store.handovers(gid) == [(1, 0, True), (1, 0, False)]

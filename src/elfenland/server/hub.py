@@ -60,7 +60,7 @@ from .lobby import (
 )
 from .ownership import SingleProcess
 from .players import Players
-from .store import EventRecord, Fence, GameRecord, SeatRecord, SqliteStore, Store
+from .store import EventRecord, Fence, GameRecord, Handover, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
 from .undo import effective_actions, undo_refusal
 
@@ -468,9 +468,7 @@ class Hub:
                                  f"{self.limits.absent_after:g} s ago); only they may hand "
                                  "their seat to a bot")
             seats[seat] = replace(target, kind="bot", level=resolve_level(level or "greedy"))
-            await self._save_seats(game, tuple(seats))
-            await self.db(self.store.add_handover, game.id, seat, game.seq, True,  # ratings
-                          self._fence(game.id))
+            await self._save_seats(game, tuple(seats), handover=Handover(seat, game.seq, True))
         self._broadcast_lobby(game)
         self._kick(game)
         return game
@@ -488,9 +486,8 @@ class Hub:
                                   f"{game.clock.max_timeouts} times: a bot plays it to the end")
             if seats[seat].kind == "bot":
                 seats[seat] = replace(seats[seat], kind="human", level=None)
-                await self._save_seats(game, tuple(seats))
-                await self.db(self.store.add_handover, game.id, seat, game.seq, False,
-                              self._fence(game.id))
+                await self._save_seats(game, tuple(seats),
+                                       handover=Handover(seat, game.seq, False))
         self._broadcast_lobby(game)
         return game
 
@@ -508,11 +505,11 @@ class Hub:
             raise ServerError("already-started", "the game has started")
 
     async def _save_seats(self, game: LiveGame, seats: tuple[SeatRecord, ...],
-                          status: Any = None) -> None:
+                          status: Any = None, handover: Handover | None = None) -> None:
         if not self.directory.serving(game):
             raise ServerError("unavailable", "the game moved to another server; try again")
         await self.db(self.store.save_seats, game.id, seats, status,
-                      self._fence(game.id))
+                      self._fence(game.id), handover)
         game.record = game.record.with_seats(seats, status)
 
     @property

@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 from .config import Guard
 from .errors import ServerError
 from .netguard import OutboundPolicy, own_addresses
-from .ratings import Handover, bot_turns, movers, rated_participants
-from .store import EventRecord, Fence, GameRecord, PlayerRecord, RatingRecord, Store
+from .ratings import bot_turns, movers, rated_participants
+from .store import EventRecord, Fence, GameRecord, Handover, PlayerRecord, RatingRecord, Store
 from .undo import effective_actions
 from .webhooks import URL_MAX as WEBHOOK_MAX
 from .webhooks import WebhookLimits, WebhookSender, check_syntax

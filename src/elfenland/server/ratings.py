@@ -24,26 +24,16 @@ A rating is worth something only if it cannot be had without playing other peopl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from ..core.game import GameState
 from .botseats import bot_title
 from .lobby import seed_facts
-from .store import EventRecord, GameRecord, PlayerRecord
+from .store import EventRecord, GameRecord, Handover, PlayerRecord
 
 #: The largest share of a seat's turns a bot may have played for it to stay rated.
 BOT_SHARE = 0.1
 #: Distinct rated players a game needs to be rated at all.
 MIN_HUMANS = 2
-
-
-@dataclass(frozen=True)
-class Handover:
-    """A seat handed to a bot (``to_bot``) or taken back, when the game was at ``seq``."""
-
-    seat: int
-    seq: int
-    to_bot: bool
 
 
 def movers(state: GameState, actions: Sequence[str]) -> list[int]:

@@ -28,6 +28,16 @@ STATUSES: tuple[Status, ...] = ("open", "running", "finished")
 
 
 @dataclass(frozen=True)
+class Handover:
+    """A seat handed to a bot (``to_bot``) or taken back, when the game was at ``seq``;
+    the ratings leave out what a bot played (issue 23)."""
+
+    seat: int
+    seq: int
+    to_bot: bool
+
+
+@dataclass(frozen=True)
 class SeatRecord:
     seat: int
     kind: SeatKind
@@ -276,8 +286,12 @@ class Store(ABC):
                      fence: Fence | None = None) -> None:
         with self._tx() as cur:
             self._guard(cur, game_id, None, fence)
-            cur.execute(self._q("INSERT INTO handovers (game_id, seat, seq, to_bot) "
-                                "VALUES (?,?,?,?)"), (game_id, seat, seq, int(to_bot)))
+            self._write_handover(cur, game_id, Handover(seat, seq, to_bot))
+
+    def _write_handover(self, cur: Any, game_id: str, handover: Handover) -> None:
+        cur.execute(self._q("INSERT INTO handovers (game_id, seat, seq, to_bot) "
+                            "VALUES (?,?,?,?)"),
+                    (game_id, handover.seat, handover.seq, int(handover.to_bot)))
 
     def handovers(self, game_id: str) -> list[tuple[int, int, bool]]:
         """(seat, seq, to_bot) of each time a seat went to a bot or back, in order."""
@@ -287,12 +301,17 @@ class Store(ABC):
             return [(int(r[0]), int(r[1]), bool(r[2])) for r in cur.fetchall()]
 
     def save_seats(self, game_id: str, seats: tuple[SeatRecord, ...],
-                   status: Status | None = None, fence: Fence | None = None) -> None:
-        """Replace a game's seats (and optionally its status) in one transaction."""
+                   status: Status | None = None, fence: Fence | None = None,
+                   handover: Handover | None = None) -> None:
+        """Replace a game's seats (and optionally its status) in one transaction; a seat
+        handed to a bot or taken back records its ``handover`` in the same transaction, so
+        a seat can never be a bot's without the record the ratings read."""
         with self._tx() as cur:
             self._guard(cur, game_id, None, fence)
             cur.execute(self._q("DELETE FROM seats WHERE game_id = ?"), (game_id,))
             self._write_seats(cur, game_id, seats)
+            if handover is not None:
+                self._write_handover(cur, game_id, handover)
             if status is not None:
                 cur.execute(self._q("UPDATE games SET status = ? WHERE id = ?"),
                             (status, game_id))
