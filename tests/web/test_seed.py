@@ -21,3 +21,15 @@ def test_the_lobby_shows_a_chosen_seed_and_hides_a_drawn_one(page: Page, server:
     other = page.locator(f"#open-games [data-game='{drawn}']")
     other.wait_for(timeout=15000)
     assert "seed" not in other.inner_text().lower()
+
+
+def test_the_lobby_marks_custom_rules_unrated(page: Page, server: str) -> None:
+    """Options that leave the rule set make the game custom and unrated (issue #22)."""
+    custom = httpx.post(f"{server}/api/games",
+                        json={"players": 3, "name": "Cy", "options": {"rounds": 2}},
+                        timeout=30).json()["game"]
+    assert custom["custom_rules"] and custom["unrated"]
+    page.goto(f"{server}/")
+    row = page.locator(f"#open-games [data-game='{custom['id']}']")
+    row.wait_for(timeout=15000)
+    assert "Custom rules (unrated)" in row.inner_text()

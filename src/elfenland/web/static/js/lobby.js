@@ -44,6 +44,8 @@ export function rulesLabel(g) {
   }
   // A seed the creator chose predicts every hand: everyone sees it (issue #12).
   if (g.seed_chosen) bits.push(t("opt.seedChosen", { seed: g.seed }));
+  // Options that leave the named rule set make a custom, never rated game (issue #22).
+  if (g.custom_rules) bits.push(t("opt.customRules"));
   return bits.join(" · ");
 }
 
