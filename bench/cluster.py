@@ -318,7 +318,7 @@ def main() -> int:
                 env = {"PYTHONPATH": str(Path(src).resolve())}
                 with fresh_schema(args.db) as db, \
                         LocalCluster(db, args.processes, serve_args=serve_args,
-                                     env=env) as cluster:
+                                     env=env, trusted_proxy_flag=False) as cluster:
                     tally, elapsed, cpu = load(cluster.port, n, args.seconds, "random",
                                                args.seed, args.warm_up, args.clients,
                                                [p.pid for p in cluster.servers.values()],

@@ -146,8 +146,11 @@ class LocalCluster:
     def __init__(self, db: str, processes: int = 3, port: int | None = None,
                  host: str = "127.0.0.1", serve_args: Sequence[str] = (),
                  haproxy: str | None = None, inter_ms: int = 500,
-                 env: dict[str, str] | None = None, log_dir: Path | None = None) -> None:
+                 env: dict[str, str] | None = None, log_dir: Path | None = None,
+                 trusted_proxy_flag: bool = True) -> None:
         self.db = db
+        #: Off only to run code from before ``--trusted-proxies`` existed (bench --before).
+        self.trusted_proxy_flag = trusted_proxy_flag
         self.host = host
         self.port = port or free_port()
         self.serve_args = list(serve_args)
@@ -182,7 +185,8 @@ class LocalCluster:
         proc = subprocess.Popen(
             [sys.executable, "-m", "elfenland.cli", "serve", "--cluster", "--name", name,
              "--host", "127.0.0.1", "--port", str(self.ports[name]), "--db", self.db,
-             "--trusted-proxies", "127.0.0.1", *self.serve_args],
+             *(["--trusted-proxies", "127.0.0.1"] if self.trusted_proxy_flag else []),
+             *self.serve_args],
             stdout=log, stderr=subprocess.STDOUT, env=self.env)
         log.close()
         self.servers[name] = proc
