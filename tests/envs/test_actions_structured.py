@@ -14,11 +14,13 @@ import elfenland  # noqa: E402
 from elfenland.core.errors import ActionParseError, ElfenlandError  # noqa: E402
 from elfenland.envs.actions import COLUMNS, action_table  # noqa: E402
 from elfenland.envs.observation import num_actions  # noqa: E402
+from elfenland.games.elfengold import actions as gold  # noqa: E402
+from elfenland.games.elfengold import items as gold_items  # noqa: E402
 from elfenland.games.elfenland import actions as elf  # noqa: E402
 from elfenland.games.elfenland.board import load_board  # noqa: E402
 from elfenland.games.kingelves import actions as king  # noqa: E402
 
-GAMES = ["elfenland", "king-of-the-elves"]
+GAMES = ["elfenland", "king-of-the-elves", "elfengold"]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -99,3 +101,47 @@ def test_a_move_with_the_wrong_towns_is_refused() -> None:
     row[table.column("to_town")] = row[table.column("from_town")]
     with pytest.raises(ActionParseError):
         table.compose(row)
+
+
+def test_elfengold_rows_read_the_actions() -> None:
+    table = action_table("elfengold")
+    board = load_board()
+    c = {name: table.column(name) for name in COLUMNS["elfengold"]}
+    assert table.rows.shape == (gold.num_actions(), 21)
+    obstacle_item = {gold.Kind.TREE: gold_items.TREE, gold.Kind.MONSTER: gold_items.SEA_MONSTER,
+                     gold.Kind.GOLD: gold_items.GOLD_PIECE}
+    for i in range(gold.num_actions()):
+        a, row = gold.from_id(i), table.rows[i]
+        assert row[c["kind"]] == a.kind and row[c["route"]] == a.route
+        if a.kind is gold.Kind.BID:
+            assert row[c["bid"]] == a.amount == int(str(a).split()[1])
+        elif a.kind is gold.Kind.FLY:
+            assert row[c["to_town"]] == a.amount and row[c["route"]] == -1
+        elif a.kind in obstacle_item:
+            assert row[c["item"]] == obstacle_item[a.kind]
+        elif a.kind is gold.Kind.MOVE:
+            route = board.routes[a.route]
+            towns = (route.a, route.b) if a.direction == 0 else (route.b, route.a)
+            assert (row[c["from_town"]], row[c["to_town"]]) == towns
+            assert row[c["pay"]] == a.pay
+            if a.pay is gold.Pay.CARAVAN:
+                assert row[c["cards"]] == sum(a.cards or ()) in (3, 4)
+                assert row[c["card"]] == row[c["item"]] == -1
+            else:
+                assert row[c["card"]] == a.item
+                assert row[c["item"]] == (a.item if route.is_road else -1)
+        elif a.kind is gold.Kind.EXCHANGE:
+            assert (row[c["item"]], row[c["item2"]], row[c["route2"]]) == \
+                (a.item, a.item2, a.route2)
+        elif a.kind is gold.Kind.KEEP:
+            assert row[c["item"]] == a.item and row[c["secret"]] == a.secret
+    # The same road by a counter, with the witch and by caravan shares route and towns.
+    by_text = {str(gold.from_id(i)): i for i in range(gold.num_actions())
+               if gold.from_id(i).kind is gold.Kind.MOVE}
+    plain = table.rows[by_text["move feodor-lapphalya giant-pig"]]
+    witch = table.rows[by_text["move feodor-lapphalya giant-pig witch"]]
+    caravan = table.rows[by_text["move feodor-lapphalya caravan:giant-pig+giant-pig+raft"]]
+    for col in ("route", "from_town", "to_town", "direction"):
+        assert plain[c[col]] == witch[c[col]] == caravan[c[col]]
+    assert (plain[c["pay"]], witch[c["pay"]], caravan[c["pay"]]) == (0, 1, 2)
+    assert caravan[c["cards_giant_pig"]] == 2 and caravan[c["cards_raft"]] == 1

@@ -22,13 +22,14 @@ from elfenland.envs.observation import (  # noqa: E402
     observation_layout,
 )
 
-GAMES = ["elfenland", "king-of-the-elves"]
+GAMES = ["elfenland", "king-of-the-elves", "elfengold"]
 
 #: sha256 of the (name, seat, size, private) rows for 2..6 players, per game, for
 #: OBSERVATION_VERSION.  Changing a block means a new version and a new fingerprint.
 FINGERPRINTS = {
     1: {"elfenland": "841040b311f519e76388e06dcbd149f4b5d8133af214bd0318ee9aa2b2197c2f",
-        "king-of-the-elves": "7b666ada5146de3578caa4e5df87de1903ef0a1dab2de50fdd225687088132ba"},
+        "king-of-the-elves": "7b666ada5146de3578caa4e5df87de1903ef0a1dab2de50fdd225687088132ba",
+        "elfengold": "78827c8cd3ea07f7e5019fb3c6cad0fac34401852ff5d4ae331e25d16a39bb9b"},
 }
 
 
@@ -60,7 +61,7 @@ def test_named_slices_cover_the_vector(game: str, players: int) -> None:
     doc = layout.to_json()
     assert doc["size"] == layout.size and len(doc["blocks"]) == len(slices)
     per_seat = sum(b.size for b in layout.blocks if b.seat == 0)
-    assert per_seat == (93 if game == "elfenland" else 24)
+    assert per_seat == {"elfenland": 93, "king-of-the-elves": 24, "elfengold": 131}[game]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -82,7 +83,8 @@ def test_layout_follows_rule_options() -> None:
         observation_layout("elfenland", 7)
 
 
-@pytest.mark.parametrize("name", ["python_elfenland", "python_king_of_the_elves"])
+@pytest.mark.parametrize("name", ["python_elfenland", "python_king_of_the_elves",
+                                  "python_elfengold"])
 def test_openspiel_observation_tensor_is_the_engines_vector(name: str) -> None:
     """``state.observation_tensor`` was OpenSpiel's list, built through a new initial
     state per call; now the engine's numbers in a float32 array, the observer's."""

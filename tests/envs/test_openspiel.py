@@ -21,6 +21,11 @@ from elfenland.core.errors import IllegalActionError  # noqa: E402
 from elfenland.games.elfenland.rules import make_rules  # noqa: E402
 
 NAMES = ["python_elfenland", "python_king_of_the_elves"]
+#: With Elfengold: the tests cheap enough for its long random auctions.
+ALL = [*NAMES, "python_elfengold"]
+#: Elfengold in one round (its ``rounds`` option) where OpenSpiel's tools rebuild every
+#: player's information state at every step (quadratic in a game's length).
+SHORT_ELFENGOLD = '{"rounds": 1}'
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -33,6 +38,36 @@ def test_openspiel_random_sim_test(name: str, params: dict[str, int]) -> None:
         params = {**params, "max_game_length": 600}
     game = pyspiel.load_game(name, params)
     pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("params", [{"players": 2},
+                                    {"players": 4, "options": SHORT_ELFENGOLD}])
+def test_elfengold_random_sim_test(params: dict[str, object]) -> None:
+    game = pyspiel.load_game("python_elfengold", params)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
+def test_elfengold_options_are_game_parameters_and_bound_the_length() -> None:
+    game = pyspiel.load_game("python_elfengold", {
+        "players": 3, "eg_public_gold": False, "witch": True, "town_cards": True,
+        "options": '{"eg_overbid": "capped", "rounds": 3}'})
+    rules = game.new_initial_state().engine.rules
+    assert not rules.eg_public_gold and rules.witch and rules.town_cards
+    assert rules.eg_overbid == "capped" and rules.rounds == 3 and not rules.random_gold
+    assert game.num_distinct_actions() == 44_522
+    assert game.observation_tensor_size() == game.encoder.layout.size
+    rng = np.random.default_rng(1)
+    for players in (2, 6):
+        game = pyspiel.load_game("python_elfengold", {"players": players})
+        assert game.max_game_length() == spiel.elfengold_max_game_length(
+            players, game.new_initial_state().engine.rules)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        assert len(state.history()) <= game.max_game_length()
+        assert sum(state.returns()) == pytest.approx(1.0)
+    with pytest.raises(Exception, match="eg_overbid"):
+        pyspiel.load_game("python_elfengold", {"options": '{"eg_overbid": "never"}'})
 
 
 def test_rule_sets_are_game_parameters() -> None:
@@ -97,7 +132,7 @@ def test_king_of_the_elves_stops_at_its_length_cap() -> None:
     assert steps == 5
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_clone_and_deepcopy_are_independent(name: str) -> None:
     state = pyspiel.load_game(name, {"players": 3}).new_initial_state()
     for _ in range(10):
@@ -112,7 +147,7 @@ def test_clone_and_deepcopy_are_independent(name: str) -> None:
     assert restored.history() == state.history() and restored.engine == state.engine
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_resampled_states_keep_the_players_information_state(name: str) -> None:
     game = pyspiel.load_game(name, {"players": 3})
     state = game.new_initial_state()
@@ -170,7 +205,7 @@ def test_ismcts_plays_a_whole_game(name: str) -> None:
     assert sum(state.returns()) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_an_illegal_action_raises_spiel_error_and_changes_nothing(name: str) -> None:
     state = pyspiel.load_game(name, {"players": 3}).new_initial_state()
     for _ in range(5):
@@ -253,15 +288,15 @@ def test_serialize_game_and_state_round_trip(name: str, params: dict[str, object
         spiel.deserialize_game_and_state(text.replace("[Seeds]", "[Sods]"))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_legal_actions_answered_in_python_equal_openspiels(name: str) -> None:
     """The adapter answers ``legal_actions`` itself (fewer C++ ↔ Python crossings); it
     must give what OpenSpiel's own C++ ``LegalActions`` gives, for every player, up to
     and after the end (here King of the Elves' length cap)."""
     import random
 
-    game = pyspiel.load_game(name, {"players": 3} if name == "python_elfenland"
-                             else {"players": 3, "max_game_length": 150})
+    game = pyspiel.load_game(name, {"players": 3, "max_game_length": 150}
+                             if name == "python_king_of_the_elves" else {"players": 3})
     state = game.new_initial_state()
     rng = random.Random(2)
     compared = 0
@@ -279,10 +314,11 @@ def test_legal_actions_answered_in_python_equal_openspiels(name: str) -> None:
 # ----------------------------------------------------------------- OpenSpiel's own tools
 
 PLAYTHROUGH = {"python_elfenland": "players=2", "python_king_of_the_elves":
-               "players=2,max_game_length=150"}
+               "players=2,max_game_length=150",
+               "python_elfengold": f"players=2,options={SHORT_ELFENGOLD}"}
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 @pytest.mark.parametrize("explicit", [False, True])
 def test_generate_playthrough_runs(name: str, explicit: bool) -> None:
     """OpenSpiel's ``generate_playthrough`` asks for a public-only and a private-only
@@ -297,12 +333,14 @@ def test_generate_playthrough_runs(name: str, explicit: bool) -> None:
     public = [ln for ln in lines if ln.startswith("PublicObservationString()")]
     assert len(private) > 5 and len(public) > 5
     assert all('"hand"' in ln for ln in private[1 if explicit else 0:])
+    if name == "python_elfengold":  # the auction's state is in every public string
+        assert any('"auction"' in ln and '"high_bid"' in ln for ln in public)
     assert not any('"hand"' in ln for ln in public)
     if explicit:
         assert "ChanceOutcomes() = [(0,0.125), (1,0.125)" in text
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_the_private_observation_is_the_players_own_blocks(name: str) -> None:
     from open_spiel.python.observation import make_observation
 
@@ -332,20 +370,22 @@ def test_the_private_observation_is_the_players_own_blocks(name: str) -> None:
     assert len(hands) > 1
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_random_sim_test_with_serialization(name: str) -> None:
     """``random_sim_test(serialize=True)`` failed on "GetRNGState unimplemented": with
     ``explicit_chance`` it passes (state = history from the root chance node)."""
     params: dict[str, object] = {"players": 3, "explicit_chance": True}
     if name == "python_king_of_the_elves":
         params["max_game_length"] = 400
+    if name == "python_elfengold":
+        params["options"] = SHORT_ELFENGOLD
     game = pyspiel.load_game(name, params)
     assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
     assert game.max_chance_outcomes() == spiel.DEFAULT_DEALS
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_explicit_chance_deals_and_pyspiel_serialization(name: str) -> None:
     import pickle
     import random

@@ -18,6 +18,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 from elfenland.core.errors import ElfenlandError, IllegalActionError  # noqa: E402
 from elfenland.envs.pettingzoo import (  # noqa: E402
     ElfenlandAECEnv,
+    elfengold_env,
     elfenland_env,
     king_of_the_elves_env,
     raw_env,
@@ -28,6 +29,8 @@ from elfenland.envs.pettingzoo import (  # noqa: E402
     lambda: elfenland_env(players=3),
     lambda: elfenland_env(players=2, rules="moon"),
     lambda: king_of_the_elves_env(players=3, magic_spell=True),
+    lambda: elfengold_env(players=3),
+    lambda: elfengold_env(players=2, eg_public_gold=False, witch=True, town_cards=True),
 ])
 def test_pettingzoo_api_test(make) -> None:  # type: ignore[no-untyped-def]
     api_test(make(), num_cycles=400)
@@ -36,6 +39,7 @@ def test_pettingzoo_api_test(make) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("make", [
     lambda: elfenland_env(players=4, destination=True),
     lambda: king_of_the_elves_env(players=2),
+    lambda: elfengold_env(players=4, random_gold=True),
 ])
 def test_pettingzoo_seed_test(make) -> None:  # type: ignore[no-untyped-def]
     seed_test(make, num_cycles=300)
@@ -57,7 +61,7 @@ def play_out(env: ElfenlandAECEnv, seed: int) -> dict[str, float]:
     return totals
 
 
-@pytest.mark.parametrize("game", ["elfenland", "king-of-the-elves"])
+@pytest.mark.parametrize("game", ["elfenland", "king-of-the-elves", "elfengold"])
 def test_rewards_are_the_engines_returns(game: str) -> None:
     env = raw_env(game, players=3)
     totals = play_out(env, seed=5)
@@ -85,13 +89,19 @@ def test_rule_sets_reach_the_engine() -> None:
     kote = raw_env("king-of-the-elves", players=2, magic_spell=True)
     kote.reset(seed=1)
     assert kote.state_.rules.magic_spell
+    gold = raw_env("elfengold", players=3, eg_public_gold=False, witch=True)
+    gold.reset(seed=1)
+    assert not gold.state_.rules.eg_public_gold and gold.state_.rules.witch
+    assert gold.action_space("player_0").n == 44_522
+    with pytest.raises(ElfenlandError):
+        raw_env("elfengold", players=3, eg_overbid="sometimes")
     with pytest.raises(ElfenlandError):
         raw_env("elfenland", players=3, rules="no-such-rules")
     with pytest.raises(ElfenlandError):
         raw_env("elfenland", players=9)
 
 
-@pytest.mark.parametrize("game", ["elfenland", "king-of-the-elves"])
+@pytest.mark.parametrize("game", ["elfenland", "king-of-the-elves", "elfengold"])
 def test_an_illegal_action_raises_and_changes_nothing(game: str) -> None:
     env = raw_env(game, players=3)
     env.reset(seed=3)
@@ -140,3 +150,24 @@ def test_terminate_illegal_wrapper_gives_the_illegal_move_loses_convention() -> 
     env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
     assert all(env.terminations.values())
     assert env.rewards[offender] == -1
+
+
+def test_elfengold_observation_holds_coins_gold_values_and_the_auction() -> None:
+    """What the issue asks of the Elfengold observation, read through the env."""
+    from elfenland.envs.observation import observation_layout
+
+    env = raw_env("elfengold", players=3)
+    env.reset(seed=6)
+    sl = observation_layout("elfengold", 3).slices()
+    state = env.state_
+    while state.phase.value != "auction":
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    env.step(state.parse_action("bid 3").id)
+    for agent in env.possible_agents:
+        seat = int(agent.split("_")[1])
+        obs = env.observe(agent)["observation"]
+        coins = [obs[sl[f"coins@+{r}"]][0] for r in range(3)]
+        assert coins == [float(state.coins[(seat + r) % 3]) for r in range(3)]
+        assert obs[sl["gold_values"]].tolist() == [float(g) for g in state.gold_values]
+        assert obs[sl["auction_high_bid"]].tolist() == [3.0]
+        assert obs[sl["auction_item"]][state.row[0]] == 1.0

@@ -56,6 +56,26 @@ COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "cards",      # spell: number of cards paid (4), 0 otherwise
         *(f"cards_{t.name.lower()}" for t in Transport),  # spell: those cards by transport kind
     ),
+    "elfengold": (
+        "kind",       # elfenland.games.elfengold.actions.Kind (0 draw … 12 move … 18 keep)
+        "card",       # draw/discard: the card kind (Transport 0..6, 7 witch); a normal or
+                      # witch move: the travel card paid (the counter's transport, or raft)
+        "item",       # hide/keep/place/double: the item kind (games.elfengold.items:
+                      # counters 0..5, 6 tree, 7 sea monster, 8 gold piece, 9 Double,
+                      # 10 Exchange); tree/monster/gold: 6/7/8; exchange: the first
+                      # counter; a move on a road without caravan: the counter used
+        "route",      # board route index (road, river or lake), -1 none
+        "from_town",  # move: the town left; on a route: its first town
+        "to_town",    # move: the town reached; on a route: its second town; fly: where to
+        "direction",  # move: 0 from the route's first town, 1 the other way
+        "bid",        # bid: the coins bid (1..500), 0 otherwise
+        "item2",      # exchange: the second counter, -1 otherwise
+        "route2",     # exchange: the second road, -1 otherwise
+        "secret",     # keep: 1 for a face-down item
+        "pay",        # move: 0 the counter's cards, 1 with the witch (1 coin), 2 caravan
+        "cards",      # move by caravan: number of cards paid (3, or 4 over an obstacle)
+        *(f"cards_{t.name.lower()}" for t in Transport), "cards_witch",  # those cards
+    ),
 }
 
 
@@ -96,11 +116,14 @@ class ActionTable:
 
 
 def action_table(game: str) -> ActionTable:
-    """The structured action table of ``game`` ("elfenland" or "king-of-the-elves")."""
+    """The structured action table of ``game`` ("elfenland", "king-of-the-elves" or
+    "elfengold")."""
     if game == "elfenland":
         return _elfenland_table()
     if game == "king-of-the-elves":
         return _kingelves_table()
+    if game == "elfengold":
+        return _elfengold_table()
     raise ValueError(f"no action table for {game!r}")
 
 
@@ -185,5 +208,73 @@ def _compose_kingelves(v: list[int]) -> int:
     return canonical(action).id
 
 
+# ----------------------------------------------------------------- Elfengold
+
+
+def _elfengold_row(a: Any, board: Any) -> list[int]:
+    from ..games.elfengold.actions import Kind, Pay
+    from ..games.elfengold.items import GOLD_PIECE, HAND_KINDS, SEA_MONSTER, TREE
+
+    k = a.kind
+    card = item = frm = to = -1
+    if k in (Kind.DRAW, Kind.DISCARD):
+        card = a.item
+    elif k in _item_kinds():
+        item = a.item
+    elif k in (Kind.TREE, Kind.MONSTER, Kind.GOLD):
+        item = {Kind.TREE: TREE, Kind.MONSTER: SEA_MONSTER, Kind.GOLD: GOLD_PIECE}[k]
+    elif k is Kind.MOVE and a.pay is not Pay.CARAVAN:
+        card = a.item
+        if board.routes[a.route].is_road:
+            item = a.item
+    if a.route >= 0:
+        route = board.routes[a.route]
+        frm, to = (route.a, route.b) if a.direction == 0 else (route.b, route.a)
+    if k is Kind.FLY:
+        to = a.amount
+    cards = list(a.cards) if a.cards is not None else [0] * HAND_KINDS
+    return [int(k), card, item, a.route, frm, to, a.direction if k is Kind.MOVE else 0,
+            a.amount if k is Kind.BID else 0, a.item2, a.route2, int(a.secret), int(a.pay),
+            sum(cards), *cards]
+
+
+@once
+def _item_kinds() -> frozenset[Any]:
+    """Elfengold kinds whose ``item`` column is the action's own item value."""
+    from ..games.elfengold.actions import Kind
+
+    return frozenset({Kind.HIDE, Kind.PLACE, Kind.DOUBLE, Kind.EXCHANGE, Kind.KEEP})
+
+
+@once
+def _elfengold_table() -> ActionTable:
+    from ..games.elfengold.actions import from_id, num_actions
+    from ..games.elfenland.board import load_board
+
+    board = load_board()
+    return _freeze("elfengold", [_elfengold_row(from_id(i), board)
+                                 for i in range(num_actions())])
+
+
+def _compose_elfengold(v: list[int]) -> int:
+    from ..games.elfengold.actions import Action, Kind, Pay, canonical
+
+    try:
+        kind, pay = Kind(v[0]), Pay(v[11])
+        if kind in (Kind.DRAW, Kind.DISCARD) or (kind is Kind.MOVE and pay is not Pay.CARAVAN):
+            item = v[1]
+        elif kind in _item_kinds():
+            item = v[2]
+        else:
+            item = -1
+        amount = v[7] if kind is Kind.BID else v[5] if kind is Kind.FLY else 0
+        action = Action(kind, item, v[3], v[6] if kind is Kind.MOVE else 0, amount, v[8],
+                        v[9], bool(v[10]), pay, tuple(v[13:]) if pay is Pay.CARAVAN else None)
+    except ValueError as exc:
+        raise ActionParseError(f"not an Elfengold action row: {v}: {exc}") from None
+    return canonical(action).id
+
+
 def _composer(game: str) -> Any:
-    return _compose_elfenland if game == "elfenland" else _compose_kingelves
+    return {"elfenland": _compose_elfenland, "king-of-the-elves": _compose_kingelves,
+            "elfengold": _compose_elfengold}[game]

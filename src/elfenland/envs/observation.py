@@ -69,6 +69,11 @@ MaskArray = npt.NDArray[np.int8]
 
 ELFENLAND = "elfenland"
 KING_OF_THE_ELVES = "king-of-the-elves"
+ELFENGOLD = "elfengold"
+#: Per-seat observer-only blocks that stay hidden even once the game is over (a spectator
+#: of a finished game sees town cards and gold, never a hand or a face-down counter or
+#: item), across the three games.
+ALWAYS_HIDDEN = ("hand", "secret", "face_down", "kept_face_down", "drawn")
 
 
 @dataclass(frozen=True)
@@ -444,7 +449,7 @@ class KingOfTheElvesEncoder(_Encoder):
 
 # ----------------------------------------------------------------- shared entry points
 
-Encoder = ElfenlandEncoder | KingOfTheElvesEncoder
+Encoder = _Encoder
 
 
 def encoder_for(state: GameState) -> Encoder:
@@ -454,6 +459,11 @@ def encoder_for(state: GameState) -> Encoder:
         encoder = ElfenlandEncoder(state.num_players, state.rules)
     elif isinstance(state, KingOfTheElvesState):
         encoder = KingOfTheElvesEncoder(state.num_players, state.rules)
+    elif state.game_name == ELFENGOLD:
+        # Imported here: that module builds on this one's ``Layout`` and ``_Encoder``.
+        from .elfengold_observation import ElfengoldEncoder
+
+        encoder = ElfengoldEncoder(state.num_players, state.rules)  # type: ignore[attr-defined]
     else:
         raise TypeError(f"no observation encoder for {type(state).__name__}")
     compiled_size = getattr(state, "_observation_size", None)
@@ -478,6 +488,10 @@ def observation_layout(game: str, players: int, **options: Any) -> Layout:
 
 def num_actions(game: str) -> int:
     """Size of the game's fixed action space (the length of every action mask)."""
+    if game == ELFENGOLD:
+        from ..games.elfengold.actions import num_actions as elfengold_num_actions
+
+        return elfengold_num_actions()
     return elfenland_num_actions() if game == ELFENLAND else kingelves_num_actions()
 
 

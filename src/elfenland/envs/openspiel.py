@@ -1,5 +1,5 @@
-"""Both games registered with OpenSpiel as ``python_elfenland`` and
-``python_king_of_the_elves``.
+"""The three games registered with OpenSpiel as ``python_elfenland``,
+``python_king_of_the_elves`` and ``python_elfengold``.
 
 Importing this module registers them; then ``pyspiel.load_game("python_elfenland",
 {"players": 3, "rules": "moon"})`` works like any OpenSpiel game, and OpenSpiel's
@@ -36,10 +36,13 @@ import pyspiel
 from ..core.errors import ElfenlandError, IllegalActionError
 from ..core.game import TERMINAL, GameState
 from ..core.rng import Rng
+from ..games.elfengold.items import GOLD_CARDS, MAX_BID, TOTAL_ITEMS
+from ..games.elfengold.options import Rules as ElfengoldRules
 from ..games.elfenland.board import load_board
 from ..games.elfenland.rules import Rules as ElfenlandRules
 from ..games.registry import game_info
-from .observation import FloatArray, encoder_for, num_actions
+from .elfengold_observation import MAX_HAND
+from .observation import ALWAYS_HIDDEN, FloatArray, encoder_for, num_actions
 
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -82,13 +85,36 @@ def elfenland_max_game_length(players: int, rules: ElfenlandRules) -> int:
     return rules.rounds * (draws + place_phase + move_phase + players * rules.counters_kept)
 
 
+def elfengold_max_game_length(players: int, rules: ElfengoldRules) -> int:
+    """An upper bound on the actions of any Elfengold game under ``rules``.
+
+    Per round and player: three card draws in phase 1 and two after the move (each of
+    which may take the gold card deck), one ``hide``; the auction sells at most
+    ``2 × players`` items, each at most ``2 × players + 1`` times (every failed sale puts
+    its defaulter out, or first empties their purse), each sale at most ``MAX_BID``
+    rising bids and one pass each; in placement at most every item of the pile once,
+    with fewer than ``players`` passes before each and ``players`` to close; in the move
+    every step or flight spends a card of a hand of at most 69, and so does every
+    discard, plus ``end`` and the choice of coins or cards; then two keeps each.  A blind
+    draw that turns up a gold card does not count and is drawn again: each of the 7 gold
+    cards can do that once, and once more after each take of the deck.
+    """
+    n = players
+    counting_draws = rules.rounds * 5 * n
+    auction = 2 * n * (2 * n + 1) * (MAX_BID + n)
+    place = (TOTAL_ITEMS + 1) * (n + 1)
+    move = n * (2 * MAX_HAND + 2)
+    per_round = n + auction + place + move + 2 * n
+    return rules.rounds * per_round + counting_draws * (1 + GOLD_CARDS) + GOLD_CARDS
+
+
 class _Engine:
     """The engine state inside an OpenSpiel state.  ``State.clone()`` deep-copies the
     state's attributes, so this is where the copy becomes the engine's cheap
     ``clone()``; pickling (``pyspiel.serialize_game_and_state``) goes through the
     engine's own ``serialize()``."""
 
-    __slots__ = ("cap", "moves", "pending", "prefix", "state")
+    __slots__ = ("cap", "logs", "moves", "pending", "prefix", "state")
 
     def __init__(self, state: GameState, cap: int = 0,
                  prefix: tuple[int, tuple[Any, ...]] | None = None, moves: int = 0,
@@ -106,9 +132,16 @@ class _Engine:
         #: After resampling for a player: (player, the log entries that player had seen),
         #: so that the sampled state keeps the information state it was drawn from.
         self.prefix = prefix
+        #: Per viewer, the log entries of ``state.view`` already built, with the history
+        #: length they cover: a log only grows, so each view builds only the entries
+        #: after them (the whole log, rebuilt at every call, made OpenSpiel's
+        #: ``random_sim_test`` quadratic in a game's length; Elfengold's auctions are long).
+        self.logs: dict[int | None, tuple[int, tuple[Any, ...]]] = {}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Engine:
-        return _Engine(self.state.clone(), self.cap, self.prefix, self.moves, self.pending)
+        copy = _Engine(self.state.clone(), self.cap, self.prefix, self.moves, self.pending)
+        copy.logs = dict(self.logs)
+        return copy
 
     def __getstate__(self) -> tuple[str, int, Any, int, bool]:
         return self.state.serialize(), self.cap, self.prefix, self.moves, self.pending
@@ -122,18 +155,26 @@ class _Engine:
         self.moves = moves
         self.pending = bool(data[4]) if len(data) > 4 else False
         self.prefix = None if prefix is None else (prefix[0], tuple(prefix[1]))
+        self.logs = {}
 
 
-def _view_parts(state: GameState, player: int | None) -> tuple[dict[str, Any], list[Any]]:
-    view = state.view(player)
-    log = view.pop("log")
+def _view_parts(engine: _Engine, player: int | None) -> tuple[dict[str, Any], list[Any]]:
+    """The engine state's view for ``player`` without its log, and the log (its entries
+    are shared with other calls: read them, do not change them)."""
+    state = engine.state
+    done, seen = engine.logs.get(player, (0, ()))
+    view = state.view(player, log_after=done)
+    new = view.pop("log")
     view.pop("seq", None)
     # Whether the last action may be taken back is the table's (the server's undo), read
     # from the history like seq: not part of a position a resampled state shares.
     view.pop("take_back", None)
-    for entry in log:
+    for entry in new:
         entry.pop("seq", None)
-    return view, log
+    if new:
+        seen = (*seen, *new)
+        engine.logs[player] = (state.history_length(), seen)
+    return view, list(seen)
 
 
 def _dumps(doc: Any) -> str:
@@ -216,6 +257,7 @@ class _SpielState(pyspiel.State):
                                          f"(0 to {self._deals - 1})")
             e.state = self.get_game().deal(int(action))
             e.pending = False
+            e.logs = {}
             return
         if e.cap > 0 and e.moves >= e.cap:
             raise IllegalSpielAction("the game is over")
@@ -282,7 +324,7 @@ class _SpielState(pyspiel.State):
     def information_state_log(self, player: int) -> list[Any]:
         if self._e.pending:
             return []
-        _, log = _view_parts(self._e.state, player)
+        _, log = _view_parts(self._e, player)
         prefix = self._e.prefix
         if prefix is not None and prefix[0] == player:
             return [*prefix[1], *log]
@@ -333,7 +375,7 @@ class _Observer:
         # A spectator sees what the view for no seat shows: never a hand, and town cards
         # or gold totals only once the game is over.
         self._hidden = [b for b in layout.blocks if b.private and b.seat == 0]
-        self._hands = [b for b in self._hidden if b.name in ("hand", "secret")]
+        self._hands = [b for b in self._hidden if b.name in ALWAYS_HIDDEN]
         self._full: FloatArray = np.zeros(layout.size, np.float32)
         if self.private_only:
             size = 0 if self.spectator else sum(b.size for b in self._hidden)
@@ -378,7 +420,7 @@ class _Observer:
         if state._e.pending:
             return _PENDING_TEXT
         viewer = None if self.spectator else player
-        view, log = _view_parts(state.engine, viewer)
+        view, log = _view_parts(state._e, viewer)
         if self.perfect_recall:
             view["log"] = log if self.spectator else state.information_state_log(player)
         return _dumps(view)
@@ -389,8 +431,7 @@ class _SpielGame(pyspiel.Game):
 
     def __init__(self, game_type: Any, params: dict[str, Any] | None = None) -> None:
         params = {**game_type.parameter_specification, **(params or {})}
-        self.name = "elfenland" if game_type.short_name == "python_elfenland" \
-            else "king-of-the-elves"
+        self.name = _GAME_OF[game_type.short_name]
         self.players = int(params["players"])
         self.options = _engine_options(self.name, params)
         self.rng_seed = int(params["rng_seed"])
@@ -405,6 +446,9 @@ class _SpielGame(pyspiel.Game):
         if self.name == "elfenland":
             self.cap = 0
             length = elfenland_max_game_length(self.players, probe.rules)  # type: ignore[attr-defined]
+        elif self.name == "elfengold":
+            self.cap = 0
+            length = elfengold_max_game_length(self.players, probe.rules)  # type: ignore[attr-defined]
         else:
             self.cap = int(params["max_game_length"])
             if self.cap < 1:
@@ -441,10 +485,19 @@ class _SpielGame(pyspiel.Game):
                          params)
 
 
+#: Elfengold's rule options that are game parameters of their own (every other option
+#: goes in the ``options`` JSON parameter).
+ELFENGOLD_PARAMETERS = ("eg_public_gold", "witch", "random_gold", "town_cards")
+
+
 def _engine_options(name: str, params: dict[str, Any]) -> dict[str, Any]:
-    if name == "elfenland":
-        options: dict[str, Any] = {"rules": str(params["rules"]),
-                                   "destination": bool(params["destination"])}
+    if name in ("elfenland", "elfengold"):
+        options: dict[str, Any]
+        if name == "elfenland":
+            options = {"rules": str(params["rules"]),
+                       "destination": bool(params["destination"])}
+        else:
+            options = {k: bool(params[k]) for k in ELFENGOLD_PARAMETERS}
         extra = str(params["options"]).strip()
         if extra:
             try:
@@ -481,12 +534,19 @@ def _game_type(short_name: str, long_name: str, params: dict[str, Any],
     )
 
 
+_GAME_OF = {"python_elfenland": "elfenland", "python_king_of_the_elves": "king-of-the-elves",
+            "python_elfengold": "elfengold"}
+
 ELFENLAND_TYPE = _game_type("python_elfenland", "Python Elfenland", {
     "players": 4, "rng_seed": 0, "rules": "amigo", "destination": False, "options": "",
     "explicit_chance": False, "deals": DEFAULT_DEALS})
 KING_OF_THE_ELVES_TYPE = _game_type("python_king_of_the_elves", "Python King of the Elves", {
     "players": 4, "rng_seed": 0, "magic_spell": False, "weak_gold": False,
     "gold_for_all": False, "max_game_length": KING_OF_THE_ELVES_MAX_LENGTH,
+    "explicit_chance": False, "deals": DEFAULT_DEALS})
+ELFENGOLD_TYPE = _game_type("python_elfengold", "Python Elfengold", {
+    "players": 4, "rng_seed": 0, "eg_public_gold": True, "witch": False,
+    "random_gold": False, "town_cards": False, "options": "",
     "explicit_chance": False, "deals": DEFAULT_DEALS})
 
 
@@ -500,8 +560,14 @@ class KingOfTheElvesGame(_SpielGame):
         super().__init__(KING_OF_THE_ELVES_TYPE, params)
 
 
+class ElfengoldGame(_SpielGame):
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        super().__init__(ELFENGOLD_TYPE, params)
+
+
 pyspiel.register_game(ELFENLAND_TYPE, ElfenlandGame)
 pyspiel.register_game(KING_OF_THE_ELVES_TYPE, KingOfTheElvesGame)
+pyspiel.register_game(ELFENGOLD_TYPE, ElfengoldGame)
 
 # ----------------------------------------------------------------- saving a game and state
 #

@@ -1,4 +1,5 @@
-"""Both games as PettingZoo AEC environments.
+"""The three games (Elfenland, King of the Elves, Elfengold) as PettingZoo AEC
+environments.
 
 The engine is sequential (exactly one player acts at a time, chance is drawn inside it), so
 the AEC model fits directly: ``agent_selection`` is the engine's current player, each
@@ -10,6 +11,7 @@ Rule sets and variants are constructor options, passed to the engine's ``new_gam
 
     env = elfenland_env(players=4, rules="moon")
     env = king_of_the_elves_env(players=3, magic_spell=True)
+    env = elfengold_env(players=4, eg_public_gold=False, witch=True)
 
 An action that is not legal now raises ``IllegalEnvAction`` (both the engine's
 ``IllegalActionError`` and Gymnasium's ``InvalidAction``) and leaves the game as it was;
@@ -228,6 +230,13 @@ def elfenland_env(players: int = 4, rules: str = "amigo", destination: bool = Fa
     """Elfenland: ``rules`` "amigo" or "moon", the destination variant, or any single rule
     option (``mare_nebulae_rafts=1``, ``boatmen=True``…)."""
     return env("elfenland", players=players, rules=rules, destination=destination, **options)
+
+
+def elfengold_env(players: int = 4, **options: Any) -> AECEnv[str, ObsDict, int]:
+    """Elfengold: any of its rule options (``eg_public_gold=False``, ``witch=True``,
+    ``random_gold=True``, ``town_cards=True``, the section-2 questions ``eg_*``…), as
+    ``elfenland.games.elfengold.OPTIONS`` declares them."""
+    return env("elfengold", players=players, **options)
 
 
 def king_of_the_elves_env(players: int = 4, **variants: Any) -> AECEnv[str, ObsDict, int]:
