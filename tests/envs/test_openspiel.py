@@ -418,3 +418,69 @@ def test_explicit_chance_deals_and_pyspiel_serialization(name: str) -> None:
     assert str(again) == str(a)
     # The registered (sampled) game still has no chance node.
     assert not pyspiel.load_game(name, {"players": 2}).new_initial_state().is_chance_node()
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_information_states_built_step_by_step_equal_fresh_ones(name: str) -> None:
+    """The adapter keeps each state's log as built so far and adds only new entries; a
+    state restored from its history (nothing built yet), a clone that went another way
+    and the original must all say what a fresh view says."""
+    import random
+
+    game = pyspiel.load_game(name, {"players": 3, "max_game_length": 400}
+                             if name == "python_king_of_the_elves" else {"players": 3})
+    state = game.new_initial_state()
+    rng = random.Random(4)
+    branch = None
+    for step in range(240):
+        if state.is_terminal():
+            break
+        for p in range(3):
+            state.information_state_string(p)
+        if step == 60:
+            branch = state.clone()
+            for _ in range(15):
+                branch.apply_action(rng.choice(branch.legal_actions()))
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert branch is not None and branch.history() != state.history()[:len(branch.history())]
+    for s in (state, branch):
+        fresh = game.deserialize_state(s.serialize())
+        for p in range(3):
+            text = s.information_state_string(p)
+            assert text == fresh.information_state_string(p)
+            log = json.loads(text)["log"]
+            assert len(log) == len(s.history())
+            assert log == [{k: v for k, v in e.items() if k != "seq"}
+                           for e in s.engine.view(p)["log"]]
+
+
+def test_an_elfengold_spectator_sees_no_hand_no_face_down_item_and_hidden_coins() -> None:
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game("python_elfengold", {"players": 3, "eg_public_gold": False})
+    public = make_observation(game, pyspiel.IIGObservationType(
+        perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE))
+    private = make_observation(game)
+    layout = game.encoder.layout
+    hidden = [layout.block(name, 0) for name in ("hand", "face_down", "coins")]
+    state = game.new_initial_state()
+    while state.engine.phase.value != "auction":
+        state.apply_action(state.legal_actions()[0])
+    for p in range(3):
+        public.set_from(state, p)
+        private.set_from(state, p)
+        for b in hidden:
+            assert not public.tensor[b.offset:b.offset + b.size].any()
+            assert private.tensor[b.offset:b.offset + b.size].any()
+        text = json.loads(public.string_from(state, p))
+        assert all("coins" not in seat and "hand" not in seat for seat in text["players"])
+        assert text["auction"]["high_bid"] == 0
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    public.set_from(state, 0)
+    coins = layout.block("coins", 0)
+    assert public.tensor[coins.offset] == state.engine.coins[0]  # shown at the end
+    for name in ("hand", "face_down", "kept_face_down"):
+        b = layout.block(name, 0)
+        assert not public.tensor[b.offset:b.offset + b.size].any()

@@ -27,9 +27,9 @@ def run(code: str) -> dict[str, Any]:
     return namespace
 
 
-def test_the_page_has_the_five_examples() -> None:
+def test_the_page_has_the_six_examples() -> None:
     found = blocks()
-    assert len(found) == 5
+    assert len(found) == 6
     assert sum(FULL_SIZE in b for b in found) == 1
 
 
@@ -57,3 +57,12 @@ def test_batched_example_runs() -> None:
     games = ns["games"]
     assert games.obs.shape == (256, games.layout.size) and ns["rows"].size == 256
     assert int(games.moves.max()) > 0 and games.state(0).rules.name == "moon"
+
+
+def test_elfengold_example_reads_the_auction_and_hidden_coins() -> None:
+    code = next(b for b in blocks() if "elfengold_env" in b)
+    ns = run(code)
+    state = ns["env"].unwrapped.state_
+    assert state.is_terminal() and not state.rules.eg_public_gold
+    assert ns["bids_seen"] > 10
+    assert ns["high_bid"] >= 0 and ns["my_coins"] >= 0
