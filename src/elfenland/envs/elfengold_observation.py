@@ -151,6 +151,8 @@ _OBSTACLE_COLUMN: Final = {TREE: 0, SEA_MONSTER: 1}
 _P_OVER: Final = Phase.OVER
 _P_AUCTION: Final = Phase.AUCTION
 _P_DRAW_ITEMS: Final = Phase.DRAW_ITEMS
+#: The set bits of every 7-bit number (towns visited are a 21-bit mask).
+_BITS: Final = tuple(tuple(b for b in range(7) if m >> b & 1) for m in range(128))
 _EARNING: Final = frozenset({Phase.MOVE, Phase.SETTLE, Phase.DISCARD, Phase.MOVE_DRAW})
 
 
@@ -166,6 +168,7 @@ class ElfengoldEncoder(_Encoder):
         self.board = board
         self.roads = board.roads
         self.num_routes = len(board.routes)
+        self.num_towns = len(board.towns)
         self.o = {b.name: b.offset for b in lay.blocks if b.seat is None}
         self.o_seat = [lay.offset("boot", s) for s in range(n)]
         base = self.o_seat[0]
@@ -188,28 +191,34 @@ class ElfengoldEncoder(_Encoder):
             v[o["current_player"] + (s.current - player) % n] = 1.0
         v[o["starting_player"] + (s.starting - player) % n] = 1.0
         og = o["gold_values"]
-        for t, g in enumerate(s.gold_values):
-            v[og + t] = g
+        v[og:og + self.num_towns] = array("f", s.gold_values)
         od = o["display"]
-        for k, c in enumerate(s.display):
-            v[od + k] = c
+        v[od:od + NUM_CARDS] = array("f", s.display)
         v[o["gold_deck"]] = s.gold_deck
         v[o["supply"]] = sum(s.supply)
         v[o["discard"]] = sum(s.discard)
         v[o["item_pile"]] = sum(s.item_pile)
-        oc, odb, ogp = o["road_counters"], o["road_double"], o["road_gold_piece"]
         counters = s.counters
-        for j, r in enumerate(self.roads):
-            for k in counters[r]:
-                v[oc + j * NUM_COUNTERS + k] += 1.0
-            if s.double[r]:
-                v[odb + j] = 1.0
-            if s.gold_piece[r]:
-                v[ogp + j] = 1.0
-        oo = o["route_obstacle"]
-        for r, ob in enumerate(s.obstacle):
-            if ob != NONE:
-                v[oo + 2 * r + _OBSTACLE_COLUMN[ob]] = 1.0
+        if any(counters):
+            oc = o["road_counters"]
+            for j, r in enumerate(self.roads):
+                for k in counters[r]:
+                    v[oc + j * NUM_COUNTERS + k] += 1.0
+        if any(s.double):
+            odb = o["road_double"]
+            for j, r in enumerate(self.roads):
+                if s.double[r]:
+                    v[odb + j] = 1.0
+        if any(s.gold_piece):
+            ogp = o["road_gold_piece"]
+            for j, r in enumerate(self.roads):
+                if s.gold_piece[r]:
+                    v[ogp + j] = 1.0
+        if max(s.obstacle) != NONE:
+            oo = o["route_obstacle"]
+            for r, ob in enumerate(s.obstacle):
+                if ob != NONE:
+                    v[oo + 2 * r + _OBSTACLE_COLUMN[ob]] = 1.0
         if s.phase is _P_AUCTION and s.row:
             v[o["auction_item"] + s.row[0]] = 1.0
             orow = o["auction_row"]
@@ -218,48 +227,49 @@ class ElfengoldEncoder(_Encoder):
             v[o["auction_high_bid"]] = s.high_bid
             if s.high_bidder != NONE:
                 v[o["auction_high_bidder"] + (s.high_bidder - player) % n] = 1.0
-            op, oe = o["auction_passed"], o["auction_excluded"]
-            for q in range(n):
-                if s.passed >> q & 1:
-                    v[op + (q - player) % n] = 1.0
-                if s.excluded >> q & 1:
-                    v[oe + (q - player) % n] = 1.0
+            if s.passed or s.excluded:
+                op, oe = o["auction_passed"], o["auction_excluded"]
+                for q in range(n):
+                    if s.passed >> q & 1:
+                        v[op + (q - player) % n] = 1.0
+                    if s.excluded >> q & 1:
+                        v[oe + (q - player) % n] = 1.0
         if s.phase in _EARNING:
             v[o["earned"]] = s.earned
             v[o["draws_left"]] = s.draws_left
         (d_boot, d_towns, d_markers, d_cards, d_coins, d_items, d_kept, d_down_n, d_hand,
          d_down, d_kept_down, d_drawn, d_card, d_distance) = self.d
+        show_coins = self.public_gold or over
         for rel in range(n):
             p = (player + rel) % n
             base = self.o_seat[rel]
             mine = p == player
             v[base + d_boot + s.boots[p]] = 1.0
             visited = s.visited[p]
-            ot = base + d_towns
-            t = 0
-            while visited:
-                if visited & 1:
+            if visited:
+                ot = base + d_towns
+                for t in _BITS[visited & 0x7F]:
                     v[ot + t] = 1.0
-                visited >>= 1
-                t += 1
-            v[base + d_markers] = s.visited[p].bit_count()
+                for t in _BITS[visited >> 7 & 0x7F]:
+                    v[ot + 7 + t] = 1.0
+                for t in _BITS[visited >> 14 & 0x7F]:
+                    v[ot + 14 + t] = 1.0
+                v[base + d_markers] = visited.bit_count()
             v[base + d_cards] = sum(s.hands[p])
-            if self.public_gold or mine or over:
+            if show_coins or mine:
                 v[base + d_coins] = s.coins[p]
-            oi, ok = base + d_items, base + d_kept
-            for k, (c1, c2) in enumerate(zip(s.items_up[p], s.kept_up[p], strict=True)):
-                v[oi + k] = c1
-                v[ok + k] = c2
+            oi = base + d_items
+            v[oi:oi + NUM_ITEMS] = array("f", s.items_up[p])
+            ok = base + d_kept
+            v[ok:ok + NUM_ITEMS] = array("f", s.kept_up[p])
             v[base + d_down_n] = sum(s.items_down[p]) + sum(s.kept_down[p])
             if mine:
                 oh = base + d_hand
-                for k, c in enumerate(s.hands[p]):
-                    v[oh + k] = c
-                o1, o2 = base + d_down, base + d_kept_down
-                for k, (c1, c2) in enumerate(zip(s.items_down[p], s.kept_down[p],
-                                                 strict=True)):
-                    v[o1 + k] = c1
-                    v[o2 + k] = c2
+                v[oh:oh + HAND_KINDS] = array("f", s.hands[p])
+                o1 = base + d_down
+                v[o1:o1 + NUM_ITEMS] = array("f", s.items_down[p])
+                o2 = base + d_kept_down
+                v[o2:o2 + NUM_ITEMS] = array("f", s.kept_down[p])
                 if s.phase is _P_DRAW_ITEMS and s.current == player:
                     odr = base + d_drawn
                     for k in s.drawn:
