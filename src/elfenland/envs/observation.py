@@ -1,4 +1,6 @@
-"""Fixed-size numeric observations of both games for learning agents.
+"""Fixed-size numeric observations of the games for learning agents (Elfenland and
+King of the Elves here; Elfengold's encoder is ``envs.elfengold_observation``, built on
+this module's ``Layout``).
 
 A vector holds what one player may see, nothing more: the same facts as the engine's
 ``view(player)`` (its own hand and secret counters or cards, the public board, the public
