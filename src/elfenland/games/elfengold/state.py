@@ -932,6 +932,24 @@ class ElfengoldState(GameState):
 
         return to_position(self)
 
+    def take_back_seat(self) -> PlayerId | None:
+        """The seat that may take back the game's last action, or None.
+
+        As in the other games: only the last action, by the seat that played it, and only
+        if it showed nobody anything new.  A draw, taking the gold deck, ``hide`` (the
+        next player's two items are drawn) and ``cards`` draw at random; any other action
+        did too if it led where chance acts next, which the phase it left the game in
+        tells (``_TAKE_BACK_AFTER``): a new round's card draws, item draws and auction row
+        come only at random."""
+        link = self._chain
+        if link is None or self.phase is Phase.OVER:
+            return None
+        player, action = link[1], link[2]
+        after = _TAKE_BACK_AFTER.get(action.kind)
+        if after is None or self.phase not in after:
+            return None
+        return int(player)
+
     def view(self, player: PlayerId | None, log_after: int = 0) -> JSONDict:
         from .view import make_view
 
@@ -952,6 +970,21 @@ _COMPARED: Final = ("rules", "n", "round", "phase", "starting", "current", "step
                     "gold_deck", "high_bid", "high_bidder", "passed", "excluded",
                     "paid_out", "paid_in", "moved", "earned", "draws_left",
                     "after_discard", "result", *_LISTS, *_TABLES)
+
+
+#: The phases each kind of action may leave the game in and still be taken back (see
+#: ``ElfengoldState.take_back_seat``); kinds not here always drew at random.
+_PLACING: Final = frozenset({Phase.PLACE, Phase.MOVE})
+_MOVING: Final = frozenset({Phase.MOVE, Phase.SETTLE, Phase.MOVE_DRAW, Phase.DISCARD,
+                            Phase.KEEP})
+_TAKE_BACK_AFTER: Final[dict[Kind, frozenset[Phase]]] = {
+    Kind.BID: frozenset({Phase.AUCTION, Phase.PLACE}),
+    Kind.PASS: frozenset({Phase.AUCTION, Phase.PLACE, Phase.MOVE}),
+    **{k: _PLACING for k in (Kind.PLACE, Kind.DOUBLE, Kind.EXCHANGE, Kind.TREE,
+                             Kind.MONSTER, Kind.GOLD)},
+    **{k: _MOVING for k in (Kind.MOVE, Kind.FLY, Kind.END, Kind.COLLECT, Kind.DISCARD,
+                            Kind.KEEP)},
+}
 
 
 def deserialize(text: str) -> ElfengoldState:

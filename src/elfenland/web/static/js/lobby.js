@@ -15,7 +15,11 @@ export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
   { id: "elfenland", min: 2, max: 6 },
   { id: "king-of-the-elves", min: 2, max: 6 },
+  { id: "elfengold", min: 2, max: 6 },
 ];
+/** Elfengold's variants offered as check boxes (its OptionSpec's ``variants``; the
+ * section-2 rule options stay at the spec's defaults here and are for the API). */
+export const EG_VARIANTS = ["witch", "random_gold", "town_cards"];
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -37,6 +41,9 @@ export function rulesLabel(g) {
     bits.push(t(`rules.${g.rules || "amigo"}`));
     if (g.options && g.options.destination) bits.push(t("opt.destination"));
     if (g.route_hint) bits.push(t("opt.routeHintShort"));
+  } else if (g.game === "elfengold") {
+    for (const k of EG_VARIANTS) if (g.options && g.options[k]) bits.push(t(`opt.eg.${k}`));
+    if (g.options && g.options.eg_public_gold === false) bits.push(t("opt.eg.secret_gold"));
   } else {
     for (const k of ["magic_spell", "weak_gold", "gold_for_all"]) {
       if (g.options && g.options[k]) bits.push(t(`opt.${k}`));
@@ -110,6 +117,11 @@ export function renderLobby(app) {
           <label class="check"><input type="checkbox" name="gold_for_all"><span data-i18n="opt.gold_for_all"></span></label>
           <button type="button" class="link" data-explain="king-of-the-elves:magic_spell" data-i18n="aid.explain"></button>
         </div>
+        <div class="eg-only" hidden>
+          ${EG_VARIANTS.map((k) => `<label class="check"><input type="checkbox" name="eg_${k}"><span data-i18n="opt.eg.${k}"></span></label>`).join("")}
+          <label class="check"><input type="checkbox" name="eg_secret_gold"><span data-i18n="opt.eg.secret_gold"></span></label>
+          <button type="button" class="link" data-explain="elfengold:variants" data-i18n="aid.explain"></button>
+        </div>
         ${hotseatFieldHTML()}
         ${tempoFieldsHTML()}
       </details>
@@ -154,9 +166,10 @@ export function renderLobby(app) {
   });
   form.hotseat.addEventListener("change", drawSeats);
   const showVariants = () => {
-    const koe = form.game.value === "king-of-the-elves";
-    root.querySelector(".elf-only").hidden = koe;
-    root.querySelector(".koe-only").hidden = !koe;
+    const game = form.game.value;
+    root.querySelector(".elf-only").hidden = game !== "elfenland";
+    root.querySelector(".koe-only").hidden = game !== "king-of-the-elves";
+    root.querySelector(".eg-only").hidden = game !== "elfengold";
   };
   form.game.addEventListener("change", showVariants);
   form.addEventListener("click", (ev) => {
@@ -188,6 +201,9 @@ export function renderLobby(app) {
       // A table with the route hint is unrated (the server says so and refuses the hint
       // everywhere else).
       if (form.route_hint.checked) options.route_hint = true;
+    } else if (game === "elfengold") {
+      for (const k of EG_VARIANTS) if (form[`eg_${k}`].checked) options[k] = true;
+      if (form.eg_secret_gold.checked) options.eg_public_gold = false;
     } else {
       for (const k of ["magic_spell", "weak_gold", "gold_for_all"]) if (form[k].checked) options[k] = true;
     }
