@@ -120,7 +120,7 @@ export function renderLobby(app) {
         <div class="eg-only" hidden>
           ${EG_VARIANTS.map((k) => `<label class="check"><input type="checkbox" name="eg_${k}"><span data-i18n="opt.eg.${k}"></span></label>`).join("")}
           <label class="check"><input type="checkbox" name="eg_secret_gold"><span data-i18n="opt.eg.secret_gold"></span></label>
-          <button type="button" class="link" data-explain="elfengold:variants" data-i18n="aid.explain"></button>
+          <button type="button" class="link" data-explain="elfengold:witch" data-i18n="aid.explain"></button>
         </div>
         ${hotseatFieldHTML()}
         ${tempoFieldsHTML()}

@@ -1,0 +1,221 @@
+"""Elfengold in Chromium: a person plays a whole 4-player game against three bots by
+clicking through every phase (the face-down item, the auction panel with its bid and
+pass and the confirmation of a bid over one's coins, every kind of item placed, the
+Exchange by clicking two roads, travel, coins or cards, the two items kept), and once
+more with the witch variant (a magic flight)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page
+
+from .axe import serious_violations
+from .helpers import (
+    SCREENSHOTS,
+    confirm_if_asked,
+    create_game,
+    is_over,
+    raw_log_lines,
+    seq,
+    take_turn,
+    wait_turn_or_end,
+)
+
+pytestmark = pytest.mark.browser
+#: Items this player bids on (and places) first, until each was played once.
+WANTED = ("exchange", "double", "gold-piece", "tree", "sea-monster")
+
+
+def view(page: Page) -> dict[str, Any]:
+    return dict(page.evaluate("() => window.__elfenland.page.view"))
+
+
+def sent(page: Page, before: str) -> None:
+    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before, timeout=15000)
+
+
+def click_action(page: Page, selector: str, rng: random.Random) -> str:
+    """Click one of the ``[data-action]`` choices under ``selector``; the action text."""
+    targets = page.locator(f"{selector}[data-action]:not([disabled])")
+    n = targets.count()
+    assert n, selector
+    i = rng.randrange(n)
+    action = str(targets.nth(i).get_attribute("data-action"))
+    targets.nth(i).click()
+    return action
+
+
+def bid_over_coins(page: Page, coins: int) -> str:
+    """A bid over one's coins is asked about: Cancel sends nothing, OK sends it."""
+    page.fill("#bid-amount", str(coins + 1))
+    before = seq(page)
+    page.click("#bid-btn")
+    question = page.locator(".confirm #confirm-text")
+    assert f"only {coins}" in question.inner_text()
+    page.click(".confirm #confirm-cancel")
+    assert page.locator(".confirm").count() == 0
+    page.wait_for_timeout(200)
+    assert seq(page) == before
+    page.click("#bid-btn")
+    page.click(".confirm #confirm-ok")
+    return f"bid {coins + 1}"
+
+
+def auction_turn(page: Page, v: dict[str, Any], rng: random.Random, done: set[str]) -> str:
+    a = v["auction"]
+    me = v["players"][v["viewer"]]
+    panel = page.locator("#auction")
+    assert panel.locator(f"[data-auction-item='{a['item']}']").count() == 1
+    assert page.locator("#auction-coins").inner_text().endswith(f"{me['coins']} coins") \
+        or me["coins"] == 1
+    if a["high_bidder"] is not None:
+        assert str(a["high_bid"]) in page.locator("#auction-high").inner_text()
+    can_bid = page.locator("#bid-btn").count() > 0
+    if can_bid and "overbid" not in done and v["round"] >= 3 and a["min_bid"] <= me["coins"] + 1:
+        done.add("overbid")
+        return bid_over_coins(page, me["coins"])
+    want = a["item"] in WANTED and a["item"] not in done
+    if can_bid and a["min_bid"] <= me["coins"] and (want or rng.random() < 0.5):
+        page.fill("#bid-amount", str(a["min_bid"]))
+        page.click("#bid-btn")
+        return f"bid {a['min_bid']}"
+    page.click("#pass-btn")
+    return "pass"
+
+
+def place_turn(page: Page, rng: random.Random, done: set[str]) -> str:
+    for kind in WANTED:
+        button = page.locator(f"[data-select='{kind}']")
+        if kind in done or not button.count():
+            continue
+        button.click()
+        if kind == "double":
+            page.locator("[data-double-with]").first.click()
+        if kind == "exchange":
+            page.locator(".road-target[data-exchange-road]").first.click()
+            assert page.locator("#exchange-help").inner_text().startswith("First road")
+        action = click_action(page, ".road-target", rng)
+        done.add(kind)
+        return action
+    selects = page.locator("[data-select]")
+    if selects.count() and rng.random() < 0.5:
+        selects.nth(rng.randrange(selects.count())).click()
+        return click_action(page, ".road-target", rng)
+    page.click("#place-pass")
+    return "pass"
+
+
+def move_turn(page: Page, v: dict[str, Any], rng: random.Random, done: set[str]) -> str:
+    towns = page.locator(".town[data-action], .town[data-menu]")
+    flights = any(t.startswith("fly ") for t in v.get("legal", []))
+    if towns.count() and (rng.random() < 0.85 or (flights and "fly" not in done)):
+        if flights and "fly" not in done and v["options"]["witch"]:
+            target = next(t.split()[1] for t in v["legal"] if t.startswith("fly "))
+            page.locator(f".town[data-town='{target}']").click()
+            page.wait_for_selector(".menu [data-action]")
+            page.click(f".menu [data-action='fly {target}']")
+            done.add("fly")
+            return f"fly {target}"
+        town = towns.nth(rng.randrange(towns.count()))
+        action = town.get_attribute("data-action")
+        town.click()
+        if action is None:
+            page.wait_for_selector(".menu [data-action]")
+            opts = page.locator(".menu [data-action]")
+            j = rng.randrange(opts.count())
+            action = opts.nth(j).get_attribute("data-action")
+            opts.nth(j).click()
+        return str(action)
+    page.click("#end-move")
+    return "end"
+
+
+def play_turn(page: Page, rng: random.Random, done: set[str]) -> str:
+    before = seq(page)
+    v = view(page)
+    phase = v["phase"]
+    if phase == "auction":
+        action = auction_turn(page, v, rng, done)
+    elif phase == "draw-items":
+        drawn = v["drawn"]
+        assert page.locator("#hide-items [data-action]").count() == len(set(drawn))
+        action = click_action(page, "#hide-items ", rng)
+    elif phase == "place":
+        action = place_turn(page, rng, done)
+    elif phase == "move":
+        action = move_turn(page, v, rng, done)
+    elif phase == "settle":
+        earned = v["earned"]
+        pick = "#cards-btn" if "cards" not in done and earned < 5 else "#collect-btn"
+        if pick == "#collect-btn":
+            assert page.locator(pick).inner_text() == f"Take {earned} coin{'s' * (earned != 1)}"
+        page.click(pick)
+        action = "cards" if pick == "#cards-btn" else "collect"
+    elif phase == "keep":
+        action = click_action(page, "#keep-items ", rng)
+    elif phase in ("draw-cards", "move-draw"):
+        action = click_action(page, "#display ", rng)
+    else:
+        return take_turn(page, rng)
+    confirm_if_asked(page)
+    sent(page, before)
+    done.add(action.split()[0])
+    return action
+
+
+def play_game(page: Page, rng: random.Random, max_turns: int = 900) -> tuple[list[str], set[str]]:
+    done: set[str] = set()
+    actions: list[str] = []
+    for _ in range(max_turns):
+        wait_turn_or_end(page)
+        if is_over(page):
+            return actions, done
+        actions.append(play_turn(page, rng, done))
+    raise AssertionError(f"no end after {max_turns} turns")
+
+
+def new_game(page: Page, server: str, seed: int, witch: bool = False) -> str:
+    gid = create_game(page, server, game="elfengold", players=4, bots=3, level="greedy",
+                      seed=seed, checks=("eg_witch",) if witch else ())
+    page.wait_for_selector(".game .panel", timeout=15000)
+    return gid
+
+
+def check_table(page: Page) -> None:
+    """Gold values on the board, coins in every panel."""
+    assert page.locator(".gold-value").count() == 20
+    assert page.locator(".gold-value[data-gold-value='albaran'] text").text_content() == "7"
+    assert page.locator("[data-panel-coins]").count() == 4
+
+
+def test_elfengold_against_three_bots_by_clicking_every_phase(page: Page, server: str) -> None:
+    gid = new_game(page, server, seed=11)
+    summary = httpx.get(f"{server}/api/games/{gid}").json()["game"]
+    assert summary["game"] == "elfengold" and summary["options"] == {}
+    check_table(page)
+    assert serious_violations(page) == []
+    actions, done = play_game(page, random.Random(3))
+    played = {a.split()[0] for a in actions}
+    assert {"hide", "bid", "pass", "place", "move", "end", "collect", "cards", "keep",
+            "draw"} <= played, played
+    assert {"overbid", "exchange", "double"} <= done, done
+    assert {"tree", "monster", "gold"} & played, played
+    assert page.locator(".scores tbody tr").count() == 4
+    assert page.locator(".scores tr.win").count() >= 1
+    assert not raw_log_lines(page)
+    assert serious_violations(page) == []
+    page.screenshot(path=str(SCREENSHOTS / "elfengold-final.png"))
+
+
+def test_elfengold_with_the_witch_to_the_end(page: Page, server: str) -> None:
+    gid = new_game(page, server, seed=5, witch=True)
+    summary = httpx.get(f"{server}/api/games/{gid}").json()["game"]
+    assert summary["options"] == {"witch": True}
+    actions, done = play_game(page, random.Random(8))
+    assert "fly" in done or any("witch" in a for a in actions), actions
+    assert page.locator(".scores tbody tr").count() == 4
+    assert not raw_log_lines(page)
