@@ -167,13 +167,22 @@ def play_turn(page: Page, rng: random.Random, done: set[str]) -> str:
     return action
 
 
-def play_game(page: Page, rng: random.Random, max_turns: int = 900) -> tuple[list[str], set[str]]:
+def play_game(page: Page, rng: random.Random, max_turns: int = 900, axe: bool = False
+              ) -> tuple[list[str], set[str]]:
+    """Play this seat to the final scores; with ``axe``, the page is checked for serious
+    accessibility faults the first time each phase is this player's (the auction panel,
+    the item choices, the settle buttons...)."""
     done: set[str] = set()
     actions: list[str] = []
+    checked: set[str] = set()
     for _ in range(max_turns):
         wait_turn_or_end(page)
         if is_over(page):
             return actions, done
+        phase = view(page)["phase"]
+        if axe and phase not in checked:
+            checked.add(phase)
+            assert serious_violations(page) == [], phase
         actions.append(play_turn(page, rng, done))
     raise AssertionError(f"no end after {max_turns} turns")
 
@@ -198,7 +207,7 @@ def test_elfengold_against_three_bots_by_clicking_every_phase(page: Page, server
     assert summary["game"] == "elfengold" and summary["options"] == {}
     check_table(page)
     assert serious_violations(page) == []
-    actions, done = play_game(page, random.Random(3))
+    actions, done = play_game(page, random.Random(3), axe=True)
     played = {a.split()[0] for a in actions}
     assert {"hide", "bid", "pass", "place", "move", "end", "collect", "cards", "keep",
             "draw"} <= played, played
