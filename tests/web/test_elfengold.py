@@ -167,6 +167,11 @@ def play_turn(page: Page, rng: random.Random, done: set[str]) -> str:
     return action
 
 
+#: A screenshot of the first turn of these phases (docs/screenshots).
+SHOTS = {"auction": "elfengold-1-auction.png", "place": "elfengold-2-place.png",
+         "move": "elfengold-3-move.png"}
+
+
 def play_game(page: Page, rng: random.Random, max_turns: int = 900, axe: bool = False
               ) -> tuple[list[str], set[str]]:
     """Play this seat to the final scores; with ``axe``, the page is checked for serious
@@ -179,10 +184,15 @@ def play_game(page: Page, rng: random.Random, max_turns: int = 900, axe: bool = 
         wait_turn_or_end(page)
         if is_over(page):
             return actions, done
+        summary = page.locator("#round-summary")
+        if summary.count():
+            done.add(f"summary: {summary.inner_text()}")
         phase = view(page)["phase"]
         if axe and phase not in checked:
             checked.add(phase)
             assert serious_violations(page) == [], phase
+            if phase in SHOTS:
+                page.screenshot(path=str(SCREENSHOTS / SHOTS[phase]))
         actions.append(play_turn(page, rng, done))
     raise AssertionError(f"no end after {max_turns} turns")
 
@@ -213,6 +223,9 @@ def test_elfengold_against_three_bots_by_clicking_every_phase(page: Page, server
             "draw"} <= played, played
     assert {"overbid", "exchange", "double"} <= done, done
     assert {"tree", "monster", "gold"} & played, played
+    # The round summary tells each player's towns and the coins their moves brought.
+    summaries = [d for d in done if d.startswith("summary: ")]
+    assert summaries and all("collected" in d and "Round" in d for d in summaries), summaries
     assert page.locator(".scores tbody tr").count() == 4
     assert page.locator(".scores tr.win").count() >= 1
     assert not raw_log_lines(page)

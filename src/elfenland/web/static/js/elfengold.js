@@ -30,7 +30,8 @@ export function itemIcon(kind, size = 28, extraClass = "") {
     stroke="#3b2f22" stroke-width="1.5"/>${s.glyph}</svg>`;
 }
 
-export function itemName(kind) { return t(`item.${kind}`); }
+/** A transport's name is the base game's; the other items and cards have their own. */
+export function itemName(kind) { return t(TRANSPORTS.includes(kind) ? `transport.${kind}` : `item.${kind}`); }
 
 function countList(list) {
   const m = new Map();
@@ -372,22 +373,21 @@ export class ElfengoldUI {
       ? t("eg.noBid") : t("eg.highBid", { n: a.high_bid, name: names[a.high_bidder] });
     const passed = a.passed.length ? a.passed.map((s) => names[s]).join(", ") : "—";
     return `<section class="auction" id="auction" aria-labelledby="auction-title">
-      <h2 id="auction-title" class="small-title">${esc(t("eg.auction"))}</h2>
-      <div class="row"><span class="token" data-auction-item="${esc(a.item)}">${itemIcon(a.item, 40)}</span>
+      <div class="row auction-head"><h2 id="auction-title">${esc(t("eg.auction"))}</h2>
+        <span class="token" data-auction-item="${esc(a.item)}">${itemIcon(a.item, 32)}</span>
         <strong>${esc(itemName(a.item))}</strong></div>
-      <p id="auction-high" data-high-bid="${a.high_bid}">${esc(high)}</p>
-      <p class="small" id="auction-passed">${esc(t("eg.passed", { names: passed }))}</p>
-      ${a.excluded.length ? `<p class="small">${esc(t("eg.excluded", { names: a.excluded.map((s) => names[s]).join(", ") }))}</p>` : ""}
-      ${a.row.length > 1 ? `<div class="row small"><span class="lbl">${esc(t("eg.next"))}</span>
-        ${a.row.slice(1).map((k) => `<span class="token" title="${esc(itemName(k))}">${itemIcon(k, 22)}</span>`).join("")}</div>` : ""}
-      ${coins !== null ? `<p id="auction-coins">${esc(tn("eg.yourCoins", coins))}</p>` : ""}
+      <p id="auction-high" data-high-bid="${a.high_bid}"><strong>${esc(high)}</strong>
+        ${coins !== null ? `· <span id="auction-coins">${esc(tn("eg.yourCoins", coins))}</span>` : ""}</p>
       ${L.bid || L.pass ? `<div class="row bid-row">
-        ${L.bid ? `<label><span class="sr">${esc(t("eg.bidAmount"))}</span>
-          <input type="number" id="bid-amount" min="${L.bidMin}" max="${L.bidMax}" step="1" value="${L.bidMin}"
-            aria-label="${esc(t("eg.bidAmount"))}"></label>
+        ${L.bid ? `<input type="number" id="bid-amount" min="${L.bidMin}" max="${L.bidMax}" step="1" value="${L.bidMin}"
+            aria-label="${esc(t("eg.bidAmount"))}">
           <button type="button" class="primary" id="bid-btn">${esc(t("eg.bid"))}</button>` : ""}
         ${L.pass ? `<button type="button" class="secondary" id="pass-btn" data-action="${esc(L.pass)}">${esc(t("eg.pass"))}</button>` : ""}
       </div>` : ""}
+      <p class="small" id="auction-passed">${esc(t("eg.passed", { names: passed }))}</p>
+      ${a.excluded.length ? `<p class="small">${esc(t("eg.excluded", { names: a.excluded.map((s) => names[s]).join(", ") }))}</p>` : ""}
+      ${a.row.length > 1 ? `<div class="row small auction-next"><span>${esc(t("eg.next"))}</span>
+        ${a.row.slice(1).map((k) => `<span class="token" title="${esc(itemName(k))}">${itemIcon(k, 20)}</span>`).join("")}</div>` : ""}
     </section>`;
   }
 
@@ -580,7 +580,7 @@ export class ElfengoldUI {
         line = t("eg.log.hide", { name, up: (e.face_up || []).map(itemName).join(", ") });
         if (e.face_down) line += ` ${t("eg.log.hideSeen", { item: itemName(e.face_down) })}`;
         break;
-      case "bid": line = t("eg.log.bid", { name, n: w[1] }); break;
+      case "bid": line = tn("eg.log.bid", Number(w[1]), { name }); break;
       case "pass": line = t("eg.log.pass", { name }); break;
       case "place": line = t("eg.log.place", { name, item: itemName(w[1]), ...pair(w[2]) }); break;
       case "double": line = t("eg.log.double", { name, item: itemName(w[1]), ...pair(w[2]) }); break;
