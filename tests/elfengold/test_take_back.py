@@ -10,8 +10,9 @@ import pytest
 
 from elfenland.games.elfengold import ElfengoldState, Kind
 
-#: Kinds that always draw (a card, the next player's items, the gold deck's refill).
-RANDOM_KINDS = {Kind.DRAW, Kind.DRAW_BLIND, Kind.TAKE_GOLD, Kind.HIDE, Kind.CARDS}
+#: Kinds that always draw (a card or the display's refill, the next player's items or
+#: the auction row).
+RANDOM_KINDS = {Kind.DRAW, Kind.DRAW_BLIND, Kind.HIDE}
 
 
 @pytest.mark.parametrize("options", [{}, {"witch": True, "eg_hand_limit": 6},
@@ -41,4 +42,5 @@ def test_only_actions_that_drew_nothing_may_be_taken_back(options: dict[str, obj
                 assert s.view(player)["take_back"] is None
         assert s.take_back_seat() is None
     # Bids, passes, placements, moves and keeps are taken back in such games.
-    assert {Kind.BID, Kind.PASS, Kind.PLACE, Kind.MOVE, Kind.END, Kind.COLLECT} <= allowed
+    assert {Kind.BID, Kind.PASS, Kind.PLACE, Kind.MOVE, Kind.END, Kind.COLLECT,
+            Kind.CARDS} <= allowed

@@ -168,6 +168,10 @@ class ElfengoldState(GameState):
         self._chain: LogLink | None = None
         self._length = 0
         self._rng_shared = False
+        #: Draws at random so far, and whether the last action made any (the take-back
+        #: rule: ``take_back_seat``).
+        self._chance = 0
+        self._drew = False
         self._legal: list[Action] | None = None
 
     def _setup(self) -> None:
@@ -210,6 +214,7 @@ class ElfengoldState(GameState):
                 for link in chain_tail(self._chain, self._length - after)]
 
     def _random(self) -> Rng:
+        self._chance += 1
         if self._rng_shared:
             self.rng = self.rng.copy()
             self._rng_shared = False
@@ -276,7 +281,9 @@ class ElfengoldState(GameState):
             raise IllegalActionError(self.why_illegal(action))
         player = self.current
         self._legal = None
+        chance = self._chance
         public, private = self._do(action)
+        self._drew = self._chance != chance
         self._chain = (self._chain, player, action, public, private)
         self._length += 1
 
@@ -936,19 +943,14 @@ class ElfengoldState(GameState):
         """The seat that may take back the game's last action, or None.
 
         As in the other games: only the last action, by the seat that played it, and only
-        if it showed nobody anything new.  A draw, taking the gold deck, ``hide`` (the
-        next player's two items are drawn) and ``cards`` draw at random; any other action
-        did too if it led where chance acts next, which the phase it left the game in
-        tells (``_TAKE_BACK_AFTER``): a new round's card draws, item draws and auction row
-        come only at random."""
+        if it showed nobody anything new.  In Elfengold everything a player does not know
+        comes from a draw at random (a card, the refilled display, the next player's two
+        items, the auction row), and an action that led to none showed nothing: the
+        state counts its draws (``_random``) and notes whether the last action made one."""
         link = self._chain
-        if link is None or self.phase is Phase.OVER:
+        if link is None or self._drew or self.phase is Phase.OVER:
             return None
-        player, action = link[1], link[2]
-        after = _TAKE_BACK_AFTER.get(action.kind)
-        if after is None or self.phase not in after:
-            return None
-        return int(player)
+        return int(link[1])
 
     def view(self, player: PlayerId | None, log_after: int = 0) -> JSONDict:
         from .view import make_view
@@ -970,21 +972,6 @@ _COMPARED: Final = ("rules", "n", "round", "phase", "starting", "current", "step
                     "gold_deck", "high_bid", "high_bidder", "passed", "excluded",
                     "paid_out", "paid_in", "moved", "earned", "draws_left",
                     "after_discard", "result", *_LISTS, *_TABLES)
-
-
-#: The phases each kind of action may leave the game in and still be taken back (see
-#: ``ElfengoldState.take_back_seat``); kinds not here always drew at random.
-_PLACING: Final = frozenset({Phase.PLACE, Phase.MOVE})
-_MOVING: Final = frozenset({Phase.MOVE, Phase.SETTLE, Phase.MOVE_DRAW, Phase.DISCARD,
-                            Phase.KEEP})
-_TAKE_BACK_AFTER: Final[dict[Kind, frozenset[Phase]]] = {
-    Kind.BID: frozenset({Phase.AUCTION, Phase.PLACE}),
-    Kind.PASS: frozenset({Phase.AUCTION, Phase.PLACE, Phase.MOVE}),
-    **{k: _PLACING for k in (Kind.PLACE, Kind.DOUBLE, Kind.EXCHANGE, Kind.TREE,
-                             Kind.MONSTER, Kind.GOLD)},
-    **{k: _MOVING for k in (Kind.MOVE, Kind.FLY, Kind.END, Kind.COLLECT, Kind.DISCARD,
-                            Kind.KEEP)},
-}
 
 
 def deserialize(text: str) -> ElfengoldState:
