@@ -241,3 +241,41 @@ def test_elfengold_with_the_witch_to_the_end(page: Page, server: str) -> None:
     assert "fly" in done or any("witch" in a for a in actions), actions
     assert page.locator(".scores tbody tr").count() == 4
     assert not raw_log_lines(page)
+    # The replay steps through the finished game on the same board, gold values and all.
+    page.click("#replay-link")
+    page.wait_for_selector(".replay .board")
+    assert page.locator(".gold-value").count() == 20
+
+
+def test_lobby_offers_elfengold_with_its_variants_and_the_rules_aid(page: Page,
+                                                                    server: str) -> None:
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("select[name=game]", "elfengold")
+    page.click("#more-options > summary")
+    assert page.locator(".eg-only").is_visible()
+    assert not page.locator(".elf-only").is_visible() and not page.locator(".koe-only").is_visible()
+    for box in ("eg_witch", "eg_random_gold", "eg_town_cards", "eg_secret_gold"):
+        assert page.locator(f"input[name={box}]").is_visible()
+    assert serious_violations(page) == []
+    # "Explain" opens the rules aid at the witch.
+    page.click(".eg-only [data-explain]")
+    page.wait_for_selector(".aid [data-aid='witch'].focus")
+    assert "witch" in page.locator(".aid [data-aid='witch']").inner_text().lower()
+    assert page.locator(".aid [data-aid='auction']").count() == 1
+    assert page.locator(".aid .cost-table").count() == 1
+    assert serious_violations(page) == []
+    page.click("#aid-close")
+    # The variants go to the server as options; "coins kept secret" is eg_public_gold off.
+    page.check("input[name=eg_random_gold]")
+    page.check("input[name=eg_secret_gold]")
+    page.fill("input[name=name]", "Ann")
+    for i in range(1, 4):
+        page.select_option(f"select[name=kind-{i}]", "bot")
+    with page.expect_response("**/api/games") as answer:
+        page.click("#create-btn")
+    game = answer.value.json()["game"]
+    assert game["options"] == {"random_gold": True, "eg_public_gold": False}
+    page.wait_for_selector(".game .panel", timeout=15000)
+    # The others' coins are hidden: only this player's panel shows coins.
+    page.wait_for_function("() => document.querySelectorAll('[data-panel-coins]').length === 1")
