@@ -292,6 +292,15 @@ export class ElfengoldUI {
     const roads = this.roadChoices();
     if (!roads.has(id)) return;
     const text = roads.get(id);
+    if (text && this.selected === "exchange") {
+      // A doubled road holds two counters: each swap the two roads allow is offered.
+      const swaps = this.legal.exchanges.filter((x) => (x.a.route === this.exchangeFrom && x.b.route === id)
+        || (x.b.route === this.exchangeFrom && x.a.route === id));
+      if (swaps.length > 1) {
+        this.openChoices(t("eg.exchangeWhich"), swaps.map((x) => ({ text: x.text, label: this.confirmText(x.text).replace(/\?$/, "") })));
+        return;
+      }
+    }
     if (text) { this.ctx.act(text); return; }
     // The Exchange's first road: the second one is chosen next.
     this.exchangeFrom = id;
@@ -322,17 +331,20 @@ export class ElfengoldUI {
     this.menuReturn = null;
   }
 
-  /** Every way to reach one town: each counter's cards, the witch, caravans, a flight. */
-  openMenu(town, moves) {
+  /** A few choices in a small dialog: {text, label} each. */
+  openChoices(title, choices) {
     this.closeMenu();
     const box = document.createElement("div");
     box.className = "menu";
     box.setAttribute("role", "dialog");
     box.setAttribute("aria-labelledby", "menu-title");
-    box.innerHTML = `<div class="menu-title" id="menu-title">${esc(t("move.to", { town: this.index.townName(town) }))}</div>
-      ${moves.map((mv) => `<button type="button" class="opt" data-action="${esc(mv.text)}">
-        ${mv.card ? itemIcon(mv.card, 22) : mv.pay === "fly" ? itemIcon("witch", 22) : ""} <span>${esc(this.moveLabel(mv))}</span></button>`).join("")}
+    box.innerHTML = `<div class="menu-title" id="menu-title">${esc(title)}</div>
+      ${choices.map((c) => `<button type="button" class="opt" data-action="${esc(c.text)}"><span>${esc(c.label)}</span></button>`).join("")}
       <button type="button" class="secondary close">${esc(t("common.cancel"))}</button>`;
+    this.showMenu(box);
+  }
+
+  showMenu(box) {
     box.addEventListener("click", (ev) => {
       const b = ev.target.closest("button");
       if (!b) return;
@@ -345,6 +357,20 @@ export class ElfengoldUI {
     this.menuReturn = document.activeElement;
     const first = box.querySelector("button");
     if (first) first.focus();
+  }
+
+  /** Every way to reach one town: each counter's cards, the witch, caravans, a flight. */
+  openMenu(town, moves) {
+    this.closeMenu();
+    const box = document.createElement("div");
+    box.className = "menu";
+    box.setAttribute("role", "dialog");
+    box.setAttribute("aria-labelledby", "menu-title");
+    box.innerHTML = `<div class="menu-title" id="menu-title">${esc(t("move.to", { town: this.index.townName(town) }))}</div>
+      ${moves.map((mv) => `<button type="button" class="opt" data-action="${esc(mv.text)}">
+        ${mv.card ? itemIcon(mv.card, 22) : mv.pay === "fly" ? itemIcon("witch", 22) : ""} <span>${esc(this.moveLabel(mv))}</span></button>`).join("")}
+      <button type="button" class="secondary close">${esc(t("common.cancel"))}</button>`;
+    this.showMenu(box);
   }
 
   helpKey() {
@@ -435,6 +461,8 @@ export class ElfengoldUI {
         <button type="button" class="token gold-deck${L.takeGold ? " can" : ""}" id="gold-deck" ${L.takeGold ? `data-action="${esc(L.takeGold)}"` : "disabled"}
           title="${esc(tn("eg.goldDeck", v.gold_deck))}" aria-label="${esc(tn("eg.goldDeck", v.gold_deck))}">${itemIcon("gold", 34)}<span class="count">${v.gold_deck}</span></button>
       </div>`);
+    } else {
+      parts.push(`<p class="small muted" id="gold-deck-info">${esc(tn("eg.goldDeck", v.gold_deck))}</p>`);
     }
     const kinds = this.placeKinds();
     if (kinds.length) {
