@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
+import time
 from pathlib import Path
 
 from websockets.asyncio.client import connect
@@ -14,7 +16,7 @@ from websockets.asyncio.client import connect
 import elfenland
 from elfenland.server.background import BackgroundServer
 
-from .helpers import HTTP, JSON, create, pick, post, recv_until, replay, stored_actions
+from .helpers import HTTP, JSON, create, pick, play_seat, post, recv_until, replay, stored_actions
 
 LOBBY_JS = Path(elfenland.__file__).parent / "web" / "static" / "js" / "lobby.js"
 
@@ -144,3 +146,45 @@ def test_a_bid_is_taken_back_but_a_hidden_item_is_not(server: BackgroundServer) 
 def test_web_lobby_offers_every_game_the_server_creates() -> None:
     listed = set(re.findall(r'\{ id: "([a-z-]+)"', LOBBY_JS.read_text()))
     assert listed == set(elfenland.GAMES)
+
+
+def _small_bids(view: JSON) -> str:
+    """A legal action, with bids kept small (random bids up to 500 make long games)."""
+    legal = [a for a in view["legal"] if not a.startswith("bid ") or int(a.split()[1]) <= 4]
+    return str(legal[random.Random(view["seq"]).randrange(len(legal))])
+
+
+def test_a_turn_based_game_between_two_players_is_rated(server: BackgroundServer) -> None:
+    base = server.url
+    ann = post(base, "/api/players", {"name": "Ann"}).json()
+    cy = post(base, "/api/players", {"name": "Cy"}).json()
+    made = create(base, game="elfengold", players=3, player=ann["token"],
+                  options={"rounds": 6, "witch": True}, tempo={"kind": "turn"},
+                  seats=[{"kind": "human"}, {"kind": "open"},
+                         {"kind": "bot", "level": "greedy"}])
+    assert not made["game"]["unrated"]
+    gid = made["game"]["id"]
+    joined = post(base, f"/api/games/{gid}/join", {"player": cy["token"]}).json()
+    assert post(base, f"/api/games/{gid}/start", {"token": made["token"]}).is_success
+
+    async def both() -> list[JSON]:
+        a, _ = await asyncio.gather(
+            play_seat(server.ws_url, gid, made["token"], 0, chooser=_small_bids),
+            play_seat(server.ws_url, gid, joined["token"], 1, chooser=_small_bids))
+        return a
+
+    got = asyncio.run(both())
+    # The turn-based clock ran with the game: every update told whose turn it is until when.
+    clocks = [m["clock"] for m in got if m["type"] == "update" and m.get("clock")]
+    assert clocks and all(c["tempo"] == "turn" for c in clocks)
+    assert any(c["deadline"] is not None for c in clocks)
+    deadline = time.monotonic() + 30
+    while True:
+        ratings = HTTP.get(f"{base}/api/ratings", params={"game": "elfengold"}).json()
+        if ratings["ratings"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    rated = {r["name"] for r in ratings["ratings"]}
+    assert {"Ann", "Cy"} <= rated, ratings
+    # Elfengold's ratings are its own: Elfenland's list did not move.
+    assert HTTP.get(f"{base}/api/ratings").json()["ratings"] == []
