@@ -157,6 +157,8 @@ def play_turn(page: Page, rng: random.Random, done: set[str]) -> str:
         action = "cards" if pick == "#cards-btn" else "collect"
     elif phase == "keep":
         action = click_action(page, "#keep-items ", rng)
+    elif phase == "discard":
+        action = click_action(page, ".hand.discarding ", rng)
     elif phase in ("draw-cards", "move-draw"):
         action = click_action(page, "#display ", rng)
     else:
@@ -279,3 +281,43 @@ def test_lobby_offers_elfengold_with_its_variants_and_the_rules_aid(page: Page,
     page.wait_for_selector(".game .panel", timeout=15000)
     # The others' coins are hidden: only this player's panel shows coins.
     page.wait_for_function("() => document.querySelectorAll('[data-panel-coins]').length === 1")
+
+
+def test_the_hand_limit_option_asks_for_discards(page: Page, server: str) -> None:
+    """A section-2 option set through the API (the lobby keeps the spec's defaults): with a
+    hand limit of 3, a player ending a move with more cards discards by clicking them."""
+    made = httpx.post(f"{server}/api/games", json={
+        "game": "elfengold", "players": 3, "seed": 4, "name": "Ann",
+        "options": {"eg_hand_limit": 3},
+        "seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"},
+                  {"kind": "bot", "level": "greedy"}]}).json()
+    gid, token = made["game"]["id"], made["token"]
+    assert made["game"]["custom_rules"] and made["game"]["unrated"]
+    page.goto(f"{server}/")
+    page.evaluate("([g, t]) => localStorage.setItem('elfenland.seats', JSON.stringify("
+                  "{[g]: {seat: 0, token: t, name: 'Ann'}}))", [gid, token])
+    assert httpx.post(f"{server}/api/games/{gid}/start", json={"token": token}).is_success
+    page.goto(f"{server}/#/game/{gid}")
+    page.wait_for_selector(".game .panel", timeout=15000)
+    rng = random.Random(2)
+    done: set[str] = set()
+    for _ in range(300):
+        wait_turn_or_end(page)
+        assert not is_over(page)
+        if view(page)["phase"] == "discard":
+            hand = len(view(page)["players"][0]["hand"])
+            assert page.locator(".hand.discarding [data-action]").count() == hand
+            assert serious_violations(page) == []
+            play_turn(page, rng, done)
+            assert "discard" in done
+            page.wait_for_function("n => window.__elfenland.page.view.players[0].hand.length < n",
+                                   arg=hand)
+            return
+        if view(page)["phase"] == "move" and rng.random() < 0.7:
+            before = seq(page)
+            page.click("#end-move")  # keep the cards: the limit bites
+            confirm_if_asked(page)
+            sent(page, before)
+            continue
+        play_turn(page, rng, done)
+    raise AssertionError("never asked to discard")
