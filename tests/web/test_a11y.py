@@ -1,5 +1,5 @@
 """Accessibility through whole games (axe-core, failing on critical or serious): every
-phase of both games' tables as the player meets it, the final dialog (named, focused on
+phase of every game's table as the player meets it, the final dialog (named, focused on
 open, closed by Escape) and the replay; one h1 on every page."""
 
 from __future__ import annotations
