@@ -188,3 +188,15 @@ def test_a_turn_based_game_between_two_players_is_rated(server: BackgroundServer
     assert {"Ann", "Cy"} <= rated, ratings
     # Elfengold's ratings are its own: Elfenland's list did not move.
     assert HTTP.get(f"{base}/api/ratings").json()["ratings"] == []
+
+
+def test_every_games_option_specification_is_served(server: BackgroundServer) -> None:
+    for game in elfenland.GAMES:
+        r = HTTP.get(f"{server.url}/api/options/{game}")
+        assert r.status_code == 200, r.text
+        assert r.json() == elfenland.option_spec(game).to_json()
+    spec = HTTP.get(f"{server.url}/api/options/elfengold").json()
+    assert "witch" in spec["variants"] and {o["name"] for o in spec["options"]} >= {
+        "eg_overbid", "eg_hand_limit", "rounds"}
+    r = HTTP.get(f"{server.url}/api/options/chess")
+    assert r.status_code == 404 and r.json()["code"] == "not-found"

@@ -271,16 +271,31 @@ def test_lobby_offers_elfengold_with_its_variants_and_the_rules_aid(page: Page,
     # The variants go to the server as options; "coins kept secret" is eg_public_gold off.
     page.check("input[name=eg_random_gold]")
     page.check("input[name=eg_secret_gold]")
+    # The rule options are built from the server's option specification, at their defaults.
+    page.click("#eg-rules > summary")
+    page.wait_for_selector("[data-opt='eg_overbid']")
+    spec = httpx.get(f"{server}/api/options/elfengold").json()
+    fields = page.eval_on_selector_all("[data-opt]", "els => els.map(e => e.dataset.opt)")
+    assert set(fields) == {o["name"] for o in spec["options"]} - set(spec["variants"])
+    assert page.locator("[data-opt='eg_overbid']").input_value() == "allowed"
+    assert page.locator("[data-opt='rounds']").input_value() == "6"
+    assert page.locator("label:has([data-opt='eg_overbid'])").inner_text().startswith("Bids above")
+    assert serious_violations(page) == []
+    page.select_option("[data-opt='eg_overbid']", "capped")
+    page.fill("[data-opt='rounds']", "3")
     page.fill("input[name=name]", "Ann")
     for i in range(1, 4):
         page.select_option(f"select[name=kind-{i}]", "bot")
     with page.expect_response("**/api/games") as answer:
         page.click("#create-btn")
     game = answer.value.json()["game"]
-    assert game["options"] == {"random_gold": True, "eg_public_gold": False}
+    assert game["options"] == {"random_gold": True, "eg_public_gold": False,
+                               "eg_overbid": "capped", "rounds": 3}
+    assert game["custom_rules"] and game["unrated"]
     page.wait_for_selector(".game .panel", timeout=15000)
     # The others' coins are hidden: only this player's panel shows coins.
     page.wait_for_function("() => document.querySelectorAll('[data-panel-coins]').length === 1")
+    assert page.evaluate("window.__elfenland.page.view.rounds") == 3
 
 
 def test_the_hand_limit_option_asks_for_discards(page: Page, server: str) -> None:

@@ -1,7 +1,7 @@
 // The lobby: create a game (which game, rule set, variants, who sits where), see the
 // open games and join one, and come back to the games this browser holds a seat in.
 import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
-import { applyI18n, t } from "./i18n.js";
+import { applyI18n, has, t } from "./i18n.js";
 import { showError } from "./notify.js";
 import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
 import { fetchPlayerGames, playerPanelHTML, waitingGames, wirePlayerPanel } from "./waiting.js";
@@ -74,6 +74,36 @@ function seatRow(i, kind, level, hotseat = false, name = "") {
   </div>`;
 }
 
+/** A game's rule options as form fields, built from its declared option specification
+ * (``GET /api/options/<game>``): every option that is not a variant (those have their
+ * own check boxes), each set to its default. */
+export function ruleFieldsHTML(spec) {
+  const variants = new Set(spec.variants || []);
+  const label = (o) => (has(`opt.eg.${o.name}`) ? `<span data-i18n="opt.eg.${o.name}"></span>` : `<span>${esc(o.doc)}</span>`);
+  return spec.options.filter((o) => !variants.has(o.name)).map((o) => {
+    if (o.type === "bool") {
+      return `<label class="check"><input type="checkbox" data-opt="${esc(o.name)}"${o.default ? " checked" : ""}>${label(o)}</label>`;
+    }
+    if (o.type === "str") {
+      return `<label>${label(o)}<select data-opt="${esc(o.name)}">${o.choices.map((c) => `<option value="${esc(c)}"${c === o.default ? " selected" : ""}${has(`optv.${c}`) ? ` data-i18n="optv.${esc(c)}"` : ""}>${esc(c)}</option>`).join("")}</select></label>`;
+    }
+    return `<label>${label(o)}<input type="number" data-opt="${esc(o.name)}" min="${o.min}" max="${o.max}" step="1" value="${o.default}"></label>`;
+  }).join("");
+}
+
+/** The rule options changed from their defaults, as the create request's ``options``. */
+export function readRuleFields(box, spec) {
+  const out = {};
+  if (!spec) return out;
+  for (const o of spec.options) {
+    const input = box.querySelector(`[data-opt="${o.name}"]`);
+    if (!input) continue;
+    const value = o.type === "bool" ? input.checked : o.type === "int" ? Number(input.value) : input.value;
+    if (value !== o.default) out[o.name] = value;
+  }
+  return out;
+}
+
 export function renderLobby(app) {
   const root = document.createElement("div");
   root.className = "lobby";
@@ -121,6 +151,9 @@ export function renderLobby(app) {
           ${EG_VARIANTS.map((k) => `<label class="check"><input type="checkbox" name="eg_${k}"><span data-i18n="opt.eg.${k}"></span></label>`).join("")}
           <label class="check"><input type="checkbox" name="eg_secret_gold"><span data-i18n="opt.eg.secret_gold"></span></label>
           <button type="button" class="link" data-explain="elfengold:witch" data-i18n="aid.explain"></button>
+          <details class="rule-options" id="eg-rules"><summary data-i18n="opt.eg.ruleOptions"></summary>
+            <p class="muted small" data-i18n="opt.eg.ruleOptionsHelp"></p>
+            <div id="eg-rule-fields" class="rule-fields"></div></details>
         </div>
         ${hotseatFieldHTML()}
         ${tempoFieldsHTML()}
@@ -172,6 +205,17 @@ export function renderLobby(app) {
     root.querySelector(".eg-only").hidden = game !== "elfengold";
   };
   form.game.addEventListener("change", showVariants);
+  // Elfengold's rule options: their fields come from the server's option specification.
+  let egSpec = null;
+  root.querySelector("#eg-rules").addEventListener("toggle", async (ev) => {
+    if (!ev.target.open || egSpec) return;
+    try {
+      egSpec = await api.options("elfengold");
+      const box = root.querySelector("#eg-rule-fields");
+      box.innerHTML = ruleFieldsHTML(egSpec);
+      applyI18n(box);
+    } catch (err) { showError(err); }
+  });
   form.addEventListener("click", (ev) => {
     const b = ev.target.closest("[data-explain]");
     if (!b) return;
@@ -204,6 +248,7 @@ export function renderLobby(app) {
     } else if (game === "elfengold") {
       for (const k of EG_VARIANTS) if (form[`eg_${k}`].checked) options[k] = true;
       if (form.eg_secret_gold.checked) options.eg_public_gold = false;
+      Object.assign(options, readRuleFields(root.querySelector("#eg-rule-fields"), egSpec));
     } else {
       for (const k of ["magic_spell", "weak_gold", "gold_for_all"]) if (form[k].checked) options[k] = true;
     }
