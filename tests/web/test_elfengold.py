@@ -189,6 +189,8 @@ def play_game(page: Page, rng: random.Random, max_turns: int = 900, axe: bool = 
         summary = page.locator("#round-summary")
         if summary.count():
             done.add(f"summary: {summary.inner_text()}")
+        if page.locator(".last-move").count():
+            done.add("last-move")
         phase = view(page)["phase"]
         if axe and phase not in checked:
             checked.add(phase)
@@ -223,7 +225,7 @@ def test_elfengold_against_three_bots_by_clicking_every_phase(page: Page, server
     played = {a.split()[0] for a in actions}
     assert {"hide", "bid", "pass", "place", "move", "end", "collect", "cards", "keep",
             "draw"} <= played, played
-    assert {"overbid", "exchange", "double"} <= done, done
+    assert {"overbid", "exchange", "double", "last-move"} <= done, done
     assert {"tree", "monster", "gold"} & played, played
     # The round summary tells each player's towns and the coins their moves brought.
     summaries = [d for d in done if d.startswith("summary: ")]

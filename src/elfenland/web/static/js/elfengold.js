@@ -3,7 +3,7 @@
 // every choice offered comes from the view's `legal` list (the engine's) and carries the
 // action text it sends in `data-action`; nothing of the rules is recomputed here.
 import { BoardView, MapIndex } from "./board.js";
-import { COUNTER_KINDS, TRANSPORTS, hiddenIcon, transportIcon } from "./icons.js";
+import { COUNTER_KINDS, PLAYER_COLOURS, TRANSPORTS, hiddenIcon, transportIcon } from "./icons.js";
 import { t, tn } from "./i18n.js";
 import { ask } from "./confirm.js";
 
@@ -133,6 +133,7 @@ export class ElfengoldUI {
     this.board.renderPieces({ ...view, roads: [] }, this.ctx.names());
     this.drawGoldValues(view);
     this.drawItems(view);
+    this.drawLastMove(view);
     this.renderBoardChoices();
     this.renderControls();
   }
@@ -195,6 +196,31 @@ export class ElfengoldUI {
     }
   }
 
+  /** The road of the last placement or step, in its player's colour, until the next. */
+  drawLastMove(view) {
+    if (!this.lastLayer) {
+      this.lastLayer = document.createElementNS(NS, "g");
+      this.lastLayer.setAttribute("class", "last-layer");
+      this.board.svg.insertBefore(this.lastLayer, this.board.piecesLayer);
+    }
+    this.lastLayer.textContent = "";
+    const e = (this.ctx.lastEntry && this.ctx.lastEntry()) || (view.log || [])[(view.log || []).length - 1];
+    if (!e) return;
+    const w = String(e.action).split(/\s+/);
+    const where = { place: w[2], double: w[2], tree: w[1], monster: w[1], gold: w[1], move: w[1] }[w[0]];
+    if (!where) return;
+    const [a, b] = where.split("-");
+    const water = w[0] === "monster" || (w[0] === "move" && w[2] === "raft");
+    const r = this.index.routeBetween(a, b, water ? "water" : "road") || this.index.routeBetween(a, b, "water");
+    if (!r) return;
+    const p = document.createElementNS(NS, "path");
+    p.setAttribute("d", this.board.pathD(r.id));
+    p.setAttribute("class", "last-move");
+    p.setAttribute("stroke", PLAYER_COLOURS[(e.player ?? 0) % 6]);
+    p.dataset.lastRoute = r.id;
+    this.lastLayer.appendChild(p);
+  }
+
   /** What may be placed now, in the order of the pile: counters, then the others. */
   placeKinds() {
     const kinds = [...new Set(this.legal.places.map((p) => p.item))];
@@ -247,7 +273,7 @@ export class ElfengoldUI {
     const roads = this.roadChoices();
     const towns = new Map();
     for (const [town, moves] of this.movesByTown()) {
-      towns.set(town, { card: null, title: t("eg.moveTo", { town: this.index.townName(town), n: moves.length }) });
+      towns.set(town, { card: null, title: t("eg.moveTo", { town: this.index.townName(town) }) });
     }
     this.board.renderHighlights({ roads, towns, selectedRoute: this.exchangeFrom });
     for (const [route, text] of roads) {
