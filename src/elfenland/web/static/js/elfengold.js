@@ -629,7 +629,7 @@ export class ElfengoldUI {
         else line = t("eg.log.draw", { name, card: itemName(w[1]) });
         if (e.gold_card) line += ` ${t("eg.log.goldCard")}`;
         break;
-      case "take": line = t("eg.log.takeGold", { name, n: e.gold_cards ?? 0, coins: e.coins ?? 0 }); break;
+      case "take": line = tn("eg.log.takeGold", e.gold_cards ?? 0, { name, coins: e.coins ?? 0 }); break;
       case "hide":
         line = t("eg.log.hide", { name, up: (e.face_up || []).map(itemName).join(", ") });
         if (e.face_down) line += ` ${t("eg.log.hideSeen", { item: itemName(e.face_down) })}`;
