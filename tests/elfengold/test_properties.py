@@ -20,7 +20,7 @@ from elfenland.games.invariants import check_game_state
 
 
 def hidden_free(view: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in view.items() if k not in ("log", "seq")}
+    return {k: v for k, v in view.items() if k not in ("log", "seq", "take_back")}
 
 
 def play(players: int, seed: int, options: dict[str, Any], chooser: int) -> ElfengoldState:

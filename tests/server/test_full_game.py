@@ -13,7 +13,6 @@ from websockets.asyncio.client import connect
 
 import elfenland
 from elfenland.bots.levels import BY_GAME
-from elfenland.server.lobby import NOT_IN_BROWSER
 
 from .conftest import ServerFactory
 from .helpers import HTTP, JSON, create, play_seat, post, recv, recv_until, replay, stored_actions
@@ -73,8 +72,7 @@ def check_no_hidden_info(summary: JSON, seed: int, actions: list[str],
 
 
 #: The games the server offers that have a greedy bot (the test seats one).
-WITH_GREEDY = sorted(g for g in elfenland.GAMES
-                     if ("greedy", g) in BY_GAME and g not in NOT_IN_BROWSER)
+WITH_GREEDY = sorted(g for g in elfenland.GAMES if ("greedy", g) in BY_GAME)
 
 
 @pytest.mark.parametrize("game", WITH_GREEDY)

@@ -1,7 +1,7 @@
 """The engines' take-back rule (``take_back_seat``, the view's ``take_back``) checked
 against the rule's meaning, replayed: an action may be taken back exactly when it left
 the random generator untouched and, played on states its player cannot tell from the
-real one, leaves that player's view the same.  On both games, pure and compiled."""
+real one, leaves that player's view the same.  On every game, pure and compiled."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from elfenland.core.game import GameState, JSONDict
 from elfenland.core.rng import Rng
+from elfenland.games.elfengold.state import ElfengoldState
 from elfenland.games.elfenland.fast import FastElfenlandState
 from elfenland.games.elfenland.fast import enabled as elfenland_fast
 from elfenland.games.elfenland.state import ElfenlandState
@@ -20,7 +21,7 @@ from elfenland.games.kingelves.fast import enabled as kingelves_fast
 from elfenland.games.kingelves.state import KingOfTheElvesState
 from elfenland.server.undo import undo_refusal
 
-ENGINES: list[Any] = [ElfenlandState, KingOfTheElvesState]
+ENGINES: list[Any] = [ElfenlandState, KingOfTheElvesState, ElfengoldState]
 if elfenland_fast():
     ENGINES.append(FastElfenlandState)
 if kingelves_fast():

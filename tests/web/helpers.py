@@ -24,7 +24,7 @@ SHOT_NEEDS = {"journey": ".ktown", "move": ".town[data-action], .town[data-menu]
 def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4,
                 bots: int = 3, level: str = "random", name: str = "Ann",
                 rules: str | None = None, seed: int | None = None,
-                route_hint: bool = False) -> str:
+                route_hint: bool = False, checks: tuple[str, ...] = ()) -> str:
     """Fill in the lobby's form and create the game; returns the game id.  A ``seed``
     (which the form does not offer) is added to the form's request, so that a test
     whose story needs a certain deal gets it every time: the bots' decisions follow
@@ -48,6 +48,9 @@ def create_game(page: Page, base: str, game: str = "elfenland", players: int = 4
     if route_hint:
         more_options(page)
         page.check("input[name=route_hint]")
+    for box in checks:  # variants: the check boxes under "More options"
+        more_options(page)
+        page.check(f"input[name={box}]")
     page.select_option("select[name=players]", str(players))
     for i in range(players):
         kind = "human" if i == 0 else ("bot" if i <= bots else "open")

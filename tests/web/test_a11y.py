@@ -1,5 +1,5 @@
 """Accessibility through whole games (axe-core, failing on critical or serious): every
-phase of both games' tables as the player meets it, the final dialog (named, focused on
+phase of every game's table as the player meets it, the final dialog (named, focused on
 open, closed by Escape) and the replay; one h1 on every page."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ DESK = {"width": 1280, "height": 800}
 PHASES = {
     "elfenland": {"draw-secret", "draw-counters", "place", "move"},
     "king-of-the-elves": {"building", "journey"},
+    "elfengold": {"draw-items", "auction", "place", "move", "settle"},
 }
 
 
@@ -67,7 +68,7 @@ def _final_and_replay(page: Page, server: str, seen: dict[str, list[object]]) ->
     _checked(page, "replay", seen)
 
 
-@pytest.mark.parametrize("game", ["elfenland", "king-of-the-elves"])
+@pytest.mark.parametrize("game", ["elfenland", "king-of-the-elves", "elfengold"])
 def test_every_phase_the_final_dialog_and_the_replay(browser: Browser, server: str,
                                                      game: str) -> None:
     ctx = browser.new_context(viewport=DESK, locale="en-GB")

@@ -63,7 +63,7 @@ def test_pages_are_fully_translated(browser: Browser, server: str, lang: str) ->
         page.goto(f"{server}/#/")
         page.wait_for_selector(".game-row")
         assert check_page(page, lang) > 20
-        for game in ("elfenland", "king-of-the-elves"):
+        for game in ("elfenland", "king-of-the-elves", "elfengold"):
             create_game(page, server, game=game, players=3, bots=2)
             start_game(page)
             rng = random.Random(1)
@@ -73,7 +73,7 @@ def test_pages_are_fully_translated(browser: Browser, server: str, lang: str) ->
                 take_turn(page, rng)
             page.wait_for_timeout(300)
             check_page(page, lang)
-            # Both games' logs read as sentences in this language too.
+            # Every game's log reads as sentences in this language too.
             assert not raw_log_lines(page)
     finally:
         ctx.close()

@@ -31,9 +31,6 @@ SERVER_KEYS = frozenset({SEED_CHOSEN, ROUTE_HINT})
 #: Options the server sets for a new game unless its creator asks otherwise: the keep
 #: step after Elfenland's last round changes nothing, so players are not asked it.
 NEW_GAME_DEFAULTS: dict[str, dict[str, Any]] = {"elfenland": {"final_keep": False}}
-#: Games the engines play but the browser client cannot draw yet: refused at create-game
-#: (the web lobby does not list them either), so nobody is seated at a game they cannot see.
-NOT_IN_BROWSER: dict[str, str] = {"elfengold": "Elfengold is not playable in the browser yet"}
 
 
 class SeatRequest(BaseModel):
@@ -137,8 +134,6 @@ def new_game_options(game: str, requested: dict[str, Any], seed: int | None
                      ) -> dict[str, Any]:
     """The options stored for a new game: the server's defaults, what the creator asked
     for, and whether they chose the seed."""
-    if game in NOT_IN_BROWSER:
-        raise ElfenlandError(NOT_IN_BROWSER[game])
     if SEED_CHOSEN in requested:
         raise ElfenlandError(f"{SEED_CHOSEN!r} is set by the server, not an option")
     hint = requested.get(ROUTE_HINT, False)

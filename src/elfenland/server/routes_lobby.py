@@ -1,15 +1,17 @@
 """The lobby's HTTP routes: list, create, join, start, hand seats to bots and back,
-and look at a game (summary, replay, hint, actions, events).  Handlers only translate
-between JSON and the ``Hub``; every decision lives there."""
+look at a game (summary, replay, hint, actions, events) or at a game's rule options.
+Handlers only translate between JSON and the ``Hub``; every decision lives there."""
 
 from __future__ import annotations
 
 from importlib import resources
 from typing import Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
+from ..core.errors import ElfenlandError
+from ..games.registry import option_spec
 from .chat import PAGE, PAGE_MAX, page_events
 from .errors import ServerError
 from .hints import RouteHint
@@ -106,6 +108,16 @@ def lobby_routes(hub: Hub) -> APIRouter:
         game = await hub.get(game_id, keep=False)
         page, following = page_events(game.events, after, limit)
         return {"events": [event_json(e) for e in page], "next": following}
+
+    @router.get("/api/options/{game}", summary="A game's rule options (its OptionSpec)")
+    async def options(game: str = Path(max_length=40)) -> dict[str, Any]:
+        """The one declared option specification of ``game``: every option's name, type,
+        default, range or choices, the rule sets and the variants (the web lobby builds
+        its rule-option fields from it)."""
+        try:
+            return option_spec(game).to_json()
+        except ElfenlandError:
+            raise ServerError("not-found", f"no game {game!r}") from None
 
     @router.get("/api/maps/elfenland", summary="The Elfenland board")
     async def elfenland_map() -> Response:

@@ -168,6 +168,10 @@ class ElfengoldState(GameState):
         self._chain: LogLink | None = None
         self._length = 0
         self._rng_shared = False
+        #: Draws at random so far, and whether the last action made any (the take-back
+        #: rule: ``take_back_seat``).
+        self._chance = 0
+        self._drew = False
         self._legal: list[Action] | None = None
 
     def _setup(self) -> None:
@@ -210,6 +214,7 @@ class ElfengoldState(GameState):
                 for link in chain_tail(self._chain, self._length - after)]
 
     def _random(self) -> Rng:
+        self._chance += 1
         if self._rng_shared:
             self.rng = self.rng.copy()
             self._rng_shared = False
@@ -276,7 +281,9 @@ class ElfengoldState(GameState):
             raise IllegalActionError(self.why_illegal(action))
         player = self.current
         self._legal = None
+        chance = self._chance
         public, private = self._do(action)
+        self._drew = self._chance != chance
         self._chain = (self._chain, player, action, public, private)
         self._length += 1
 
@@ -931,6 +938,19 @@ class ElfengoldState(GameState):
         from .position import to_position
 
         return to_position(self)
+
+    def take_back_seat(self) -> PlayerId | None:
+        """The seat that may take back the game's last action, or None.
+
+        As in the other games: only the last action, by the seat that played it, and only
+        if it showed nobody anything new.  In Elfengold everything a player does not know
+        comes from a draw at random (a card, the refilled display, the next player's two
+        items, the auction row), and an action that led to none showed nothing: the
+        state counts its draws (``_random``) and notes whether the last action made one."""
+        link = self._chain
+        if link is None or self._drew or self.phase is Phase.OVER:
+            return None
+        return int(link[1])
 
     def view(self, player: PlayerId | None, log_after: int = 0) -> JSONDict:
         from .view import make_view

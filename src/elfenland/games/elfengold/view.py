@@ -96,6 +96,9 @@ def make_view(s: ElfengoldState, viewer: PlayerId | None, log_after: int = 0) ->
         "players": players,
         "log": log,
         "seq": s.history_length(),
+        # The seat that may take back the last action (the engine's rule,
+        # take_back_seat), or None.
+        "take_back": s.take_back_seat(),
     }
     if s.phase is Phase.AUCTION:
         view["auction"] = {"row": [ITEM_SLUGS[k] for k in s.row], "item": ITEM_SLUGS[s.row[0]],

@@ -35,6 +35,7 @@ async function call(method, path, body, token) {
 
 export const api = {
   map: (game = "elfenland") => call("GET", `/api/maps/${game}`),
+  options: (game) => call("GET", `/api/options/${game}`),
   games: (status) => call("GET", `/api/games${status ? `?status=${status}` : ""}`),
   game: (id) => call("GET", `/api/games/${id}`),
   create: (body) => call("POST", "/api/games", body),

@@ -11,6 +11,9 @@ const COMMITS = {
   elfenland: ["place", "obstacle", "move", "go", "end", "discard", "keep"],
   "king-of-the-elves": ["play", "visit", "spell", "gold", "thief", "tree", "sea-monster",
     "remove", "escort", "reverse", "stop", "buy", "discard", "no-town-card", "take"],
+  // A bid and a pass can be taken back (and a bid over one's coins is always asked).
+  elfengold: ["place", "double", "exchange", "tree", "monster", "gold", "move", "fly", "end",
+    "collect", "cards", "discard", "keep"],
 };
 
 let lastPointer = "mouse";

@@ -103,6 +103,13 @@ export class RoundSummary {
       if (view.game === "elfenland") {
         return tn("summary.towns", towns[p.seat] - (was.towns[p.seat] ?? 0), { name: names[p.seat], total: towns[p.seat] });
       }
+      if (view.game === "elfengold") {
+        // Towns gained and the gold the moves earned (collected, or given up for cards).
+        let coins = 0;
+        for (const e of entries) if (e.player === p.seat && String(e.action) === "collect") coins += e.coins ?? 0;
+        return [tn("summary.towns", towns[p.seat] - (was.towns[p.seat] ?? 0), { name: names[p.seat], total: towns[p.seat] }),
+          tn("summary.coins", coins)].join(", ");
+      }
       let earned = 0, paid = 0, visits = 0;
       for (const e of entries) {
         if (e.player !== p.seat) continue;

@@ -32,6 +32,10 @@ export async function makeUI(view, boardEl, controlsEl, ctx) {
     const { ElfenlandUI } = await import("./elfenland.js");
     return new ElfenlandUI(boardEl, controlsEl, { ...ctx, map: await loadMap("elfenland") });
   }
+  if (view.game === "elfengold") {
+    const { ElfengoldUI } = await import("./elfengold.js");
+    return new ElfengoldUI(boardEl, controlsEl, { ...ctx, map: await loadMap("elfenland") });
+  }
   const { KingUI } = await import("./kingelves.js");
   return new KingUI(boardEl, controlsEl, ctx);
 }
@@ -477,7 +481,7 @@ export class GamePage {
       <h2 id="final-title">${esc(t("final.title"))}</h2>
       <p class="winner">${esc(t(v.winners.length > 1 ? "final.winners" : "final.winner", { names: v.winners.map((w) => names[w]).join(", ") }))}</p>
       ${v.special_victory ? `<p class="muted">${esc(t("final.special"))}</p>` : ""}
-      <table class="scores"><thead><tr><th>#</th><th>${esc(t("final.player"))}</th><th>${esc(t(v.game === "elfenland" ? "final.score" : "final.gold"))}</th><th></th></tr></thead>
+      <table class="scores"><thead><tr><th>#</th><th>${esc(t("final.player"))}</th><th>${esc(t(v.game === "king-of-the-elves" ? "final.gold" : "final.score"))}</th><th></th></tr></thead>
       <tbody>${order.map((s, i) => `<tr class="${v.winners.includes(s) ? "win" : ""}" data-final-seat="${s}">
         <td>${i + 1}</td><td><span class="swatch ${seatClass(s)}"></span> ${esc(names[s])}</td>
         <td class="num">${v.scores[s]}</td><td class="muted small">${esc(this.ui.scoreDetail(v.players[s]))}</td></tr>`).join("")}</tbody></table>

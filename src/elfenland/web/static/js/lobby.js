@@ -1,7 +1,7 @@
 // The lobby: create a game (which game, rule set, variants, who sits where), see the
 // open games and join one, and come back to the games this browser holds a seat in.
 import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
-import { applyI18n, t } from "./i18n.js";
+import { applyI18n, has, t } from "./i18n.js";
 import { showError } from "./notify.js";
 import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
 import { fetchPlayerGames, playerPanelHTML, waitingGames, wirePlayerPanel } from "./waiting.js";
@@ -15,7 +15,11 @@ export const BOT_LEVELS = ["random", "greedy", "search"];
 const GAMES = [
   { id: "elfenland", min: 2, max: 6 },
   { id: "king-of-the-elves", min: 2, max: 6 },
+  { id: "elfengold", min: 2, max: 6 },
 ];
+/** Elfengold's variants offered as check boxes (its OptionSpec's ``variants``; the
+ * section-2 rule options stay at the spec's defaults here and are for the API). */
+export const EG_VARIANTS = ["witch", "random_gold", "town_cards"];
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -37,6 +41,9 @@ export function rulesLabel(g) {
     bits.push(t(`rules.${g.rules || "amigo"}`));
     if (g.options && g.options.destination) bits.push(t("opt.destination"));
     if (g.route_hint) bits.push(t("opt.routeHintShort"));
+  } else if (g.game === "elfengold") {
+    for (const k of EG_VARIANTS) if (g.options && g.options[k]) bits.push(t(`opt.eg.${k}`));
+    if (g.options && g.options.eg_public_gold === false) bits.push(t("opt.eg.secret_gold"));
   } else {
     for (const k of ["magic_spell", "weak_gold", "gold_for_all"]) {
       if (g.options && g.options[k]) bits.push(t(`opt.${k}`));
@@ -65,6 +72,36 @@ function seatRow(i, kind, level, hotseat = false, name = "") {
     ${local ? `<input name="seatname-${i}" data-seatname="${i}" maxlength="40" value="${esc(name)}"
       placeholder="${esc(t("hotseat.seatName", { n: i + 1 }))}" aria-label="${esc(t("hotseat.seatName", { n: i + 1 }))}">` : ""}
   </div>`;
+}
+
+/** A game's rule options as form fields, built from its declared option specification
+ * (``GET /api/options/<game>``): every option that is not a variant (those have their
+ * own check boxes), each set to its default. */
+export function ruleFieldsHTML(spec) {
+  const variants = new Set(spec.variants || []);
+  const label = (o) => (has(`opt.eg.${o.name}`) ? `<span data-i18n="opt.eg.${o.name}"></span>` : `<span>${esc(o.doc)}</span>`);
+  return spec.options.filter((o) => !variants.has(o.name)).map((o) => {
+    if (o.type === "bool") {
+      return `<label class="check"><input type="checkbox" data-opt="${esc(o.name)}"${o.default ? " checked" : ""}>${label(o)}</label>`;
+    }
+    if (o.type === "str") {
+      return `<label>${label(o)}<select data-opt="${esc(o.name)}">${o.choices.map((c) => `<option value="${esc(c)}"${c === o.default ? " selected" : ""}${has(`optv.${c}`) ? ` data-i18n="optv.${esc(c)}"` : ""}>${esc(c)}</option>`).join("")}</select></label>`;
+    }
+    return `<label>${label(o)}<input type="number" data-opt="${esc(o.name)}" min="${o.min}" max="${o.max}" step="1" value="${o.default}"></label>`;
+  }).join("");
+}
+
+/** The rule options changed from their defaults, as the create request's ``options``. */
+export function readRuleFields(box, spec) {
+  const out = {};
+  if (!spec) return out;
+  for (const o of spec.options) {
+    const input = box.querySelector(`[data-opt="${o.name}"]`);
+    if (!input) continue;
+    const value = o.type === "bool" ? input.checked : o.type === "int" ? Number(input.value) : input.value;
+    if (value !== o.default) out[o.name] = value;
+  }
+  return out;
 }
 
 export function renderLobby(app) {
@@ -110,6 +147,14 @@ export function renderLobby(app) {
           <label class="check"><input type="checkbox" name="gold_for_all"><span data-i18n="opt.gold_for_all"></span></label>
           <button type="button" class="link" data-explain="king-of-the-elves:magic_spell" data-i18n="aid.explain"></button>
         </div>
+        <div class="eg-only" hidden>
+          ${EG_VARIANTS.map((k) => `<label class="check"><input type="checkbox" name="eg_${k}"><span data-i18n="opt.eg.${k}"></span></label>`).join("")}
+          <label class="check"><input type="checkbox" name="eg_secret_gold"><span data-i18n="opt.eg.secret_gold"></span></label>
+          <button type="button" class="link" data-explain="elfengold:witch" data-i18n="aid.explain"></button>
+          <details class="rule-options" id="eg-rules"><summary data-i18n="opt.eg.ruleOptions"></summary>
+            <p class="muted small" data-i18n="opt.eg.ruleOptionsHelp"></p>
+            <div id="eg-rule-fields" class="rule-fields"></div></details>
+        </div>
         ${hotseatFieldHTML()}
         ${tempoFieldsHTML()}
       </details>
@@ -154,11 +199,23 @@ export function renderLobby(app) {
   });
   form.hotseat.addEventListener("change", drawSeats);
   const showVariants = () => {
-    const koe = form.game.value === "king-of-the-elves";
-    root.querySelector(".elf-only").hidden = koe;
-    root.querySelector(".koe-only").hidden = !koe;
+    const game = form.game.value;
+    root.querySelector(".elf-only").hidden = game !== "elfenland";
+    root.querySelector(".koe-only").hidden = game !== "king-of-the-elves";
+    root.querySelector(".eg-only").hidden = game !== "elfengold";
   };
   form.game.addEventListener("change", showVariants);
+  // Elfengold's rule options: their fields come from the server's option specification.
+  let egSpec = null;
+  root.querySelector("#eg-rules").addEventListener("toggle", async (ev) => {
+    if (!ev.target.open || egSpec) return;
+    try {
+      egSpec = await api.options("elfengold");
+      const box = root.querySelector("#eg-rule-fields");
+      box.innerHTML = ruleFieldsHTML(egSpec);
+      applyI18n(box);
+    } catch (err) { showError(err); }
+  });
   form.addEventListener("click", (ev) => {
     const b = ev.target.closest("[data-explain]");
     if (!b) return;
@@ -188,6 +245,10 @@ export function renderLobby(app) {
       // A table with the route hint is unrated (the server says so and refuses the hint
       // everywhere else).
       if (form.route_hint.checked) options.route_hint = true;
+    } else if (game === "elfengold") {
+      for (const k of EG_VARIANTS) if (form[`eg_${k}`].checked) options[k] = true;
+      if (form.eg_secret_gold.checked) options.eg_public_gold = false;
+      Object.assign(options, readRuleFields(root.querySelector("#eg-rule-fields"), egSpec));
     } else {
       for (const k of ["magic_spell", "weak_gold", "gold_for_all"]) if (form[k].checked) options[k] = true;
     }

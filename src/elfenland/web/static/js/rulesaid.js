@@ -1,5 +1,5 @@
 // The rules at hand: a dialog with the transport × terrain cost table and a short
-// explanation of every rule, rule set and variant of both games, opened from the top bar
+// explanation of every rule, rule set and variant of the three games, opened from the top bar
 // (at the table it shows the game being played) or from the lobby's "Explain" links.
 import { applyI18n, t } from "./i18n.js";
 import { transportIcon } from "./icons.js";
@@ -28,6 +28,11 @@ export const SECTIONS = {
     ["escort", "aid.koe.escort"], ["change-of-direction", "aid.koe.reverse"],
     ["magic_spell", "aid.koe.magic_spell"], ["weak_gold", "aid.koe.weak_gold"],
     ["gold_for_all", "aid.koe.gold_for_all"]],
+  elfengold: [["goal", "aid.eg.goal"], ["round", "aid.eg.round"], ["auction", "aid.eg.auction"],
+    ["items", "aid.eg.items"], ["spells", "aid.eg.spells"], ["gold", "aid.eg.gold"],
+    ["costs", "aid.eg.costs"], ["keep", "aid.eg.keep"], ["witch", "aid.eg.witch"],
+    ["random_gold", "aid.eg.random_gold"], ["town_cards", "aid.eg.town_cards"],
+    ["secret_gold", "aid.eg.secret_gold"]],
 };
 
 function costTable() {
