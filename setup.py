@@ -26,7 +26,7 @@ COMMON = ["src/elfenland/core/_engine_common.h"]
 
 ext_modules = []
 if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):
-    for game in ("elfenland", "kingelves"):
+    for game in ("elfenland", "kingelves", "elfengold"):
         ext_modules.append(Extension(
             f"elfenland.games.{game}._speedups",
             sources=[f"src/elfenland/games/{game}/_speedups.c"],
