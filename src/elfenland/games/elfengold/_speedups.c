@@ -298,12 +298,17 @@ static int begin_items(Core *c) {
     return next_item_turn(c);
 }
 
-/* The outcome of the sale when nobody is left to bid; returns the fact. */
+/* The outcome of the sale when nobody is left to bid; returns the fact (-1 with an
+ * error when nothing is on sale, a position set up so: the pure engine's IndexError). */
 static long auction_next(S *s) {
     int nxt = next_bidder(s, s->current);
     if (nxt != NONE) {
         s->current = nxt;
         return 0;
+    }
+    if (!s->nrow) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return -1;
     }
     int item = s->row[0], w = s->high_bidder;
     if (w == NONE) {
@@ -796,12 +801,10 @@ static long do_action(Core *c, int id) {
         return other + 1;
     }
     case K_BID:
-        if (!s->nrow) break;
         s->high_bid = a_amount[id];
         s->high_bidder = p;
         return auction_next(s);
     case K_PASS:
-        if (!s->nrow) break;
         s->passed |= 1 << p;
         return auction_next(s);
     case K_MOVE: {
@@ -877,9 +880,7 @@ static long do_action(Core *c, int id) {
         return 0;
     }
     }
-    /* A bid or pass with nothing on sale (a position set up so): the pure engine fails
-     * on the empty row as well. */
-    PyErr_SetString(PyExc_IndexError, "no item on sale");
+    PyErr_SetString(PyExc_AssertionError, "an action of no phase");
     return -1;
 }
 

@@ -290,8 +290,10 @@ class FastElfengoldState(_Core, ElfengoldState):
         self.n = pure.n
         for name in _FIELDS:
             setattr(self, name, getattr(pure, name))
+        # Both states hold the one Rng now: each copies it before its next draw (as a
+        # clone does), so that neither draws the other's cards.
         self.rng = pure.rng
-        self._rng_shared = pure._rng_shared
+        pure._rng_shared = self._rng_shared = True
         self.origin = pure.origin
         chain: Any = None
         for link in chain_tail(pure._chain, pure._length):
@@ -303,6 +305,9 @@ class FastElfengoldState(_Core, ElfengoldState):
 
     def to_pure(self) -> ElfengoldState:
         """The same game on the pure engine (the reference), e.g. to compare the two."""
+        if self.rules is None or self.rng is None:
+            raise ElfenlandError("this state was not set up: make it with the class itself, "
+                                 "from_state, load_position or deserialize")
         pure = ElfengoldState.__new__(ElfengoldState)
         pure.rules = self.rules
         pure.board = self.board
@@ -327,7 +332,11 @@ class FastElfengoldState(_Core, ElfengoldState):
             raise GameOverError("the game is over")
         if action._id < 0:
             action = canonical(action)
-        if not self._apply_id(action._id):
+        actions = _space()[0]
+        # As the pure engine: only the canonical object itself is played (a copy or a
+        # forged id is not one of the legal actions).
+        if not (0 <= action._id < len(actions) and actions[action._id] is action) \
+                or not self._apply_id(action._id):
             raise IllegalActionError(self.why_illegal(action))
 
     def log_entries(self, after: int = 0) -> list[tuple[int, int, JSONDict, JSONDict]]:
