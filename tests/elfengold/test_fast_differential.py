@@ -314,3 +314,23 @@ def test_a_bad_new_game_fails_alike(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ElfenlandError) as compiled:
         FastState(**kwargs)
     assert type(compiled.value) is type(pure.value) and str(compiled.value) == str(pure.value)
+
+
+def test_engine_backend_follows_the_build_and_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pure unless asked for (``fast.BY_DEFAULT``); ``ELFENLAND_ENGINE`` chooses."""
+    import elfenland
+
+    monkeypatch.delenv("ELFENLAND_ENGINE", raising=False)
+    expected = "compiled" if fast.BY_DEFAULT else "pure"
+    assert elfenland.engine_backend("elfengold") == expected
+    monkeypatch.setenv("ELFENLAND_ENGINE", "compiled")
+    assert elfenland.engine_backend("elfengold") == "compiled"
+    game = elfenland.new_game("elfengold", players=2, seed=1)
+    assert type(game) is FastState
+    assert type(elfenland.deserialize(game.serialize())) is FastState
+    assert type(elfenland.load_position(game.to_position())) is FastState
+    monkeypatch.setenv("ELFENLAND_ENGINE", "pure")
+    assert elfenland.engine_backend("elfengold") == "pure"
+    game = elfenland.new_game("elfengold", players=2, seed=1)
+    assert type(game) is ElfengoldState
+    assert type(elfenland.deserialize(game.serialize())) is ElfengoldState

@@ -1,7 +1,7 @@
 """The module-level entry points the game registry looks up.
 
-They build the compiled engine's states when it was built (``fast.py``), else the pure
-engine's; ``ELFENLAND_ENGINE=pure`` chooses the pure one."""
+They build the pure engine's states, or the compiled engine's (``fast.py``) when it was
+built and is chosen (``ELFENLAND_ENGINE=compiled`` for now; see ``fast.BY_DEFAULT``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The compiled Elfengold engine, when it was built: the same ``ElfengoldState`` with its
 hot path (legal actions, apply, clone) in C (``_speedups.c``, which shares the code every
-compiled engine has in ``core/_engine_common.h``).
+compiled engine has in ``core/_engine_common.h``).  ``new_game`` builds it when asked for
+(``ELFENLAND_ENGINE=compiled``; see ``BY_DEFAULT``).
 
 The pure engine in ``state.py`` stays the reference and the fallback: ``pip install``
 on a machine without a C compiler leaves ``_speedups`` out and everything runs on the
@@ -14,6 +15,7 @@ turns it back into the pure engine's public and private facts (``_facts``).
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
 from typing import TYPE_CHECKING, Any, Final
@@ -95,9 +97,23 @@ def _numbering_gaps() -> list[str]:
     return out
 
 
+#: Whether ``new_game`` builds the compiled engine without being asked.  Not yet: the
+#: pure Elfengold engine's callers (tests, bots' set-ups) still write into the lists a
+#: state hands out (``s.coins[0] = 5``), which a compiled state's fresh lists ignore;
+#: once they assign whole fields, this turns true.  Until then the compiled engine serves
+#: when asked for: ``ELFENLAND_ENGINE=compiled``, or ``FastElfengoldState`` itself.
+BY_DEFAULT: Final = False
+
+
+def compiled_chosen() -> bool:
+    """Whether the environment asks for the compiled engines (``ELFENLAND_ENGINE=compiled``)."""
+    return os.environ.get("ELFENLAND_ENGINE", "").strip().lower() == "compiled"
+
+
 def enabled() -> bool:
-    """Whether the compiled engine can serve (built, current, and not switched off)."""
-    return AVAILABLE and not STALE and not pure_chosen()
+    """Whether ``new_game`` builds the compiled engine: built, current, and chosen (by
+    default once ``BY_DEFAULT``; ``ELFENLAND_ENGINE=pure`` always chooses the pure one)."""
+    return AVAILABLE and not STALE and not pure_chosen() and (BY_DEFAULT or compiled_chosen())
 
 
 def _configure() -> None:
@@ -303,8 +319,9 @@ class FastElfengoldState(_Core, ElfengoldState):
                 chain = (chain, link[1], link[2], _fact(link[2], link[3], link[4]))
         self._chain = chain
 
-    def to_pure(self) -> ElfengoldState:
-        """The same game on the pure engine (the reference), e.g. to compare the two."""
+    def to_pure(self, history: bool = True) -> ElfengoldState:
+        """The same game on the pure engine (the reference), e.g. to compare the two;
+        without ``history`` the position alone (what a resample keeps)."""
         if self.rules is None or self.rng is None:
             raise ElfenlandError("this state was not set up: make it with the class itself, "
                                  "from_state, load_position or deserialize")
@@ -318,9 +335,12 @@ class FastElfengoldState(_Core, ElfengoldState):
         for name in _FIELDS:
             setattr(pure, name, getattr(self, name))  # every read is a fresh list
         chain: Any = None
-        for _, player, action, fact in chain_tail(self._chain, self._length):
-            public, private = _facts(action, fact)
-            chain = (chain, player, action, public, private)
+        if history:
+            for _, player, action, fact in chain_tail(self._chain, self._length):
+                public, private = _facts(action, fact)
+                chain = (chain, player, action, public, private)
+        else:
+            pure._length = 0
         pure._chain = chain
         return pure
 
@@ -352,7 +372,7 @@ class FastElfengoldState(_Core, ElfengoldState):
 
         if not isinstance(player, int) or not 0 <= player < self.n:
             raise ElfenlandError(f"no player {player!r}")
-        return FastElfengoldState.from_state(resample(self.to_pure(), player, rng))
+        return FastElfengoldState.from_state(resample(self.to_pure(history=False), player, rng))
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         """Pickled as its saved game (the C fields are not in ``__dict__``)."""
