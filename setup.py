@@ -21,7 +21,7 @@ if os.environ.get("ELFENLAND_CFLAGS_LAX", "").strip() not in ("1", "true", "yes"
     WARNINGS.append("-Werror")
 
 #: The C every compiled engine includes (core/_engine_common.h): a change to it rebuilds
-#: them all, and the sdist carries it (setuptools ships an extension's ``depends``).
+#: them all; the sdist and the wheel carry it (package data in pyproject.toml).
 COMMON = ["src/elfenland/core/_engine_common.h"]
 
 ext_modules = []

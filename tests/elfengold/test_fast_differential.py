@@ -334,3 +334,30 @@ def test_engine_backend_follows_the_build_and_the_switch(monkeypatch: pytest.Mon
     game = elfenland.new_game("elfengold", players=2, seed=1)
     assert type(game) is ElfengoldState
     assert type(elfenland.deserialize(game.serialize())) is ElfengoldState
+
+
+def test_resampling_deals_alike_in_every_phase_for_every_seat() -> None:
+    """Resampled for each seat at each step of a few games (an item drawn by another
+    player, hidden hands, face-down items, town cards): the same position, the same
+    origin, and the same game when played on."""
+    r = random.Random(4)
+    for seed, options in enumerate(({"town_cards": True}, {"witch": True}, {})):
+        a = ElfengoldState(players=4, seed=seed, **options)
+        b = FastState(players=4, seed=seed, **options)
+        phases = set()
+        for step in range(600):
+            if a.is_terminal():
+                break
+            phases.add(a.phase)
+            seat = step % 4
+            ra = a.resample_from_infostate(seat, Rng(step))
+            rb = b.resample_from_infostate(seat, Rng(step))
+            assert type(rb) is FastState
+            assert ra.to_position() == rb.to_position()
+            assert ra.origin == rb.origin and ra.history == rb.history == []
+            if step % 50 == 0:
+                check_resample(a, b, step, r)
+            x = a.legal_action_ids()[r.randrange(len(a.legal_action_ids()))]
+            a.apply_action(x)
+            b.apply_action(x)
+        assert Phase.DRAW_ITEMS in phases and Phase.MOVE in phases

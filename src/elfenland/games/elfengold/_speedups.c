@@ -998,6 +998,110 @@ static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
     return (PyObject *)copy_core(c);
 }
 
+/* position.resample, draw for draw: the other hands and the supply, the other players'
+ * face-down items (and the items another player has drawn and not yet laid down), the
+ * item pile and the other players' town cards dealt again from what ``player`` has not
+ * seen, with ``rng``.  The origin (the position at the resample) is kept as a snapshot
+ * and written out only if someone asks for it. */
+static PyObject *Core_resample(Core *c, PyObject *args) {
+    int player;
+    PyObject *rng;
+    if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
+    S *s = &c->st;
+    if (check_ready(c) < 0) return NULL;
+    if (player < 0 || player >= s->n) {
+        PyErr_Format(err_type(), "no player %d", player);
+        return NULL;
+    }
+    Core *d = copy_core(c);
+    if (!d) return NULL;
+    S *t = &d->st;
+    int cards[NCK], items[NI];
+    memcpy(cards, s->supply, sizeof cards);
+    memcpy(items, s->item_pile, sizeof items);
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        for (int k = 0; k < HK; k++) cards[k] += s->hands[p][k];
+        for (int k = 0; k < NI; k++) items[k] += s->items_down[p][k] + s->kept_down[p][k];
+    }
+    int drawn_by_other = s->phase == P_DRAW_ITEMS && s->current != player;
+    if (drawn_by_other)
+        for (int i = 0; i < s->ndrawn; i++) items[s->drawn[i]]++;
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        int size = sum(s->hands[p], HK);
+        memset(t->hands[p], 0, sizeof t->hands[p]);
+        for (int i = 0; i < size; i++) { /* never a gold card: no hand holds one */
+            int k = draw_counts_with(rng, cards, HK);
+            if (k < 0) goto fail;
+            t->hands[p][k]++;
+        }
+        int (*tables[2])[NI] = {t->items_down, t->kept_down};
+        int (*sources[2])[NI] = {s->items_down, s->kept_down};
+        for (int j = 0; j < 2; j++) {
+            int count = sum(sources[j][p], NI);
+            memset(tables[j][p], 0, sizeof(int) * NI);
+            for (int i = 0; i < count; i++) {
+                int k = draw_counts_with(rng, items, NI);
+                if (k < 0) goto fail;
+                tables[j][p][k]++;
+            }
+        }
+    }
+    if (drawn_by_other) {
+        int fresh[2];
+        for (int i = 0; i < s->ndrawn; i++) {
+            fresh[i] = draw_counts_with(rng, items, NI);
+            if (fresh[i] < 0) goto fail;
+        }
+        if (s->ndrawn == 2 && fresh[0] > fresh[1]) {
+            int x = fresh[0];
+            fresh[0] = fresh[1];
+            fresh[1] = x;
+        }
+        memcpy(t->drawn, fresh, sizeof(int) * (size_t)s->ndrawn);
+    }
+    memcpy(t->supply, cards, sizeof cards);
+    memcpy(t->item_pile, items, sizeof items);
+    if (s->rule_town_cards && s->phase != P_OVER) {
+        int pool[MAXT], np = 0;
+        for (int i = 0; i < NTC; i++) if (tc_list[i] != s->town_cards[player]) pool[np++] = tc_list[i];
+        PyObject *list = int_list(pool, np);
+        if (!list) goto fail;
+        PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, list);
+        if (!ok) { Py_DECREF(list); goto fail; }
+        Py_DECREF(ok);
+        int i = 0;
+        for (int p = 0; p < s->n; p++) {
+            if (p == player) continue;
+            if (i >= np) { Py_DECREF(list); PyErr_SetString(PyExc_IndexError, "list index out of range"); goto fail; }
+            long x = PyLong_AsLong(PyList_GET_ITEM(list, i++));
+            if (x == -1 && PyErr_Occurred()) { Py_DECREF(list); goto fail; }
+            t->town_cards[p] = (int)x;
+        }
+        Py_DECREF(list);
+    }
+    PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
+    if (!seed) goto fail;
+    PyObject *fresh_rng = PyObject_CallOneArg(rng_type, seed);
+    Py_DECREF(seed);
+    if (!fresh_rng) goto fail;
+    Py_XSETREF(d->rng, fresh_rng);
+    t->rng_shared = 0;
+    Py_CLEAR(d->chain);
+    t->length = 0;
+    Py_CLEAR(d->origin);
+    Py_CLEAR(d->origin_snapshot);
+    d->legal_valid = 0;
+    Core *snap = copy_core(d);
+    if (!snap) goto fail;
+    d->origin_snapshot = (PyObject *)snap;
+    return (PyObject *)d;
+fail:
+    Py_DECREF(d);
+    return NULL;
+}
+
 /* ------------------------------------------------------------------ attributes */
 enum { F_GOLD_VALUES, F_HANDS, F_SUPPLY, F_DISPLAY, F_DISCARD, F_ITEM_PILE, F_REMOVED,
        F_ITEMS_UP, F_ITEMS_DOWN, F_KEPT_UP, F_KEPT_DOWN, F_DRAWN, F_ROW, F_COUNTERS,
@@ -1441,6 +1545,7 @@ static PyMethodDef Core_methods[] = {
     {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
     {"_start", (PyCFunction)Core_start, METH_O, NULL},
+    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
     {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL},
     {NULL}
 };

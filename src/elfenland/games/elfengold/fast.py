@@ -7,7 +7,7 @@ The pure engine in ``state.py`` stays the reference and the fallback: ``pip inst
 on a machine without a C compiler leaves ``_speedups`` out and everything runs on the
 pure engine.  ``FastElfengoldState`` is a subclass of ``ElfengoldState``, so bots, the
 server and the views use it unchanged; what it does not compile (views, positions, error
-messages, scores, resampling) is the pure code, reading the C arrays through attributes.
+messages, scores) is the pure code, reading the C arrays through attributes.
 
 The C history keeps one number per action for its facts (``_fact``); ``log_entries``
 turns it back into the pure engine's public and private facts (``_facts``).
@@ -306,10 +306,7 @@ class FastElfengoldState(_Core, ElfengoldState):
         self.n = pure.n
         for name in _FIELDS:
             setattr(self, name, getattr(pure, name))
-        # Both states hold the one Rng now: each copies it before its next draw (as a
-        # clone does), so that neither draws the other's cards.
-        self.rng = pure.rng
-        pure._rng_shared = self._rng_shared = True
+        self.rng = pure.rng.copy()  # its own: the two games draw alike, each for itself
         self.origin = pure.origin
         chain: Any = None
         for link in chain_tail(pure._chain, pure._length):
@@ -319,9 +316,8 @@ class FastElfengoldState(_Core, ElfengoldState):
                 chain = (chain, link[1], link[2], _fact(link[2], link[3], link[4]))
         self._chain = chain
 
-    def to_pure(self, history: bool = True) -> ElfengoldState:
-        """The same game on the pure engine (the reference), e.g. to compare the two;
-        without ``history`` the position alone (what a resample keeps)."""
+    def to_pure(self) -> ElfengoldState:
+        """The same game on the pure engine (the reference), e.g. to compare the two."""
         if self.rules is None or self.rng is None:
             raise ElfenlandError("this state was not set up: make it with the class itself, "
                                  "from_state, load_position or deserialize")
@@ -335,12 +331,9 @@ class FastElfengoldState(_Core, ElfengoldState):
         for name in _FIELDS:
             setattr(pure, name, getattr(self, name))  # every read is a fresh list
         chain: Any = None
-        if history:
-            for _, player, action, fact in chain_tail(self._chain, self._length):
-                public, private = _facts(action, fact)
-                chain = (chain, player, action, public, private)
-        else:
-            pure._length = 0
+        for _, player, action, fact in chain_tail(self._chain, self._length):
+            public, private = _facts(action, fact)
+            chain = (chain, player, action, public, private)
         pure._chain = chain
         return pure
 
@@ -367,12 +360,10 @@ class FastElfengoldState(_Core, ElfengoldState):
         return out
 
     def resample_from_infostate(self, player: PlayerId, rng: Rng) -> FastElfengoldState:
-        """The pure engine's resample (it is not the hot path), on the compiled engine."""
-        from .position import resample
-
+        """``position.resample`` in C, draw for draw."""
         if not isinstance(player, int) or not 0 <= player < self.n:
             raise ElfenlandError(f"no player {player!r}")
-        return FastElfengoldState.from_state(resample(self.to_pure(history=False), player, rng))
+        return self._resample(player, rng)  # type: ignore[no-any-return]
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         """Pickled as its saved game (the C fields are not in ``__dict__``)."""
