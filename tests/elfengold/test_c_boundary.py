@@ -164,3 +164,13 @@ def test_a_weird_but_valid_position_plays_alike_on_both_engines() -> None:
             a.apply_action(x)
             b.apply_action(x)
         assert a == b and a.to_position() == b.to_position()
+
+
+@pytest.mark.parametrize("write", ["s.current = -4", "s.phase = type(s.phase).MOVE"])
+def test_nobody_to_move_only_in_a_finished_game(write: str) -> None:
+    """"Nobody" (-4) moves only once the game is over, and a finished game (nobody to
+    move) cannot be made to run on: either would reach the rules without a seat."""
+    setup = NEW if write.startswith("s.current") else NEW + """
+while not s.is_terminal():
+    s.apply_action(s.legal_actions()[-1])"""
+    assert_refused(refused(setup, write))

@@ -1284,11 +1284,15 @@ static int set_field(Core *c, PyObject *v, void *closure) {
     case F_STARTING:
         if ((rc = read_long(v, 0, n - 1, "starting", &x)) == 0) s->starting = (int)x;
         break;
-    case F_CURRENT:
+    case F_CURRENT: /* a seat while the game runs, "nobody" once it is over */
         if (read_long(v, TERMINAL_PLAYER, n - 1, "current", &x) < 0) return -1;
         if (x < 0 && x != TERMINAL_PLAYER) {
             PyErr_Format(err_type(), "current: a seat 0 to %d (%d once the game is over)",
                          n - 1, TERMINAL_PLAYER);
+            return -1;
+        }
+        if (x == TERMINAL_PLAYER && s->phase != P_OVER) {
+            PyErr_Format(err_type(), "current: %d only once the game is over", TERMINAL_PLAYER);
             return -1;
         }
         s->current = (int)x; break;
@@ -1343,6 +1347,10 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         int i = 0;
         while (i < NPHASE && phase_members[i] != v) i++;
         if (i == NPHASE) { PyErr_SetString(err_type(), "phase: a Phase"); return -1; }
+        if (i != P_OVER && (s->current < 0 || s->current >= n)) {
+            PyErr_SetString(err_type(), "phase: a game that runs needs a seat to move");
+            return -1;
+        }
         s->phase = i; break;
     }
     case F_GOLD_VALUES:
