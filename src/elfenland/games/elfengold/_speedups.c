@@ -44,12 +44,16 @@
 #define EXCHANGE 10
 #define MAX_ROW (2 * MAXP)
 #define MSCODES 390625 /* 5**8: a multiset of up to 4 cards of 8 kinds, base 5 */
-#define TERRAIN_RIVER 4
 /* core/options.py's bounds. */
 #define MAX_COUNT 1000
 #define MAX_GOLD 1000000000L
 #define MAX_LEDGER 1000000000000L
 #define ENGINE_LIST_MAX MAXR
+/* The common header's board part: Elfenland's map, which Elfengold plays on, and caravans
+ * of the seven travel cards and the witch. */
+#define ENGINE_BOARD
+#define ENGINE_PAY_KINDS HK
+#define ENGINE_MSCODES MSCODES
 
 enum { K_DRAW, K_DRAW_BLIND, K_TAKE_GOLD, K_HIDE, K_BID, K_PASS, K_PLACE, K_DOUBLE,
        K_EXCHANGE, K_TREE, K_MONSTER, K_GOLD, K_MOVE, K_FLY, K_END, K_COLLECT, K_CARDS,
@@ -61,13 +65,7 @@ enum { P_DRAW_CARDS, P_DRAW_ITEMS, P_AUCTION, P_PLACE, P_MOVE, P_SETTLE, P_MOVE_
 enum { SALE_NONE, SALE_RETURNED, SALE_SOLD, SALE_DEFAULT };
 
 /* ------------------------------------------------------------------ tables */
-static int NR, NT, CAPITAL, NTC, NROADS, MAX_BID;
-static int r_a[MAXR], r_b[MAXR], r_terrain[MAXR], r_down[MAXR], r_road[MAXR];
-static int adj_n[MAXT], adj_r[MAXT][MAXADJ];
-static int roads[MAXR];
-static int cost_tab[7][6];
-static int dist[MAXT][MAXT];
-static int tc_list[MAXT];
+static int MAX_BID;
 static int fixed_gold[MAXT], gold_tokens[MAXT], ngold_tokens;
 static int item_counts[NI], travel_per_kind, witch_cards, gold_cards, start_coins, income,
     deal_cards, display_size, coins_per_gold_card, witch_bypass_coins, flight_coins,
@@ -81,8 +79,6 @@ static int id_place[MAXR][NCOUNTER], id_double[MAXR][NCOUNTER], id_tree[MAXR],
     id_gold[MAXR], id_monster[MAXR], id_move[MAXR][2][NCOUNTER + 1][2], id_caravan[MAXR][2],
     id_fly[MAXT];
 static int *exch_id; /* by (ka, ra, kb, rb), ra < rb: the Exchange's id or -1 */
-static short *ms_off; /* base-5 code -> index in MULTISETS[3] + MULTISETS[4], or -1 */
-static const int pow5[HK] = {1, 5, 25, 125, 625, 3125, 15625, 78125};
 static PyObject *phase_members[NPHASE], *s_next, *s_settle;
 
 /* ------------------------------------------------------------------ the state */
@@ -126,11 +122,7 @@ static PyTypeObject CoreType;
 #include "../../core/_engine_common.h"
 
 static int check_ready(Core *c) {
-    if (!c->rng || !c->rules) {
-        PyErr_SetString(err_type(), "this state was not set up: make it with the class "
-                        "itself, from_state, load_position or deserialize");
-        return -1;
-    }
+    if (check_set_up(c) < 0) return -1;
     S *s = &c->st;
     if (s->phase != P_OVER && (s->current < 0 || s->current >= s->n ||
                                s->starting < 0 || s->starting >= s->n)) {
@@ -473,10 +465,7 @@ static int step_base(S *s, int r, int dir, int kind) {
         return on ? cost_tab[kind][r_terrain[r]] : -1;
     }
     if (kind != RAFT) return -1;
-    if (r_terrain[r] == TERRAIN_RIVER) {
-        int to = dir == 0 ? r_b[r] : r_a[r];
-        return to == r_down[r] ? 1 : 2;
-    }
+    if (r_terrain[r] == TERRAIN_RIVER) return river_rafts(r, dir);
     return lake_rafts;
 }
 
@@ -489,42 +478,6 @@ static int kinds_on(S *s, int r, int *kinds) {
 }
 
 /* ------------------------------------------------------------------ legal actions */
-typedef struct {
-    int *out, *n, base;
-    const int *hand;
-    int after[HK];
-} SubGen;
-
-/* _sub_multisets' order: the first kinds' counts from high to low. */
-static int sub_rec(SubGen *g, int k, int left, int code) {
-    if (k == HK - 1) {
-        code += left * pow5[k];
-        int off = ms_off[code];
-        if (off < 0 || *g->n >= LEGAL_MAX) {
-            PyErr_SetString(PyExc_KeyError, "payment outside the action space");
-            return -1;
-        }
-        g->out[(*g->n)++] = g->base + off;
-        return 0;
-    }
-    int hi = left < g->hand[k] ? left : g->hand[k];
-    int lo = left - g->after[k] > 0 ? left - g->after[k] : 0;
-    for (int x = hi; x >= lo; x--)
-        if (sub_rec(g, k + 1, left - x, code + x * pow5[k]) < 0) return -1;
-    return 0;
-}
-
-static int paid_steps(int *out, int *n, int base, const int *hand, int size) {
-    int total = 0;
-    for (int k = 0; k < HK; k++) total += hand[k];
-    if (size > total) return 0;
-    SubGen g;
-    g.out = out; g.n = n; g.base = base; g.hand = hand;
-    g.after[HK - 1] = 0;
-    for (int k = HK - 2; k >= 0; k--) g.after[k] = g.after[k + 1] + hand[k + 1];
-    return sub_rec(&g, 0, size, 0);
-}
-
 #define PUSH(ID) do {                                   \
         int id_ = (ID);                                 \
         if (n >= LEGAL_MAX) goto full;                  \
@@ -1006,15 +959,9 @@ static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
 static PyObject *Core_resample(Core *c, PyObject *args) {
     int player;
     PyObject *rng;
-    if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
-    S *s = &c->st;
-    if (check_ready(c) < 0) return NULL;
-    if (player < 0 || player >= s->n) {
-        PyErr_Format(err_type(), "no player %d", player);
-        return NULL;
-    }
-    Core *d = copy_core(c);
+    Core *d = resample_begin(c, args, &player, &rng);
     if (!d) return NULL;
+    S *s = &c->st;
     S *t = &d->st;
     int cards[NCK], items[NI];
     memcpy(cards, s->supply, sizeof cards);
@@ -1081,22 +1028,7 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
         }
         Py_DECREF(list);
     }
-    PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
-    if (!seed) goto fail;
-    PyObject *fresh_rng = PyObject_CallOneArg(rng_type, seed);
-    Py_DECREF(seed);
-    if (!fresh_rng) goto fail;
-    Py_XSETREF(d->rng, fresh_rng);
-    t->rng_shared = 0;
-    Py_CLEAR(d->chain);
-    t->length = 0;
-    Py_CLEAR(d->origin);
-    Py_CLEAR(d->origin_snapshot);
-    d->legal_valid = 0;
-    Core *snap = copy_core(d);
-    if (!snap) goto fail;
-    d->origin_snapshot = (PyObject *)snap;
-    return (PyObject *)d;
+    return resample_finish(d, rng);
 fail:
     Py_DECREF(d);
     return NULL;
@@ -1119,24 +1051,6 @@ static PyObject *long_list(const long *v, int len) {
         PyObject *x = PyLong_FromLong(v[i]);
         if (!x) { Py_DECREF(l); return NULL; }
         PyList_SET_ITEM(l, i, x);
-    }
-    return l;
-}
-
-static PyObject *bool_list(const int *v, int len) {
-    PyObject *l = PyList_New(len);
-    if (!l) return NULL;
-    for (int i = 0; i < len; i++) PyList_SET_ITEM(l, i, Py_NewRef(v[i] ? Py_True : Py_False));
-    return l;
-}
-
-static PyObject *matrix(const int *v, int rows, int stride, int len) {
-    PyObject *l = PyList_New(rows);
-    if (!l) return NULL;
-    for (int i = 0; i < rows; i++) {
-        PyObject *row = int_list(v + i * stride, len);
-        if (!row) { Py_DECREF(l); return NULL; }
-        PyList_SET_ITEM(l, i, row);
     }
     return l;
 }
@@ -1209,24 +1123,6 @@ static PyObject *get_field(Core *c, void *closure) {
     }
     /* a fresh list each time: a reader's writes never reach the state */
     return build_field(c, f);
-}
-
-/* ``rows`` lists of ``len`` ints each (one per player), all checked before any is kept. */
-static int read_matrix(PyObject *v, int *out, int rows, int len, const char *what, long lo,
-                       long hi) {
-    int tmp[MAXP][NI];
-    if (!PyList_Check(v) && !PyTuple_Check(v)) {
-        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
-        return -1;
-    }
-    if (rows > MAXP || len > NI || PySequence_Fast_GET_SIZE(v) != rows) {
-        PyErr_Format(err_type(), "%s: expected %d rows, one per player", what, rows);
-        return -1;
-    }
-    for (int i = 0; i < rows; i++)
-        if (read_ints(PySequence_Fast_GET_ITEM(v, i), tmp[i], len, what, lo, hi) < 0) return -1;
-    for (int i = 0; i < rows; i++) memcpy(out + i * len, tmp[i], sizeof(int) * (size_t)len);
-    return 0;
 }
 
 /* A list of ``lo_len``..``hi_len`` ints in lo..hi; its length into *count. */
@@ -1435,18 +1331,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
     return 0;
 }
 
-/* A rule option as an int in lo..hi (the ranges of games/elfengold/options.py). */
-static int read_rule_int(PyObject *rules, const char *name, int *out, long lo, long hi) {
-    PyObject *v = PyObject_GetAttrString(rules, name);
-    if (!v) return -1;
-    long x;
-    int rc = read_long(v, lo, hi, name, &x);
-    Py_DECREF(v);
-    if (rc < 0) return -1;
-    *out = (int)x;
-    return 0;
-}
-
 /* A rule option that is one of two strings: 1 for ``yes``; anything else is refused. */
 static int read_rule_choice(PyObject *rules, const char *name, const char *no,
                             const char *yes, int *out) {
@@ -1493,26 +1377,9 @@ static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(unused)) {
     return 0;
 }
 
-#define OBJ_SLOT(NAME, NONE_IS_NULL)                                            \
-    static PyObject *get_##NAME(Core *c, void *Py_UNUSED(u)) {                  \
-        return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
-    }                                                                           \
-    static int set_##NAME(Core *c, PyObject *v, void *Py_UNUSED(u)) {           \
-        if (NONE_IS_NULL && v == Py_None) v = NULL;                             \
-        Py_XINCREF(v);                                                          \
-        Py_XSETREF(c->NAME, v);                                                 \
-        return 0;                                                               \
-    }
 OBJ_SLOT(board, 0)
 OBJ_SLOT(seed, 0)
 OBJ_SLOT(chain, 1)
-
-static PyObject *get_none(Core *Py_UNUSED(c), void *Py_UNUSED(u)) { Py_RETURN_NONE; }
-
-static int set_invalidate(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
-    c->legal_valid = 0;
-    return 0;
-}
 
 #define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
 static PyGetSetDef Core_getset[] = {
@@ -1545,38 +1412,21 @@ static PyGetSetDef Core_getset[] = {
 };
 
 static PyMethodDef Core_methods[] = {
-    {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
-    {"legal_action_ids", (PyCFunction)Core_legal_action_ids, METH_NOARGS, NULL},
-    {"apply_action", (PyCFunction)Core_apply_action, METH_O, NULL},
-    {"_apply_id", (PyCFunction)Core_apply_id, METH_O, NULL},
-    {"current_player", (PyCFunction)Core_current_player, METH_NOARGS, NULL},
-    {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},
-    {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
+    ENGINE_COMMON_METHODS,
     {"_start", (PyCFunction)Core_start, METH_O, NULL},
     {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
-    {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL},
     {NULL}
 };
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    Py_VISIT(c->rules);
+    ENGINE_VISIT_OBJECTS(c);
     Py_VISIT(c->board);
-    Py_VISIT(c->seed);
-    Py_VISIT(c->origin);
-    Py_VISIT(c->rng);
-    Py_VISIT(c->chain);
-    Py_VISIT(c->origin_snapshot);
     return 0;
 }
 
 static int Core_clear(Core *c) {
-    Py_CLEAR(c->rules);
+    ENGINE_CLEAR_OBJECTS(c);
     Py_CLEAR(c->board);
-    Py_CLEAR(c->seed);
-    Py_CLEAR(c->origin);
-    Py_CLEAR(c->rng);
-    Py_CLEAR(c->chain);
-    Py_CLEAR(c->origin_snapshot);
     return 0;
 }
 
@@ -1615,48 +1465,17 @@ static PyTypeObject CoreType = {
     .tp_getset = Core_getset,
 };
 
-/* ------------------------------------------------------------------ configure */
-static int int_rows(PyObject *d, const char *key, int *out, int rows, int stride, int len) {
-    PyObject *v = get_key(d, key);
-    if (!v) return -1;
-    if (PySequence_Length(v) != rows) {
-        PyErr_Format(PyExc_ValueError, "configure: %s has the wrong length", key);
-        return -1;
-    }
-    for (int i = 0; i < rows; i++) {
-        PyObject *row = PySequence_GetItem(v, i);
-        if (!row) return -1;
-        Py_ssize_t got = PySequence_Length(row);
-        if (got < 0 || got > stride || (len >= 0 && got != len)) {
-            Py_DECREF(row);
-            PyErr_Format(PyExc_ValueError, "configure: %s row %d", key, i);
-            return -1;
-        }
-        if (len < 0) out[i * stride + stride - 1] = (int)got; /* a ragged row's length */
-        for (Py_ssize_t j = 0; j < got; j++)
-            if (get_int_item(row, j, &out[i * stride + j]) < 0) { Py_DECREF(row); return -1; }
-        Py_DECREF(row);
-    }
-    return 0;
-}
-
 static PyObject *configure_tables(PyObject *d) {
     int scal[5], consts[13];
-    if (int_vector(d, "sizes", scal, 5) < 0) return NULL;
-    NR = scal[0]; NT = scal[1]; CAPITAL = scal[2]; NTC = scal[3]; MAX_BID = scal[4];
-    if (NR > MAXR || NT > MAXT || NT > 62 || NTC > MAXT || MAX_BID > 30000) {
-        PyErr_SetString(PyExc_ValueError, "board too large");
+    if (configure_board(d, scal, 5) < 0) return NULL;
+    MAX_BID = scal[4];
+    if (MAX_BID > 30000) {
+        PyErr_SetString(PyExc_ValueError, "bids too high");
         return NULL;
     }
-    if (int_vector(d, "route_a", r_a, NR) < 0 || int_vector(d, "route_b", r_b, NR) < 0 ||
-        int_vector(d, "route_terrain", r_terrain, NR) < 0 ||
-        int_vector(d, "route_downstream", r_down, NR) < 0 ||
-        int_vector(d, "town_cards", tc_list, NTC) < 0 ||
-        int_vector(d, "fixed_gold", fixed_gold, NT) < 0 ||
+    if (int_vector(d, "fixed_gold", fixed_gold, NT) < 0 ||
         int_vector(d, "item_counts", item_counts, NI) < 0 ||
-        int_vector(d, "constants", consts, 13) < 0 ||
-        int_rows(d, "distances", &dist[0][0], NT, MAXT, NT) < 0 ||
-        int_rows(d, "cost", &cost_tab[0][0], 7, 6, 6) < 0)
+        int_vector(d, "constants", consts, 13) < 0)
         return NULL;
     travel_per_kind = consts[0]; witch_cards = consts[1]; gold_cards = consts[2];
     start_coins = consts[3]; income = consts[4]; deal_cards = consts[5];
@@ -1667,27 +1486,7 @@ static PyObject *configure_tables(PyObject *d) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "gold_tokens: one a town");
         return NULL;
     }
-    NROADS = 0;
-    for (int r = 0; r < NR; r++) {
-        r_road[r] = r_terrain[r] < TERRAIN_RIVER;
-        if (r_road[r]) roads[NROADS++] = r;
-    }
-    PyObject *v = get_key(d, "adjacent");
-    if (!v) return NULL;
-    for (int t = 0; t < NT; t++) {
-        PyObject *row = PySequence_GetItem(v, t);
-        if (!row) return NULL;
-        Py_ssize_t len = PySequence_Length(row);
-        if (len < 0 || len > MAXADJ) {
-            Py_DECREF(row);
-            PyErr_SetString(PyExc_ValueError, "adjacent");
-            return NULL;
-        }
-        adj_n[t] = (int)len;
-        for (int i = 0; i < len; i++)
-            if (get_int_item(row, i, &adj_r[t][i]) < 0) { Py_DECREF(row); return NULL; }
-        Py_DECREF(row);
-    }
+    PyObject *v;
     /* The action space: decode arrays by id, and the ids the generator lists. */
     if (!(v = get_key(d, "actions"))) return NULL;
     if (!PyTuple_Check(v)) { PyErr_SetString(PyExc_TypeError, "actions: a tuple"); return NULL; }
@@ -1714,11 +1513,6 @@ static PyObject *configure_tables(PyObject *d) {
         if (!exch_id) return PyErr_NoMemory();
     }
     for (size_t i = 0; i < nexch; i++) exch_id[i] = -1;
-    if (!ms_off) {
-        ms_off = PyMem_Malloc(sizeof(short) * MSCODES);
-        if (!ms_off) return PyErr_NoMemory();
-    }
-    for (int i = 0; i < MSCODES; i++) ms_off[i] = -1;
     memset(id_place, -1, sizeof id_place);
     memset(id_double, -1, sizeof id_double);
     memset(id_move, -1, sizeof id_move);
@@ -1826,18 +1620,5 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {
-    if (PyType_Ready(&CoreType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (!m) return NULL;
-    if (intern_common_names() < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return engine_module(PyModule_Create(&module_def), &CoreType);
 }

@@ -49,22 +49,19 @@ enum { K_DRAW_SECRET, K_DRAW, K_DRAW_BLIND, K_PASS, K_END, K_DISCARD, K_KEEP, K_
 enum { P_DRAW_SECRET, P_DRAW_COUNTERS, P_PLACE, P_KEEP, P_MOVE, P_OVER, NPHASE };
 enum { PAY_NORMAL, PAY_CARAVAN, PAY_BOATMEN };
 enum { LAKE_NONE, LAKE_MAGNUM, LAKE_NEBULAE };
-#define TERRAIN_RIVER 4
 #define TERRAIN_LAKE 5
 /* core/options.py's bounds: counts and rounds, and the one caravan size the action
  * space holds (MULTISETS[3] and, with an obstacle, MULTISETS[4]). */
 #define MAX_COUNT 1000
 #define CARAVAN_CARDS 3
 #define ENGINE_LIST_MAX 64 /* the longest list a field holds (MAXR) */
+/* The common header's board part: Elfenland's map, caravans of the seven travel cards. */
+#define ENGINE_BOARD
+#define ENGINE_PAY_KINDS NCARD
+#define ENGINE_MSCODES MSCODES
 
 /* ------------------------------------------------------------------ tables */
-static int NR, NT, NROADS, CAPITAL, NTC;
-static int r_a[MAXR], r_b[MAXR], r_terrain[MAXR], r_down[MAXR], r_lake[MAXR], r_road[MAXR];
-static int adj_n[MAXT], adj_r[MAXT][MAXADJ];
-static int roads[MAXR];
-static int cost_tab[NCARD][6];
-static int dist[MAXT][MAXT];
-static int tc_list[MAXT];
+static int r_lake[MAXR];
 static signed char *a_kind, *a_t, *a_route, *a_dir, *a_secret, *a_pay, *a_cards;
 static int id_draw_secret, id_draw_blind, id_pass, id_end;
 static int id_draw[NCOUNTER], id_discard[NCARD], id_keep_up[NCOUNTER], id_keep_secret[NCOUNTER];
@@ -72,8 +69,6 @@ static int id_place[MAXR][NCOUNTER], id_obstacle[MAXR], id_move[MAXR][2];
 /* For each road and each set of owned counter kinds (6-bit mask): the placements there. */
 static unsigned char place_n[MAXR][64];
 static int place_ids[MAXR][64][NCOUNTER];
-static const int pow5[NCARD] = {1, 5, 25, 125, 625, 3125, 15625};
-static short *ms_off; /* base-5 code -> offset after the normal move, or -1 */
 static int ms_max_size_lake = 3;
 static PyObject *phase_members[NPHASE];
 static int cards_per_kind[NCARD], counters_per_kind[NCOUNTER];
@@ -134,6 +129,11 @@ typedef struct {
 } Core;
 
 static PyTypeObject CoreType;
+/* Elfenland's own Rng maker and history store, which the shared resample uses. */
+static PyObject *new_rng(PyObject *seed);
+static void hist_release(Core *c);
+#define ENGINE_NEW_RNG new_rng
+#define ENGINE_FORGET_HISTORY hist_release
 
 /* The code every compiled engine shares (randomness, checked input, the common methods,
  * configure): one copy for all of them. */
@@ -174,11 +174,7 @@ static int hist_append(Core *c, int id, int player, int fact) {
 /* Whether the state can be played: made by __init__ (rules and an Rng), and a player to
  * move that is a seat while the game runs. */
 static int check_ready(Core *c) {
-    if (!c->rng || !c->rules) {
-        PyErr_SetString(err_type(), "this state was not set up: make it with the class "
-                        "itself, from_state, load_position or deserialize");
-        return -1;
-    }
+    if (check_set_up(c) < 0) return -1;
     S *s = &c->st;
     if (s->phase != P_OVER && (s->current < 0 || s->current >= s->n ||
                                s->starting < 0 || s->starting >= s->n)) {
@@ -465,8 +461,7 @@ static int step_cost(S *s, int r, int dir, int *kind, int *n) {
     }
     *kind = RAFT;
     if (r_terrain[r] == TERRAIN_RIVER) {
-        int to = dir == 0 ? r_b[r] : r_a[r];
-        *n = to == r_down[r] ? 1 : 2;
+        *n = river_rafts(r, dir);
     } else {
         *n = r_lake[r] == LAKE_NEBULAE ? s->nebulae_rafts : s->magnum_rafts;
     }
@@ -474,45 +469,6 @@ static int step_cost(S *s, int r, int dir, int *kind, int *n) {
 }
 
 /* ------------------------------------------------------------------ legal actions */
-typedef struct {
-    int *out, *n, base;
-    const int *hand;
-    int after[NCARD];
-} SubGen;
-
-/* _sub_multisets' order: the first kinds' counts from high to low; ``code`` is the
- * base-5 code of the counts chosen so far. */
-static int sub_rec(SubGen *g, int k, int left, int code) {
-    if (k == NCARD - 1) {
-        code += left * pow5[k];
-        int off = ms_off[code];
-        if (off < 0 || *g->n >= LEGAL_MAX) {
-            PyErr_SetString(PyExc_KeyError, "payment outside the action space");
-            return -1;
-        }
-        g->out[(*g->n)++] = g->base + off;
-        return 0;
-    }
-    int hi = left < g->hand[k] ? left : g->hand[k];
-    int lo = left - g->after[k] > 0 ? left - g->after[k] : 0;
-    for (int x = hi; x >= lo; x--)
-        if (sub_rec(g, k + 1, left - x, code + x * pow5[k]) < 0) return -1;
-    return 0;
-}
-
-static int paid_steps(int *out, int *n, int base, const int *hand, int size) {
-    if (size > 4 || size < 0) {
-        PyErr_SetString(PyExc_KeyError, "payment outside the action space");
-        return -1;
-    }
-    if (size > sum(hand, NCARD)) return 0;
-    SubGen g;
-    g.out = out; g.n = n; g.base = base; g.hand = hand;
-    g.after[NCARD - 1] = 0;
-    for (int k = NCARD - 2; k >= 0; k--) g.after[k] = g.after[k + 1] + hand[k + 1];
-    return sub_rec(&g, 0, size, 0);
-}
-
 static int generate(Core *c) {
     S *s = &c->st;
     if (check_ready(c) < 0) return -1;
@@ -799,15 +755,9 @@ static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
 static PyObject *Core_resample(Core *c, PyObject *args) {
     int player;
     PyObject *rng;
-    if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
-    S *s = &c->st;
-    if (check_ready(c) < 0) return NULL;
-    if (player < 0 || player >= s->n) {
-        PyErr_Format(err_type(), "no player %d", player);
-        return NULL;
-    }
-    Core *d = copy_core(c);
+    Core *d = resample_begin(c, args, &player, &rng);
     if (!d) return NULL;
+    S *s = &c->st;
     S *t = &d->st;
     int card_pool[NCARD], counter_pool[NCOUNTER];
     memcpy(card_pool, s->card_pile, sizeof card_pool);
@@ -863,44 +813,10 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
         }
         Py_DECREF(pool);
     }
-    PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
-    if (!seed) goto fail;
-    PyObject *fresh = new_rng(seed);
-    Py_DECREF(seed);
-    if (!fresh) goto fail;
-    Py_XSETREF(d->rng, fresh);
-    t->rng_shared = 0;
-    Py_CLEAR(d->chain);
-    hist_release(d);
-    t->length = 0;
-    Py_CLEAR(d->origin);
-    Py_CLEAR(d->origin_snapshot);
-    d->legal_valid = 0;
-    Core *snap = copy_core(d);
-    if (!snap) goto fail;
-    d->origin_snapshot = (PyObject *)snap;
-    return (PyObject *)d;
+    return resample_finish(d, rng);
 fail:
     Py_DECREF(d);
     return NULL;
-}
-
-static PyObject *bool_list(const int *v, int len) {
-    PyObject *l = PyList_New(len);
-    if (!l) return NULL;
-    for (int i = 0; i < len; i++) PyList_SET_ITEM(l, i, Py_NewRef(v[i] ? Py_True : Py_False));
-    return l;
-}
-
-static PyObject *matrix(const int *v, int rows, int stride, int len) {
-    PyObject *l = PyList_New(rows);
-    if (!l) return NULL;
-    for (int i = 0; i < rows; i++) {
-        PyObject *row = int_list(v + i * stride, len);
-        if (!row) { Py_DECREF(l); return NULL; }
-        PyList_SET_ITEM(l, i, row);
-    }
-    return l;
 }
 
 static PyObject *build_field(Core *c, int f) {
@@ -955,24 +871,6 @@ static PyObject *get_field(Core *c, void *closure) {
     }
     /* a fresh list each time: a reader's writes never reach the state */
     return build_field(c, f);
-}
-
-/* ``rows`` lists of ``len`` ints each (one per player), all checked before any is kept. */
-static int read_matrix(PyObject *v, int *out, int rows, int len, const char *what, long lo,
-                       long hi) {
-    int tmp[MAXP][NCARD];
-    if (!PyList_Check(v) && !PyTuple_Check(v)) {
-        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
-        return -1;
-    }
-    if (rows > MAXP || len > NCARD || PySequence_Fast_GET_SIZE(v) != rows) {
-        PyErr_Format(err_type(), "%s: expected %d rows, one per player", what, rows);
-        return -1;
-    }
-    for (int i = 0; i < rows; i++)
-        if (read_ints(PySequence_Fast_GET_ITEM(v, i), tmp[i], len, what, lo, hi) < 0) return -1;
-    for (int i = 0; i < rows; i++) memcpy(out + i * len, tmp[i], sizeof(int) * (size_t)len);
-    return 0;
 }
 
 static int set_field(Core *c, PyObject *v, void *closure) {
@@ -1096,18 +994,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
     return 0;
 }
 
-/* A rule option as an int in lo..hi (the ranges of games/elfenland/options.py). */
-static int read_rule_int(PyObject *rules, const char *name, int *out, long lo, long hi) {
-    PyObject *v = PyObject_GetAttrString(rules, name);
-    if (!v) return -1;
-    long x;
-    int rc = read_long(v, lo, hi, name, &x);
-    Py_DECREF(v);
-    if (rc < 0) return -1;
-    *out = (int)x;
-    return 0;
-}
-
 static int read_rule_eq(PyObject *rules, const char *name, const char *value, int *out) {
     PyObject *v = PyObject_GetAttrString(rules, name);
     if (!v) return -1;
@@ -1173,17 +1059,8 @@ parsed:
     return 0;
 }
 
-#define OBJ_SLOT(NAME)                                                          \
-    static PyObject *get_##NAME(Core *c, void *Py_UNUSED(u)) {                             \
-        return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
-    }                                                                           \
-    static int set_##NAME(Core *c, PyObject *v, void *Py_UNUSED(u)) {                      \
-        Py_XINCREF(v);                                                          \
-        Py_XSETREF(c->NAME, v);                                                 \
-        return 0;                                                               \
-    }
-OBJ_SLOT(board)
-OBJ_SLOT(seed)
+OBJ_SLOT(board, 0)
+OBJ_SLOT(seed, 0)
 
 static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
     if (c->hcount) { /* the pending entries become links, as play made them before */
@@ -1220,13 +1097,6 @@ static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     return 0;
 }
 
-static PyObject *get_legal_cache(Core *Py_UNUSED(c), void *Py_UNUSED(u)) { Py_RETURN_NONE; }
-
-static int set_legal_cache(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
-    c->legal_valid = 0;
-    return 0;
-}
-
 #define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
 static PyGetSetDef Core_getset[] = {
     FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
@@ -1247,7 +1117,7 @@ static PyGetSetDef Core_getset[] = {
     {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
     {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
     {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
-    {"_legal", (getter)get_legal_cache, (setter)set_legal_cache, NULL, NULL},
+    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
     {NULL}
 };
 
@@ -1257,41 +1127,24 @@ static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
 static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
 
 static PyMethodDef Core_methods[] = {
-    {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
-    {"legal_action_ids", (PyCFunction)Core_legal_action_ids, METH_NOARGS, NULL},
-    {"apply_action", (PyCFunction)Core_apply_action, METH_O, NULL},
-    {"_apply_id", (PyCFunction)Core_apply_id, METH_O, NULL},
-    {"current_player", (PyCFunction)Core_current_player, METH_NOARGS, NULL},
-    {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},
-    {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
+    ENGINE_COMMON_METHODS,
     {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
     {"_start", (PyCFunction)Core_start, METH_O, NULL},
     {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
-    {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL},
     {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
     {NULL}
 };
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    Py_VISIT(c->rules);
+    ENGINE_VISIT_OBJECTS(c);
     Py_VISIT(c->board);
-    Py_VISIT(c->seed);
-    Py_VISIT(c->origin);
-    Py_VISIT(c->rng);
-    Py_VISIT(c->chain);
-    Py_VISIT(c->origin_snapshot);
     return 0;
 }
 
 static int Core_clear(Core *c) {
-    Py_CLEAR(c->rules);
+    ENGINE_CLEAR_OBJECTS(c);
     Py_CLEAR(c->board);
-    Py_CLEAR(c->seed);
-    Py_CLEAR(c->origin);
-    Py_CLEAR(c->rng);
-    Py_CLEAR(c->chain);
     hist_release(c);
-    Py_CLEAR(c->origin_snapshot);
     return 0;
 }
 
@@ -1408,50 +1261,8 @@ static PyTypeObject CoreType = {
 static PyObject *configure_tables(PyObject *d) {
     PyObject *v;
     int scal[4];
-    if (int_vector(d, "sizes", scal, 4) < 0) return NULL;
-    NR = scal[0]; NT = scal[1]; CAPITAL = scal[2]; NTC = scal[3];
-    if (NR > MAXR || NT > MAXT || NT > 62) {
-        PyErr_SetString(PyExc_ValueError, "board too large");
+    if (configure_board(d, scal, 4) < 0 || int_vector(d, "route_lake", r_lake, NR) < 0)
         return NULL;
-    }
-    if (int_vector(d, "route_a", r_a, NR) < 0 || int_vector(d, "route_b", r_b, NR) < 0 ||
-        int_vector(d, "route_terrain", r_terrain, NR) < 0 ||
-        int_vector(d, "route_downstream", r_down, NR) < 0 ||
-        int_vector(d, "route_lake", r_lake, NR) < 0 ||
-        int_vector(d, "town_cards", tc_list, NTC) < 0)
-        return NULL;
-    NROADS = 0;
-    for (int r = 0; r < NR; r++) {
-        r_road[r] = r_terrain[r] < TERRAIN_RIVER;
-        if (r_road[r]) roads[NROADS++] = r;
-    }
-    if (!(v = get_key(d, "adjacent"))) return NULL;
-    for (int t = 0; t < NT; t++) {
-        PyObject *row = PySequence_GetItem(v, t);
-        if (!row) return NULL;
-        Py_ssize_t len = PySequence_Length(row);
-        if (len < 0 || len > MAXADJ) { Py_DECREF(row); PyErr_SetString(PyExc_ValueError, "adjacent"); return NULL; }
-        adj_n[t] = (int)len;
-        for (int i = 0; i < len; i++)
-            if (get_int_item(row, i, &adj_r[t][i]) < 0) { Py_DECREF(row); return NULL; }
-        Py_DECREF(row);
-    }
-    if (!(v = get_key(d, "distances"))) return NULL;
-    for (int t = 0; t < NT; t++) {
-        PyObject *row = PySequence_GetItem(v, t);
-        if (!row) return NULL;
-        for (int u = 0; u < NT; u++)
-            if (get_int_item(row, u, &dist[t][u]) < 0) { Py_DECREF(row); return NULL; }
-        Py_DECREF(row);
-    }
-    if (!(v = get_key(d, "cost"))) return NULL;
-    for (int k = 0; k < NCARD; k++) {
-        PyObject *row = PySequence_GetItem(v, k);
-        if (!row) return NULL;
-        for (int t = 0; t < 6; t++)
-            if (get_int_item(row, t, &cost_tab[k][t]) < 0) { Py_DECREF(row); return NULL; }
-        Py_DECREF(row);
-    }
     /* The action space: decode arrays by id, and the ids the generator lists. */
     if (!(v = get_key(d, "actions"))) return NULL;
     if (!PyTuple_Check(v)) { PyErr_SetString(PyExc_TypeError, "actions: a tuple"); return NULL; }
@@ -1506,11 +1317,6 @@ static PyObject *configure_tables(PyObject *d) {
                     place_ids[r][mask][place_n[r][mask]++] = id_place[r][k];
         }
     /* Paid steps follow their normal step: offsets by multiset code. */
-    if (!ms_off) {
-        ms_off = PyMem_Malloc(sizeof(short) * MSCODES);
-        if (!ms_off) return PyErr_NoMemory();
-    }
-    for (int i = 0; i < MSCODES; i++) ms_off[i] = -1;
     if (!(v = get_key(d, "multisets"))) return NULL;
     Py_ssize_t nms = PySequence_Length(v);
     for (Py_ssize_t i = 0; i < nms; i++) {
@@ -1570,9 +1376,6 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {
-    if (PyType_Ready(&CoreType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (!m) return NULL;
     s_init_slow = PyUnicode_InternFromString("_init_slow");
     s_gauss_next = PyUnicode_InternFromString("gauss_next");
     s_players = PyUnicode_InternFromString("players");
@@ -1582,21 +1385,9 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     s_amigo = PyUnicode_InternFromString("amigo");
     empty_tuple = PyTuple_New(0);
     if (!s_init_slow || !s_gauss_next || !s_players || !s_seed || !s_rules ||
-        !s_destination || !s_amigo || !empty_tuple) {
-        Py_DECREF(m);
+        !s_destination || !s_amigo || !empty_tuple)
         return NULL;
-    }
-    if (intern_common_names() < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return engine_module(PyModule_Create(&module_def), &CoreType);
 }
 
 /* ------------------------------------------------------------------ observations

@@ -84,11 +84,7 @@ static int kingdom_size(int n);
 /* Whether the state can be played: made by __init__ (rules and an Rng), and while the
  * game runs, the player to move, the dragon and the traveller's place within the table. */
 static int check_ready(Core *c) {
-    if (!c->rng || !c->rules) {
-        PyErr_SetString(err_type(), "this state was not set up: make it with the class "
-                        "itself, from_state, load_position or deserialize");
-        return -1;
-    }
+    if (check_set_up(c) < 0) return -1;
     S *s = &c->st;
     for (int k = 0; k < s->n; k++)
         if (s->nk[k] > kingdom_size(s->n)) {
@@ -702,15 +698,9 @@ done:
 static PyObject *Core_resample(Core *c, PyObject *args) {
     int player;
     PyObject *rng;
-    if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
-    S *s = &c->st;
-    if (check_ready(c) < 0) return NULL;
-    if (player < 0 || player >= s->n) {
-        PyErr_Format(err_type(), "no player %d", player);
-        return NULL;
-    }
-    Core *d = copy_core(c);
+    Core *d = resample_begin(c, args, &player, &rng);
     if (!d) return NULL;
+    S *s = &c->st;
     S *t = &d->st;
     int acting = player == s->current && s->phase == P_BUILDING;
     if (acting && s->pending == PD_TAKE) {
@@ -726,22 +716,7 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
         }
         if (!settled && deal_unseen(s, t, player, rng, 1) < 0) goto fail;
     }
-    PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
-    if (!seed) goto fail;
-    PyObject *fresh = PyObject_CallOneArg(rng_type, seed);
-    Py_DECREF(seed);
-    if (!fresh) goto fail;
-    Py_XSETREF(d->rng, fresh);
-    t->rng_shared = 0;
-    Py_CLEAR(d->chain);
-    t->length = 0;
-    Py_CLEAR(d->origin);
-    Py_CLEAR(d->origin_snapshot);
-    d->legal_valid = 0;
-    Core *snap = copy_core(d);
-    if (!snap) goto fail;
-    d->origin_snapshot = (PyObject *)snap;
-    return (PyObject *)d;
+    return resample_finish(d, rng);
 fail:
     Py_DECREF(d);
     return NULL;
@@ -1070,27 +1045,10 @@ static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     return 0;
 }
 
-#define OBJ_SLOT(NAME, NONE_IS_NULL)                                            \
-    static PyObject *get_##NAME(Core *c, void *Py_UNUSED(u)) {                             \
-        return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
-    }                                                                           \
-    static int set_##NAME(Core *c, PyObject *v, void *Py_UNUSED(u)) {                      \
-        if (NONE_IS_NULL && v == Py_None) v = NULL;                             \
-        Py_XINCREF(v);                                                          \
-        Py_XSETREF(c->NAME, v);                                                 \
-        return 0;                                                               \
-    }
 OBJ_SLOT(seed, 0)
 OBJ_SLOT(chain, 1)
 
-static PyObject *get_none(Core *Py_UNUSED(c), void *Py_UNUSED(u)) { Py_RETURN_NONE; }
-
 static int set_ignore(Core *Py_UNUSED(c), PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) { return 0; }
-
-static int set_invalidate(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
-    c->legal_valid = 0;
-    return 0;
-}
 
 #define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
 static PyGetSetDef Core_getset[] = {
@@ -1122,38 +1080,21 @@ static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
 static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
 
 static PyMethodDef Core_methods[] = {
-    {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
-    {"legal_action_ids", (PyCFunction)Core_legal_action_ids, METH_NOARGS, NULL},
-    {"apply_action", (PyCFunction)Core_apply_action, METH_O, NULL},
-    {"_apply_id", (PyCFunction)Core_apply_id, METH_O, NULL},
-    {"current_player", (PyCFunction)Core_current_player, METH_NOARGS, NULL},
-    {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},
-    {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
+    ENGINE_COMMON_METHODS,
     {"_start", (PyCFunction)Core_start, METH_VARARGS, NULL},
     {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
     {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
-    {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL},
     {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
     {NULL}
 };
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    Py_VISIT(c->rules);
-    Py_VISIT(c->seed);
-    Py_VISIT(c->origin);
-    Py_VISIT(c->rng);
-    Py_VISIT(c->chain);
-    Py_VISIT(c->origin_snapshot);
+    ENGINE_VISIT_OBJECTS(c);
     return 0;
 }
 
 static int Core_clear(Core *c) {
-    Py_CLEAR(c->rules);
-    Py_CLEAR(c->seed);
-    Py_CLEAR(c->origin);
-    Py_CLEAR(c->rng);
-    Py_CLEAR(c->chain);
-    Py_CLEAR(c->origin_snapshot);
+    ENGINE_CLEAR_OBJECTS(c);
     return 0;
 }
 
@@ -1274,20 +1215,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {
-    if (PyType_Ready(&CoreType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (!m) return NULL;
-    if (intern_common_names() < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return engine_module(PyModule_Create(&module_def), &CoreType);
 }
 
 /* ------------------------------------------------------------------ observations
