@@ -20,12 +20,17 @@ WARNINGS = ["-Wall", "-Wextra"]
 if os.environ.get("ELFENLAND_CFLAGS_LAX", "").strip() not in ("1", "true", "yes"):
     WARNINGS.append("-Werror")
 
+#: The C every compiled engine includes (core/_engine_common.h): a change to it rebuilds
+#: them all; the sdist and the wheel carry it (package data in pyproject.toml).
+COMMON = ["src/elfenland/core/_engine_common.h"]
+
 ext_modules = []
 if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):
-    for game in ("elfenland", "kingelves"):
+    for game in ("elfenland", "kingelves", "elfengold"):
         ext_modules.append(Extension(
             f"elfenland.games.{game}._speedups",
             sources=[f"src/elfenland/games/{game}/_speedups.c"],
+            depends=COMMON,
             extra_compile_args=["-O2", *WARNINGS],
             optional=True,
         ))

@@ -1,5 +1,5 @@
 """The coverage-guided fuzzer's target (issue #22): one input is a JSON document, a
-position or a saved game of either game, loaded on both engines side by side.  Both must
+position or a saved game of any game, loaded on both engines side by side.  Both must
 refuse it with a typed error (``PositionError`` / ``SerializationError``) or load the
 same game, which must then give the same legal actions, play the same way for a few
 steps and write the same position back.  Anything else — another exception, different
@@ -112,10 +112,11 @@ def seed_corpus(out: Path, games: int = 6) -> int:
     the fuzzer's starting corpus.  Returns the number of files written."""
     out.mkdir(parents=True, exist_ok=True)
     setups: list[tuple[str, dict[str, Any]]] = [
-        ("elfenland", {"rules": "amigo"}), ("elfenland", {"rules": "moon"}),
+        ("elfenland", {"rules": "amigo"}), ("king-of-the-elves", {}), ("elfengold", {}),
+        ("elfenland", {"rules": "moon"}),
+        ("king-of-the-elves", {"magic_spell": True, "weak_gold": True}),
+        ("elfengold", {"witch": True, "random_gold": True, "town_cards": True}),
         ("elfenland", {"rules": "amigo", "destination": True}),
-        ("king-of-the-elves", {}), ("king-of-the-elves", {"magic_spell": True,
-                                                          "weak_gold": True}),
     ]
     written = 0
     for g in range(games):

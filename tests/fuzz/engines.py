@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from elfenland.core.game import GameState
+from elfenland.games.elfengold import fast as eg_fast
+from elfenland.games.elfengold import position as eg_position
+from elfenland.games.elfengold import state as eg_state
 from elfenland.games.elfenland import fast as el_fast
 from elfenland.games.elfenland import position as el_position
 from elfenland.games.elfenland import state as el_state
@@ -41,6 +44,10 @@ PAIRS = {
                               ke_fast.FastKingOfTheElvesState.from_state,
                               ke_state.deserialize, ke_fast.deserialize_fast,
                               ke_fast._FIELDS, ke_fast.AVAILABLE),
+    "elfengold": Pair("elfengold", eg_state.ElfengoldState, eg_fast.FastElfengoldState,
+                      eg_position.from_position, eg_fast.FastElfengoldState.from_state,
+                      eg_state.deserialize, eg_fast.deserialize_fast,
+                      eg_fast._FIELDS, eg_fast.AVAILABLE),
 }
 
 #: Fields that hold no numbers (written from a member of their enum, not fuzzed).

@@ -80,8 +80,7 @@ class BothEngines(RuleBasedStateMachine):
             object.__setattr__(forged, "_id", id_)
             self.same(lambda s: s.apply_action(forged))
 
-    @rule(field=st.sampled_from(sorted(set(PAIRS["elfenland"].fields)
-                                       | set(PAIRS["king-of-the-elves"].fields))),
+    @rule(field=st.sampled_from(sorted(set().union(*(p.fields for p in PAIRS.values())))),
           value=values)
     def write(self, field: str, value: Any) -> None:
         if field not in self.pair.fields or field in NOT_NUMBERS:
@@ -145,3 +144,4 @@ pytestmark = pytest.mark.skipif(not all(p.available for p in PAIRS.values()),
 
 TestElfenland = machine("elfenland").TestCase
 TestKingOfTheElves = machine("king-of-the-elves").TestCase
+TestElfengold = machine("elfengold").TestCase

@@ -49,24 +49,19 @@ enum { K_DRAW_SECRET, K_DRAW, K_DRAW_BLIND, K_PASS, K_END, K_DISCARD, K_KEEP, K_
 enum { P_DRAW_SECRET, P_DRAW_COUNTERS, P_PLACE, P_KEEP, P_MOVE, P_OVER, NPHASE };
 enum { PAY_NORMAL, PAY_CARAVAN, PAY_BOATMEN };
 enum { LAKE_NONE, LAKE_MAGNUM, LAKE_NEBULAE };
-#define TERRAIN_RIVER 4
 #define TERRAIN_LAKE 5
 /* core/options.py's bounds: counts and rounds, and the one caravan size the action
  * space holds (MULTISETS[3] and, with an obstacle, MULTISETS[4]). */
 #define MAX_COUNT 1000
 #define CARAVAN_CARDS 3
-#define BUF 64 /* the longest list a field holds (MAXR) */
+#define ENGINE_LIST_MAX 64 /* the longest list a field holds (MAXR) */
+/* The common header's board part: Elfenland's map, caravans of the seven travel cards. */
+#define ENGINE_BOARD
+#define ENGINE_PAY_KINDS NCARD
+#define ENGINE_MSCODES MSCODES
 
 /* ------------------------------------------------------------------ tables */
-static int configured = 0;
-static int NR, NT, NROADS, CAPITAL, NTC;
-static int r_a[MAXR], r_b[MAXR], r_terrain[MAXR], r_down[MAXR], r_lake[MAXR], r_road[MAXR];
-static int adj_n[MAXT], adj_r[MAXT][MAXADJ];
-static int roads[MAXR];
-static int cost_tab[NCARD][6];
-static int dist[MAXT][MAXT];
-static int tc_list[MAXT];
-static Py_ssize_t NACT;
+static int r_lake[MAXR];
 static signed char *a_kind, *a_t, *a_route, *a_dir, *a_secret, *a_pay, *a_cards;
 static int id_draw_secret, id_draw_blind, id_pass, id_end;
 static int id_draw[NCOUNTER], id_discard[NCARD], id_keep_up[NCOUNTER], id_keep_secret[NCOUNTER];
@@ -74,23 +69,12 @@ static int id_place[MAXR][NCOUNTER], id_obstacle[MAXR], id_move[MAXR][2];
 /* For each road and each set of owned counter kinds (6-bit mask): the placements there. */
 static unsigned char place_n[MAXR][64];
 static int place_ids[MAXR][64][NCOUNTER];
-static const int pow5[NCARD] = {1, 5, 25, 125, 625, 3125, 15625};
-static short *ms_off; /* base-5 code -> offset after the normal move, or -1 */
 static int ms_max_size_lake = 3;
-static PyObject *actions_tuple; /* every Action by id */
-static PyObject *action_type, *rng_type, *phase_members[NPHASE], *to_position_fn;
-/* Shortcuts taken only for the exact types they were read from (else the generic call):
- * random.Random's C getrandbits, and the slots holding Rng._r and Action._id. */
-static PyTypeObject *random_type;
-static PyCFunction getrandbits_fn;
-static Py_ssize_t rng_r_offset = -1, action_id_offset = -1;
+static PyObject *phase_members[NPHASE];
 static int cards_per_kind[NCARD], counters_per_kind[NCOUNTER];
-static PyObject *s_getrandbits, *s_copy, *s_r, *s_shuffle, *s_randrange, *s_id,
-    *s_apply_slow, *two63;
 /* A new game's fast path (Core_init): the board, the Rules type, make_rules and what
  * it returned per rule-set name (one dict without, one with the destination variant),
  * the C seed of random.Random's base, and the keyword names. */
-static PyObject *error_type; /* ElfenlandError: every refusal of bad input */
 static PyObject *board_obj, *rules_type, *make_rules_fn, *rules_by_name[2], *c_seed_fn,
     *s_init_slow, *s_gauss_next, *s_players, *s_seed, *s_rules, *s_destination, *s_amigo,
     *empty_tuple;
@@ -145,6 +129,15 @@ typedef struct {
 } Core;
 
 static PyTypeObject CoreType;
+/* Elfenland's own Rng maker and history store, which the shared resample uses. */
+static PyObject *new_rng(PyObject *seed);
+static void hist_release(Core *c);
+#define ENGINE_NEW_RNG new_rng
+#define ENGINE_FORGET_HISTORY hist_release
+
+/* The code every compiled engine shares (randomness, checked input, the common methods,
+ * configure): one copy for all of them. */
+#include "../../core/_engine_common.h"
 
 static void hist_release(Core *c) {
     if (c->hist && --c->hist->refs == 0) PyMem_Free(c->hist);
@@ -178,17 +171,10 @@ static int hist_append(Core *c, int id, int player, int fact) {
     return 0;
 }
 
-/* Bad input: the typed error (ElfenlandError, a ValueError) with a message. */
-static PyObject *err_type(void) { return error_type ? error_type : PyExc_ValueError; }
-
 /* Whether the state can be played: made by __init__ (rules and an Rng), and a player to
  * move that is a seat while the game runs. */
 static int check_ready(Core *c) {
-    if (!c->rng || !c->rules) {
-        PyErr_SetString(err_type(), "this state was not set up: make it with the class "
-                        "itself, from_state, load_position or deserialize");
-        return -1;
-    }
+    if (check_set_up(c) < 0) return -1;
     S *s = &c->st;
     if (s->phase != P_OVER && (s->current < 0 || s->current >= s->n ||
                                s->starting < 0 || s->starting >= s->n)) {
@@ -199,56 +185,7 @@ static int check_ready(Core *c) {
     return 0;
 }
 
-static inline int sum(const int *v, int len) {
-    int t = 0;
-    for (int i = 0; i < len; i++) t += v[i];
-    return t;
-}
-
 /* ------------------------------------------------------------------ randomness */
-/* random.Random.randrange(n) for n > 0, as CPython's _randbelow_with_getrandbits. */
-static long randbelow(PyObject *r, long n) {
-    int k = 0;
-    for (long m = n; m; m >>= 1) k++;
-    PyObject *kk = PyLong_FromLong(k);
-    if (!kk) return -1;
-    int direct = getrandbits_fn && Py_TYPE(r) == random_type;
-    for (;;) {
-        PyObject *v = direct ? getrandbits_fn(r, kk) : PyObject_CallMethodOneArg(r, s_getrandbits, kk);
-        if (!v) { Py_DECREF(kk); return -1; }
-        long x = PyLong_AsLong(v);
-        Py_DECREF(v);
-        if (x == -1 && PyErr_Occurred()) { Py_DECREF(kk); return -1; }
-        if (x < n) { Py_DECREF(kk); return x; }
-    }
-}
-
-/* Rng.draw_from_counts on the Rng object ``rng``. */
-static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
-    int total = sum(counts, kinds);
-    if (total <= 0) {
-        PyErr_SetString(PyExc_ValueError, "draw from an empty pile");
-        return -1;
-    }
-    PyObject *r;
-    if (rng_r_offset >= 0 && Py_TYPE(rng) == (PyTypeObject *)rng_type) {
-        r = *(PyObject **)((char *)rng + rng_r_offset);
-        if (!r) { PyErr_SetString(PyExc_AttributeError, "_r"); return -1; }
-        Py_INCREF(r);
-    } else {
-        r = PyObject_GetAttr(rng, s_r);
-        if (!r) return -1;
-    }
-    long k = randbelow(r, total);
-    Py_DECREF(r);
-    if (k < 0) return -1;
-    for (int kind = 0; kind < kinds; kind++) {
-        if (k < counts[kind]) { counts[kind]--; return kind; }
-        k -= counts[kind];
-    }
-    PyErr_SetString(PyExc_AssertionError, "unreachable");
-    return -1;
-}
 
 /* ``Rng(seed)`` for an int seed, built here: the same objects and state as Rng.__init__
  * makes (a random.Random seeded by its C base's seed, gauss_next None), without the
@@ -272,18 +209,6 @@ static PyObject *new_rng(PyObject *seed) {
     if (!rng) { Py_DECREF(r); return NULL; }
     *(PyObject **)((char *)rng + rng_r_offset) = r;
     return rng;
-}
-
-/* The state's own Rng, copied first if a clone shares it (as ElfenlandState._random). */
-static int draw_counts(Core *c, int *counts, int kinds) {
-    if (!c->rng) return check_ready(c);
-    if (c->st.rng_shared) {
-        PyObject *fresh = PyObject_CallMethodNoArgs(c->rng, s_copy);
-        if (!fresh) return -1;
-        Py_SETREF(c->rng, fresh);
-        c->st.rng_shared = 0;
-    }
-    return draw_counts_with(c->rng, counts, kinds);
 }
 
 /* ------------------------------------------------------------------ rules */
@@ -536,8 +461,7 @@ static int step_cost(S *s, int r, int dir, int *kind, int *n) {
     }
     *kind = RAFT;
     if (r_terrain[r] == TERRAIN_RIVER) {
-        int to = dir == 0 ? r_b[r] : r_a[r];
-        *n = to == r_down[r] ? 1 : 2;
+        *n = river_rafts(r, dir);
     } else {
         *n = r_lake[r] == LAKE_NEBULAE ? s->nebulae_rafts : s->magnum_rafts;
     }
@@ -545,45 +469,6 @@ static int step_cost(S *s, int r, int dir, int *kind, int *n) {
 }
 
 /* ------------------------------------------------------------------ legal actions */
-typedef struct {
-    int *out, *n, base;
-    const int *hand;
-    int after[NCARD];
-} SubGen;
-
-/* _sub_multisets' order: the first kinds' counts from high to low; ``code`` is the
- * base-5 code of the counts chosen so far. */
-static int sub_rec(SubGen *g, int k, int left, int code) {
-    if (k == NCARD - 1) {
-        code += left * pow5[k];
-        int off = ms_off[code];
-        if (off < 0 || *g->n >= LEGAL_MAX) {
-            PyErr_SetString(PyExc_KeyError, "payment outside the action space");
-            return -1;
-        }
-        g->out[(*g->n)++] = g->base + off;
-        return 0;
-    }
-    int hi = left < g->hand[k] ? left : g->hand[k];
-    int lo = left - g->after[k] > 0 ? left - g->after[k] : 0;
-    for (int x = hi; x >= lo; x--)
-        if (sub_rec(g, k + 1, left - x, code + x * pow5[k]) < 0) return -1;
-    return 0;
-}
-
-static int paid_steps(int *out, int *n, int base, const int *hand, int size) {
-    if (size > 4 || size < 0) {
-        PyErr_SetString(PyExc_KeyError, "payment outside the action space");
-        return -1;
-    }
-    if (size > sum(hand, NCARD)) return 0;
-    SubGen g;
-    g.out = out; g.n = n; g.base = base; g.hand = hand;
-    g.after[NCARD - 1] = 0;
-    for (int k = NCARD - 2; k >= 0; k--) g.after[k] = g.after[k + 1] + hand[k + 1];
-    return sub_rec(&g, 0, size, 0);
-}
-
 static int generate(Core *c) {
     S *s = &c->st;
     if (check_ready(c) < 0) return -1;
@@ -766,11 +651,6 @@ static int do_action(Core *c, int id) {
     return fact;
 }
 
-static int is_legal(Core *c, Py_ssize_t id) {
-    for (int i = 0; i < c->nlegal; i++) if (c->legal[i] == id) return 1;
-    return 0;
-}
-
 /* Play legal action ``id`` (already checked) and append it to the history chain. */
 static int play(Core *c, Py_ssize_t id, PyObject *action) {
     int player = c->st.current;
@@ -839,87 +719,6 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-/* ------------------------------------------------------------------ methods */
-static PyObject *Core_legal_actions(Core *c, PyObject *Py_UNUSED(unused)) {
-    if (ensure_legal(c) < 0) return NULL;
-    PyObject *list = PyList_New(c->nlegal);
-    if (!list) return NULL;
-    for (int i = 0; i < c->nlegal; i++) {
-        PyObject *a = PyTuple_GET_ITEM(actions_tuple, c->legal[i]);
-        Py_INCREF(a);
-        PyList_SET_ITEM(list, i, a);
-    }
-    return list;
-}
-
-static PyObject *Core_legal_action_ids(Core *c, PyObject *Py_UNUSED(unused)) {
-    if (ensure_legal(c) < 0) return NULL;
-    PyObject *list = PyList_New(c->nlegal);
-    if (!list) return NULL;
-    for (int i = 0; i < c->nlegal; i++) {
-        PyObject *x = PyLong_FromLong(c->legal[i]);
-        if (!x) { Py_DECREF(list); return NULL; }
-        PyList_SET_ITEM(list, i, x);
-    }
-    return list;
-}
-
-static PyObject *Core_apply_action(Core *c, PyObject *action) {
-    /* An action id (as OpenSpiel-style callers give): the same as its action object. */
-    if (PyLong_CheckExact(action) && c->st.phase != P_OVER) {
-        Py_ssize_t id = PyLong_AsSsize_t(action);
-        if (id == -1 && PyErr_Occurred()) PyErr_Clear();
-        else if (id >= 0 && id < NACT) {
-            if (ensure_legal(c) < 0) return NULL;
-            if (is_legal(c, id)) {
-                if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
-                Py_RETURN_NONE;
-            }
-        }
-    }
-    if (Py_TYPE(action) == (PyTypeObject *)action_type && c->st.phase != P_OVER) {
-        PyObject *idobj = action_id_offset >= 0
-            ? Py_XNewRef(*(PyObject **)((char *)action + action_id_offset))
-            : PyObject_GetAttr(action, s_id);
-        if (!idobj) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_AttributeError, "_id");
-            return NULL;
-        }
-        Py_ssize_t id = PyLong_AsSsize_t(idobj);
-        Py_DECREF(idobj);
-        if (id == -1 && PyErr_Occurred()) return NULL;
-        if (id >= 0 && id < NACT && PyTuple_GET_ITEM(actions_tuple, id) == action) {
-            if (ensure_legal(c) < 0) return NULL;
-            if (is_legal(c, id)) {
-                if (play(c, id, action) < 0) return NULL;
-                Py_RETURN_NONE;
-            }
-        }
-    }
-    /* Text, ids, hand-built actions, illegal ones and a finished game: the Python path
-     * parses and raises the same errors as the pure engine. */
-    return PyObject_CallMethodOneArg((PyObject *)c, s_apply_slow, action);
-}
-
-/* Play the action with this id if legal, else return False (fast.py raises). */
-static PyObject *Core_apply_id(Core *c, PyObject *arg) {
-    Py_ssize_t id = PyLong_AsSsize_t(arg);
-    if (id == -1 && PyErr_Occurred()) return NULL;
-    if (c->st.phase == P_OVER || id < 0 || id >= NACT) Py_RETURN_FALSE;
-    if (ensure_legal(c) < 0) return NULL;
-    if (!is_legal(c, id)) Py_RETURN_FALSE;
-    if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
-    Py_RETURN_TRUE;
-}
-
-static PyObject *Core_current_player(Core *c, PyObject *Py_UNUSED(unused)) {
-    return PyLong_FromLong(c->st.phase == P_OVER ? TERMINAL_PLAYER : c->st.current);
-}
-
-static PyObject *Core_is_terminal(Core *c, PyObject *Py_UNUSED(unused)) {
-    return PyBool_FromLong(c->st.phase == P_OVER);
-}
-
 static Core *copy_core(Core *c) {
     PyTypeObject *tp = Py_TYPE(c);
     Core *d = (Core *)tp->tp_alloc(tp, 0);
@@ -956,15 +755,9 @@ static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
 static PyObject *Core_resample(Core *c, PyObject *args) {
     int player;
     PyObject *rng;
-    if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
-    S *s = &c->st;
-    if (check_ready(c) < 0) return NULL;
-    if (player < 0 || player >= s->n) {
-        PyErr_Format(err_type(), "no player %d", player);
-        return NULL;
-    }
-    Core *d = copy_core(c);
+    Core *d = resample_begin(c, args, &player, &rng);
     if (!d) return NULL;
+    S *s = &c->st;
     S *t = &d->st;
     int card_pool[NCARD], counter_pool[NCOUNTER];
     memcpy(card_pool, s->card_pile, sizeof card_pool);
@@ -1020,56 +813,10 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
         }
         Py_DECREF(pool);
     }
-    PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
-    if (!seed) goto fail;
-    PyObject *fresh = new_rng(seed);
-    Py_DECREF(seed);
-    if (!fresh) goto fail;
-    Py_XSETREF(d->rng, fresh);
-    t->rng_shared = 0;
-    Py_CLEAR(d->chain);
-    hist_release(d);
-    t->length = 0;
-    Py_CLEAR(d->origin);
-    Py_CLEAR(d->origin_snapshot);
-    d->legal_valid = 0;
-    Core *snap = copy_core(d);
-    if (!snap) goto fail;
-    d->origin_snapshot = (PyObject *)snap;
-    return (PyObject *)d;
+    return resample_finish(d, rng);
 fail:
     Py_DECREF(d);
     return NULL;
-}
-
-/* ------------------------------------------------------------------ attributes */
-static PyObject *int_list(const int *v, int len) {
-    PyObject *l = PyList_New(len);
-    if (!l) return NULL;
-    for (int i = 0; i < len; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
-        if (!x) { Py_DECREF(l); return NULL; }
-        PyList_SET_ITEM(l, i, x);
-    }
-    return l;
-}
-
-static PyObject *bool_list(const int *v, int len) {
-    PyObject *l = PyList_New(len);
-    if (!l) return NULL;
-    for (int i = 0; i < len; i++) PyList_SET_ITEM(l, i, Py_NewRef(v[i] ? Py_True : Py_False));
-    return l;
-}
-
-static PyObject *matrix(const int *v, int rows, int stride, int len) {
-    PyObject *l = PyList_New(rows);
-    if (!l) return NULL;
-    for (int i = 0; i < rows; i++) {
-        PyObject *row = int_list(v + i * stride, len);
-        if (!row) { Py_DECREF(l); return NULL; }
-        PyList_SET_ITEM(l, i, row);
-    }
-    return l;
 }
 
 static PyObject *build_field(Core *c, int f) {
@@ -1124,62 +871,6 @@ static PyObject *get_field(Core *c, void *closure) {
     }
     /* a fresh list each time: a reader's writes never reach the state */
     return build_field(c, f);
-}
-
-/* ``v`` as a C long in lo..hi, else the typed error naming the field and the range. */
-static int read_long(PyObject *v, long lo, long hi, const char *what, long *out) {
-    if (!PyLong_Check(v)) {
-        PyErr_Format(err_type(), "%s: an integer, not %.80s", what, Py_TYPE(v)->tp_name);
-        return -1;
-    }
-    int overflow;
-    long x = PyLong_AsLongAndOverflow(v, &overflow);
-    if (x == -1 && PyErr_Occurred()) return -1;
-    if (overflow || x < lo || x > hi) {
-        PyErr_Format(err_type(), "%s: %ld to %ld, not %R", what, lo, hi, v);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
-/* A list or tuple of ``len`` ints in lo..hi into ``out``, which is written only if all
- * of them are good. */
-static int read_ints(PyObject *v, int *out, int len, const char *what, long lo, long hi) {
-    int tmp[BUF];
-    if (!PyList_Check(v) && !PyTuple_Check(v)) {
-        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
-        return -1;
-    }
-    if (len > BUF || PySequence_Fast_GET_SIZE(v) != len) {
-        PyErr_Format(err_type(), "%s: expected %d items", what, len);
-        return -1;
-    }
-    for (int i = 0; i < len; i++) {
-        long x;
-        if (read_long(PySequence_Fast_GET_ITEM(v, i), lo, hi, what, &x) < 0) return -1;
-        tmp[i] = (int)x;
-    }
-    memcpy(out, tmp, sizeof(int) * (size_t)len);
-    return 0;
-}
-
-/* ``rows`` lists of ``len`` ints each (one per player), all checked before any is kept. */
-static int read_matrix(PyObject *v, int *out, int rows, int len, const char *what, long lo,
-                       long hi) {
-    int tmp[MAXP][NCARD];
-    if (!PyList_Check(v) && !PyTuple_Check(v)) {
-        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
-        return -1;
-    }
-    if (rows > MAXP || len > NCARD || PySequence_Fast_GET_SIZE(v) != rows) {
-        PyErr_Format(err_type(), "%s: expected %d rows, one per player", what, rows);
-        return -1;
-    }
-    for (int i = 0; i < rows; i++)
-        if (read_ints(PySequence_Fast_GET_ITEM(v, i), tmp[i], len, what, lo, hi) < 0) return -1;
-    for (int i = 0; i < rows; i++) memcpy(out + i * len, tmp[i], sizeof(int) * (size_t)len);
-    return 0;
 }
 
 static int set_field(Core *c, PyObject *v, void *closure) {
@@ -1303,18 +994,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
     return 0;
 }
 
-/* A rule option as an int in lo..hi (the ranges of games/elfenland/options.py). */
-static int read_rule_int(PyObject *rules, const char *name, int *out, long lo, long hi) {
-    PyObject *v = PyObject_GetAttrString(rules, name);
-    if (!v) return -1;
-    long x;
-    int rc = read_long(v, lo, hi, name, &x);
-    Py_DECREF(v);
-    if (rc < 0) return -1;
-    *out = (int)x;
-    return 0;
-}
-
 static int read_rule_eq(PyObject *rules, const char *name, const char *value, int *out) {
     PyObject *v = PyObject_GetAttrString(rules, name);
     if (!v) return -1;
@@ -1380,19 +1059,8 @@ parsed:
     return 0;
 }
 
-#define OBJ_SLOT(NAME)                                                          \
-    static PyObject *get_##NAME(Core *c, void *Py_UNUSED(u)) {                             \
-        return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
-    }                                                                           \
-    static int set_##NAME(Core *c, PyObject *v, void *Py_UNUSED(u)) {                      \
-        Py_XINCREF(v);                                                          \
-        Py_XSETREF(c->NAME, v);                                                 \
-        return 0;                                                               \
-    }
-OBJ_SLOT(board)
-OBJ_SLOT(seed)
-
-static PyObject *get_rules(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rules ? c->rules : Py_None); }
+OBJ_SLOT(board, 0)
+OBJ_SLOT(seed, 0)
 
 static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
     if (c->hcount) { /* the pending entries become links, as play made them before */
@@ -1429,41 +1097,6 @@ static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     return 0;
 }
 
-static PyObject *get_rng(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rng ? c->rng : Py_None); }
-
-static int set_rng(Core *c, PyObject *v, void *Py_UNUSED(u)) {
-    if (!v) { PyErr_SetString(PyExc_AttributeError, "rng cannot be deleted"); return -1; }
-    Py_INCREF(v);
-    Py_XSETREF(c->rng, v);
-    c->st.rng_shared = 0;
-    return 0;
-}
-
-static PyObject *get_origin(Core *c, void *Py_UNUSED(u)) {
-    if (c->origin_snapshot) {
-        PyObject *doc = PyObject_CallOneArg(to_position_fn, c->origin_snapshot);
-        if (!doc) return NULL;
-        Py_XSETREF(c->origin, doc);
-        Py_CLEAR(c->origin_snapshot);
-    }
-    return Py_NewRef(c->origin ? c->origin : Py_None);
-}
-
-static int set_origin(Core *c, PyObject *v, void *Py_UNUSED(u)) {
-    if (v == Py_None) v = NULL;
-    Py_XINCREF(v);
-    Py_XSETREF(c->origin, v);
-    Py_CLEAR(c->origin_snapshot);
-    return 0;
-}
-
-static PyObject *get_legal_cache(Core *Py_UNUSED(c), void *Py_UNUSED(u)) { Py_RETURN_NONE; }
-
-static int set_legal_cache(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
-    c->legal_valid = 0;
-    return 0;
-}
-
 #define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
 static PyGetSetDef Core_getset[] = {
     FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
@@ -1484,7 +1117,7 @@ static PyGetSetDef Core_getset[] = {
     {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
     {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
     {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
-    {"_legal", (getter)get_legal_cache, (setter)set_legal_cache, NULL, NULL},
+    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
     {NULL}
 };
 
@@ -1494,41 +1127,24 @@ static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
 static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
 
 static PyMethodDef Core_methods[] = {
-    {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
-    {"legal_action_ids", (PyCFunction)Core_legal_action_ids, METH_NOARGS, NULL},
-    {"apply_action", (PyCFunction)Core_apply_action, METH_O, NULL},
-    {"_apply_id", (PyCFunction)Core_apply_id, METH_O, NULL},
-    {"current_player", (PyCFunction)Core_current_player, METH_NOARGS, NULL},
-    {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},
-    {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
+    ENGINE_COMMON_METHODS,
     {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
     {"_start", (PyCFunction)Core_start, METH_O, NULL},
     {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
-    {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL},
     {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
     {NULL}
 };
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    Py_VISIT(c->rules);
+    ENGINE_VISIT_OBJECTS(c);
     Py_VISIT(c->board);
-    Py_VISIT(c->seed);
-    Py_VISIT(c->origin);
-    Py_VISIT(c->rng);
-    Py_VISIT(c->chain);
-    Py_VISIT(c->origin_snapshot);
     return 0;
 }
 
 static int Core_clear(Core *c) {
-    Py_CLEAR(c->rules);
+    ENGINE_CLEAR_OBJECTS(c);
     Py_CLEAR(c->board);
-    Py_CLEAR(c->seed);
-    Py_CLEAR(c->origin);
-    Py_CLEAR(c->rng);
-    Py_CLEAR(c->chain);
     hist_release(c);
-    Py_CLEAR(c->origin_snapshot);
     return 0;
 }
 
@@ -1641,95 +1257,12 @@ static PyTypeObject CoreType = {
     .tp_getset = Core_getset,
 };
 
-/* ------------------------------------------------------------------ configure */
-static int get_int_item(PyObject *seq, Py_ssize_t i, int *out) {
-    PyObject *v = PySequence_GetItem(seq, i);
-    if (!v) return -1;
-    long x = v == Py_None ? -1 : PyLong_AsLong(v);
-    Py_DECREF(v);
-    if (x == -1 && PyErr_Occurred()) return -1;
-    *out = (int)x;
-    return 0;
-}
-
-static PyObject *get_key(PyObject *d, const char *key) {
-    PyObject *v = PyDict_GetItemString(d, key);
-    if (!v) PyErr_Format(PyExc_KeyError, "configure: missing %s", key);
-    return v;
-}
-
-static int int_vector(PyObject *d, const char *key, int *out, int len) {
-    PyObject *v = get_key(d, key);
-    if (!v) return -1;
-    if (PySequence_Length(v) != len) {
-        PyErr_Format(PyExc_ValueError, "configure: %s has the wrong length", key);
-        return -1;
-    }
-    for (int i = 0; i < len; i++) if (get_int_item(v, i, &out[i]) < 0) return -1;
-    return 0;
-}
-
-/* The offset of a __slots__ member, or -1 (then attributes are looked up by name). */
-static Py_ssize_t member_offset(PyObject *type, const char *name) {
-    PyObject *descr = PyObject_GetAttrString(type, name);
-    if (!descr) { PyErr_Clear(); return -1; }
-    Py_ssize_t off = -1;
-    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
-        if (m->type == T_OBJECT_EX || m->type == T_OBJECT) off = m->offset;
-    }
-    Py_DECREF(descr);
-    return off;
-}
-
 /* configure(tables): the board, the action space and the Python types, from fast.py. */
 static PyObject *configure_tables(PyObject *d) {
     PyObject *v;
     int scal[4];
-    if (int_vector(d, "sizes", scal, 4) < 0) return NULL;
-    NR = scal[0]; NT = scal[1]; CAPITAL = scal[2]; NTC = scal[3];
-    if (NR > MAXR || NT > MAXT || NT > 62) {
-        PyErr_SetString(PyExc_ValueError, "board too large");
+    if (configure_board(d, scal, 4) < 0 || int_vector(d, "route_lake", r_lake, NR) < 0)
         return NULL;
-    }
-    if (int_vector(d, "route_a", r_a, NR) < 0 || int_vector(d, "route_b", r_b, NR) < 0 ||
-        int_vector(d, "route_terrain", r_terrain, NR) < 0 ||
-        int_vector(d, "route_downstream", r_down, NR) < 0 ||
-        int_vector(d, "route_lake", r_lake, NR) < 0 ||
-        int_vector(d, "town_cards", tc_list, NTC) < 0)
-        return NULL;
-    NROADS = 0;
-    for (int r = 0; r < NR; r++) {
-        r_road[r] = r_terrain[r] < TERRAIN_RIVER;
-        if (r_road[r]) roads[NROADS++] = r;
-    }
-    if (!(v = get_key(d, "adjacent"))) return NULL;
-    for (int t = 0; t < NT; t++) {
-        PyObject *row = PySequence_GetItem(v, t);
-        if (!row) return NULL;
-        Py_ssize_t len = PySequence_Length(row);
-        if (len < 0 || len > MAXADJ) { Py_DECREF(row); PyErr_SetString(PyExc_ValueError, "adjacent"); return NULL; }
-        adj_n[t] = (int)len;
-        for (int i = 0; i < len; i++)
-            if (get_int_item(row, i, &adj_r[t][i]) < 0) { Py_DECREF(row); return NULL; }
-        Py_DECREF(row);
-    }
-    if (!(v = get_key(d, "distances"))) return NULL;
-    for (int t = 0; t < NT; t++) {
-        PyObject *row = PySequence_GetItem(v, t);
-        if (!row) return NULL;
-        for (int u = 0; u < NT; u++)
-            if (get_int_item(row, u, &dist[t][u]) < 0) { Py_DECREF(row); return NULL; }
-        Py_DECREF(row);
-    }
-    if (!(v = get_key(d, "cost"))) return NULL;
-    for (int k = 0; k < NCARD; k++) {
-        PyObject *row = PySequence_GetItem(v, k);
-        if (!row) return NULL;
-        for (int t = 0; t < 6; t++)
-            if (get_int_item(row, t, &cost_tab[k][t]) < 0) { Py_DECREF(row); return NULL; }
-        Py_DECREF(row);
-    }
     /* The action space: decode arrays by id, and the ids the generator lists. */
     if (!(v = get_key(d, "actions"))) return NULL;
     if (!PyTuple_Check(v)) { PyErr_SetString(PyExc_TypeError, "actions: a tuple"); return NULL; }
@@ -1784,11 +1317,6 @@ static PyObject *configure_tables(PyObject *d) {
                     place_ids[r][mask][place_n[r][mask]++] = id_place[r][k];
         }
     /* Paid steps follow their normal step: offsets by multiset code. */
-    if (!ms_off) {
-        ms_off = PyMem_Malloc(sizeof(short) * MSCODES);
-        if (!ms_off) return PyErr_NoMemory();
-    }
-    for (int i = 0; i < MSCODES; i++) ms_off[i] = -1;
     if (!(v = get_key(d, "multisets"))) return NULL;
     Py_ssize_t nms = PySequence_Length(v);
     for (Py_ssize_t i = 0; i < nms; i++) {
@@ -1802,42 +1330,11 @@ static PyObject *configure_tables(PyObject *d) {
         ms_off[code] = (short)i;
     }
     if (int_vector(d, "lake_payment_size", &ms_max_size_lake, 1) < 0) return NULL;
-    if (!(v = get_key(d, "phases"))) return NULL;
-    for (int i = 0; i < NPHASE; i++) {
-        PyObject *m = PySequence_GetItem(v, i);
-        if (!m) return NULL;
-        Py_XSETREF(phase_members[i], m);
-    }
-    PyObject **slots[] = {&action_type, &rng_type, &to_position_fn};
-    const char *names[] = {"action_type", "rng_type", "to_position"};
-    for (int i = 0; i < 3; i++) {
-        if (!(v = get_key(d, names[i]))) return NULL;
-        Py_INCREF(v);
-        Py_XSETREF(*slots[i], v);
-    }
-    if (int_vector(d, "cards_per_kind", cards_per_kind, NCARD) < 0 ||
-        int_vector(d, "counters_per_kind", counters_per_kind, NCOUNTER) < 0)
+    if (configure_members(d, "phases", phase_members, NPHASE) < 0 ||
+        int_vector(d, "cards_per_kind", cards_per_kind, NCARD) < 0 ||
+        int_vector(d, "counters_per_kind", counters_per_kind, NCOUNTER) < 0 ||
+        configure_types(d) < 0)
         return NULL;
-    rng_r_offset = member_offset(rng_type, "_r");
-    action_id_offset = member_offset(action_type, "_id");
-    if (PyErr_Occurred()) return NULL;
-    if (!(v = get_key(d, "random_type"))) return NULL;
-    random_type = NULL;
-    getrandbits_fn = NULL;
-    if (PyType_Check(v)) {
-        PyObject *descr = PyObject_GetAttrString(v, "getrandbits");
-        if (!descr) return NULL;
-        if (Py_IS_TYPE(descr, &PyMethodDescr_Type)) {
-            PyMethodDef *ml = ((PyMethodDescrObject *)descr)->d_method;
-            if ((ml->ml_flags & (METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_FASTCALL))
-                    == 0 && (ml->ml_flags & METH_O)) {
-                getrandbits_fn = ml->ml_meth;
-                random_type = (PyTypeObject *)v;
-                Py_INCREF(v);
-            }
-        }
-        Py_DECREF(descr);
-    }
     /* The new-game fast path (Core_init, new_rng): without these keys, or with a
      * random.Random whose base seed is not C, every new game takes the Python path. */
     Py_CLEAR(board_obj);
@@ -1861,46 +1358,10 @@ static PyObject *configure_tables(PyObject *d) {
     Py_RETURN_NONE;
 }
 
-/* configure(tables): once, all or nothing.  A second call is refused before it changes
- * anything; a first call that fails leaves the module unconfigured, so that no state can
- * be made from half-read tables. */
-static PyObject *configure(PyObject *Py_UNUSED(mod), PyObject *d) {
-    if (configured) {
-        PyErr_SetString(err_type(), "the compiled engine is configured once, by fast.py");
-        return NULL;
-    }
-    if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "a dict"); return NULL; }
-    PyObject *e = PyDict_GetItemString(d, "error_type");
-    if (!e || !PyType_Check(e) || !PyType_IsSubtype((PyTypeObject *)e,
-                                                     (PyTypeObject *)PyExc_ValueError)) {
-        PyErr_SetString(PyExc_TypeError, "configure: error_type, a ValueError subclass");
-        return NULL;
-    }
-    Py_XSETREF(error_type, Py_NewRef(e));
-    PyObject *ok = configure_tables(d);
-    if (ok) configured = 1;
-    return ok;
-}
-
 /* own_methods(cls): Core's methods again, as methods of the subclass ``cls``
- * (FastElfenlandState).  A method of Core called on a subclass's instance checks the
- * type the slow way on every call, and the interpreter's specialised call of a C method
- * (3.11+) only takes one whose type is the instance's own. */
+ * (FastElfenlandState); see own_methods_of. */
 static PyObject *own_methods(PyObject *Py_UNUSED(mod), PyObject *cls) {
-    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &CoreType)) {
-        PyErr_SetString(PyExc_TypeError, "a subclass of Core");
-        return NULL;
-    }
-    for (PyMethodDef *m = Core_methods; m->ml_name; m++) {
-        if (PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, m->ml_name))
-            continue; /* the subclass's own definition stays */
-        PyObject *d = PyDescr_NewMethod((PyTypeObject *)cls, m);
-        if (!d) return NULL;
-        int bad = PyObject_SetAttrString(cls, m->ml_name, d);
-        Py_DECREF(d);
-        if (bad < 0) return NULL;
-    }
-    Py_RETURN_NONE;
+    return own_methods_of(&CoreType, Core_methods, cls);
 }
 
 static PyMethodDef module_methods[] = {
@@ -1915,17 +1376,6 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {
-    if (PyType_Ready(&CoreType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (!m) return NULL;
-    s_getrandbits = PyUnicode_InternFromString("getrandbits");
-    s_copy = PyUnicode_InternFromString("copy");
-    s_r = PyUnicode_InternFromString("_r");
-    s_shuffle = PyUnicode_InternFromString("shuffle");
-    s_randrange = PyUnicode_InternFromString("randrange");
-    s_id = PyUnicode_InternFromString("_id");
-    s_apply_slow = PyUnicode_InternFromString("_apply_slow");
-    two63 = PyLong_FromUnsignedLongLong(1ULL << 63);
     s_init_slow = PyUnicode_InternFromString("_init_slow");
     s_gauss_next = PyUnicode_InternFromString("gauss_next");
     s_players = PyUnicode_InternFromString("players");
@@ -1935,22 +1385,9 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     s_amigo = PyUnicode_InternFromString("amigo");
     empty_tuple = PyTuple_New(0);
     if (!s_init_slow || !s_gauss_next || !s_players || !s_seed || !s_rules ||
-        !s_destination || !s_amigo || !empty_tuple) {
-        Py_DECREF(m);
+        !s_destination || !s_amigo || !empty_tuple)
         return NULL;
-    }
-    if (!s_getrandbits || !s_copy || !s_r || !s_shuffle || !s_randrange || !s_id ||
-        !s_apply_slow || !two63) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return engine_module(PyModule_Create(&module_def), &CoreType);
 }
 
 /* ------------------------------------------------------------------ observations
@@ -1961,22 +1398,6 @@ PyMODINIT_FUNC PyInit__speedups(void) {
  * ``_elfenland_layout`` documents (block order and sizes), rebuilt here from n.  Only
  * what ``view(player)`` shows goes in: the hand and secret counters of ``player``
  * alone, town cards of others only once the game is over. */
-
-/* A writable, C-contiguous buffer of ``count`` items of the struct code ``code``. */
-static int obs_buffer(PyObject *obj, Py_buffer *view, char code, Py_ssize_t count) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
-    const char *f = view->format ? view->format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') f++;
-    int ok = f[0] == code && f[1] == '\0';
-    if (code == 'b' && f[0] == 'B' && f[1] == '\0') ok = 1;
-    if (!ok || view->len != count * view->itemsize) {
-        PyErr_Format(PyExc_ValueError, "the buffer must hold %zd items of type '%c'", count, code);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
 
 static Py_ssize_t obs_seat_size(void) { return 3 * (Py_ssize_t)NT + 30; }
 
@@ -2060,23 +1481,6 @@ static PyObject *Core_observe_into(Core *c, PyObject *args) {
     Py_buffer view;
     if (obs_buffer(obj, &view, 'f', obs_size(c->st.n)) < 0) return NULL;
     observe(&c->st, player, (float *)view.buf);
-    PyBuffer_Release(&view);
-    Py_RETURN_NONE;
-}
-
-/* _legal_mask_into(buffer): 1 at each legal action id, 0 elsewhere (int8, the whole
- * action space; all 0 once the game is over). */
-static PyObject *Core_legal_mask_into(Core *c, PyObject *obj) {
-    Py_buffer view;
-    if (obs_buffer(obj, &view, 'b', NACT) < 0) return NULL;
-    if (c->st.phase != P_OVER && ensure_legal(c) < 0) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
-    char *m = (char *)view.buf;
-    memset(m, 0, (size_t)NACT);
-    if (c->st.phase != P_OVER)
-        for (int i = 0; i < c->nlegal; i++) m[c->legal[i]] = 1;
     PyBuffer_Release(&view);
     Py_RETURN_NONE;
 }

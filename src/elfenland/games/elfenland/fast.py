@@ -203,8 +203,7 @@ class FastElfenlandState(_Core, ElfenlandState):
         self.n = pure.n
         for name in _FIELDS:
             setattr(self, name, getattr(pure, name))
-        self.rng = pure.rng
-        self._rng_shared = pure._rng_shared
+        self.rng = pure.rng.copy()  # its own: the two games draw alike, each for itself
         self.origin = pure.origin
         links = pure._links()
         chain: Any = None

@@ -25,6 +25,7 @@
 /* core/options.py's bounds for counts and for gold. */
 #define MAX_COUNT 1000
 #define MAX_GOLD 1000000000L
+#define ENGINE_LIST_MAX NK /* the longest list a field holds */
 #define ALL_TOWNS ((1L << (MAXP * MAXK)) - 1)
 
 enum { C_GOLD = 13, C_THIEF, C_TREE, C_SEA_MONSTER, C_ESCORT, C_CHANGE };
@@ -35,25 +36,15 @@ enum { P_BUILDING, P_JOURNEY, P_OVER, NPHASE };
 enum { PD_NONE, PD_TAKE, PD_DISCARD_OTHER, PD_DISCARD, NPENDING };
 
 /* ------------------------------------------------------------------ tables */
-static int configured;
 static int rounds_by_n[MAXP + 1], first_deal, later_deal, banners, nprices, prices[8],
     thief_toll, remove_base, spell_gold, bonus_gold, town_val[6], obstacle_card[6],
     cost_tab[NTRANS][6];
-static Py_ssize_t NACT;
 static signed char *a_kind, *a_card, *a_kingdom, *a_town, *a_count;
 static short *a_spell;
 static int nspell, spell_cards[MAXSPELL][NTRANS];
 static int id_simple[NKIND], id_play[6][MAXP], id_take[6], id_discard[NK],
     id_place[4][MAXP][MAXK], id_remove[MAXK], id_visit[NTRANS][4], id_spell[MAXSPELL];
-static PyObject *actions_tuple, *action_type, *rng_type, *phase_members[NPHASE],
-    *pending_members[NPENDING];
-static PyTypeObject *random_type;
-static PyCFunction getrandbits_fn;
-static Py_ssize_t rng_r_offset = -1, action_id_offset = -1;
-static PyObject *to_position_fn;
-static PyObject *error_type; /* ElfenlandError: every refusal of bad input */
-static PyObject *s_getrandbits, *s_copy, *s_r, *s_id, *s_apply_slow, *s_shuffle, *s_randrange,
-    *two63;
+static PyObject *phase_members[NPHASE], *pending_members[NPENDING];
 
 /* ------------------------------------------------------------------ the state */
 typedef struct {
@@ -84,20 +75,16 @@ typedef struct {
     PyObject *rules, *seed, *origin, *rng, *chain, *origin_snapshot;
 } Core;
 
-static PyObject *err_type(void) { return error_type ? error_type : PyExc_ValueError; }
+/* The code every compiled engine shares (randomness, checked input, the common methods,
+ * configure): one copy for all of them. */
+#include "../../core/_engine_common.h"
 
 static int kingdom_size(int n);
-static int read_long(PyObject *v, long lo, long hi, const char *what, long *out);
-static int read_ints(PyObject *v, int *out, int len, const char *what, long lo, long hi);
 
 /* Whether the state can be played: made by __init__ (rules and an Rng), and while the
  * game runs, the player to move, the dragon and the traveller's place within the table. */
 static int check_ready(Core *c) {
-    if (!c->rng || !c->rules) {
-        PyErr_SetString(err_type(), "this state was not set up: make it with the class "
-                        "itself, from_state, load_position or deserialize");
-        return -1;
-    }
+    if (check_set_up(c) < 0) return -1;
     S *s = &c->st;
     for (int k = 0; k < s->n; k++)
         if (s->nk[k] > kingdom_size(s->n)) {
@@ -120,68 +107,6 @@ static int check_ready(Core *c) {
         return -1;
     }
     return 0;
-}
-
-static inline int sum(const int *v, int len) {
-    int t = 0;
-    for (int i = 0; i < len; i++) t += v[i];
-    return t;
-}
-
-/* ------------------------------------------------------------------ randomness */
-static long randbelow(PyObject *r, long n) {
-    int k = 0;
-    for (long m = n; m; m >>= 1) k++;
-    PyObject *kk = PyLong_FromLong(k);
-    if (!kk) return -1;
-    int direct = getrandbits_fn && Py_TYPE(r) == random_type;
-    for (;;) {
-        PyObject *v = direct ? getrandbits_fn(r, kk) : PyObject_CallMethodOneArg(r, s_getrandbits, kk);
-        if (!v) { Py_DECREF(kk); return -1; }
-        long x = PyLong_AsLong(v);
-        Py_DECREF(v);
-        if (x == -1 && PyErr_Occurred()) { Py_DECREF(kk); return -1; }
-        if (x < n) { Py_DECREF(kk); return x; }
-    }
-}
-
-/* Rng.draw_from_counts on the Rng object ``rng``. */
-static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
-    int total = sum(counts, kinds);
-    if (total <= 0) {
-        PyErr_SetString(PyExc_ValueError, "draw from an empty pile");
-        return -1;
-    }
-    PyObject *r;
-    if (rng_r_offset >= 0 && Py_TYPE(rng) == (PyTypeObject *)rng_type) {
-        r = *(PyObject **)((char *)rng + rng_r_offset);
-        if (!r) { PyErr_SetString(PyExc_AttributeError, "_r"); return -1; }
-        Py_INCREF(r);
-    } else {
-        r = PyObject_GetAttr(rng, s_r);
-        if (!r) return -1;
-    }
-    long k = randbelow(r, total);
-    Py_DECREF(r);
-    if (k < 0) return -1;
-    for (int kind = 0; kind < kinds; kind++) {
-        if (k < counts[kind]) { counts[kind]--; return kind; }
-        k -= counts[kind];
-    }
-    PyErr_SetString(PyExc_AssertionError, "unreachable");
-    return -1;
-}
-
-/* The state's own Rng, copied first if a clone shares it. */
-static int draw_counts(Core *c, int *counts, int kinds) {
-    if (!c->rng) return check_ready(c);
-    if (c->st.rng_shared) {
-        PyObject *fresh = PyObject_CallMethodNoArgs(c->rng, s_copy);
-        if (!fresh) return -1;
-        Py_SETREF(c->rng, fresh);
-        c->st.rng_shared = 0;
-    }
-    return draw_counts_with(c->rng, counts, kinds);
 }
 
 /* ------------------------------------------------------------------ queries */
@@ -660,11 +585,6 @@ static PyObject *do_action(Core *c, int id) {
     return PyLong_FromLongLong(fact);
 }
 
-static int is_legal(Core *c, Py_ssize_t id) {
-    for (int i = 0; i < c->nlegal; i++) if (c->legal[i] == id) return 1;
-    return 0;
-}
-
 static int play(Core *c, Py_ssize_t id, PyObject *action) {
     int player = c->st.current;
     c->legal_valid = 0;
@@ -681,81 +601,6 @@ static int play(Core *c, Py_ssize_t id, PyObject *action) {
     Py_XSETREF(c->chain, link);
     c->st.length++;
     return 0;
-}
-
-/* ------------------------------------------------------------------ methods */
-static PyObject *Core_legal_actions(Core *c, PyObject *Py_UNUSED(unused)) {
-    if (ensure_legal(c) < 0) return NULL;
-    PyObject *list = PyList_New(c->nlegal);
-    if (!list) return NULL;
-    for (int i = 0; i < c->nlegal; i++)
-        PyList_SET_ITEM(list, i, Py_NewRef(PyTuple_GET_ITEM(actions_tuple, c->legal[i])));
-    return list;
-}
-
-static PyObject *Core_legal_action_ids(Core *c, PyObject *Py_UNUSED(unused)) {
-    if (ensure_legal(c) < 0) return NULL;
-    PyObject *list = PyList_New(c->nlegal);
-    if (!list) return NULL;
-    for (int i = 0; i < c->nlegal; i++) {
-        PyObject *x = PyLong_FromLong(c->legal[i]);
-        if (!x) { Py_DECREF(list); return NULL; }
-        PyList_SET_ITEM(list, i, x);
-    }
-    return list;
-}
-
-static PyObject *Core_apply_action(Core *c, PyObject *action) {
-    /* An action id (as OpenSpiel-style callers give): the same as its action object. */
-    if (PyLong_CheckExact(action) && c->st.phase != P_OVER) {
-        Py_ssize_t id = PyLong_AsSsize_t(action);
-        if (id == -1 && PyErr_Occurred()) PyErr_Clear();
-        else if (id >= 0 && id < NACT) {
-            if (ensure_legal(c) < 0) return NULL;
-            if (is_legal(c, id)) {
-                if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
-                Py_RETURN_NONE;
-            }
-        }
-    }
-    if (Py_TYPE(action) == (PyTypeObject *)action_type && c->st.phase != P_OVER) {
-        PyObject *idobj = action_id_offset >= 0
-            ? Py_XNewRef(*(PyObject **)((char *)action + action_id_offset))
-            : PyObject_GetAttr(action, s_id);
-        if (!idobj) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_AttributeError, "_id");
-            return NULL;
-        }
-        Py_ssize_t id = PyLong_AsSsize_t(idobj);
-        Py_DECREF(idobj);
-        if (id == -1 && PyErr_Occurred()) return NULL;
-        if (id >= 0 && id < NACT && PyTuple_GET_ITEM(actions_tuple, id) == action) {
-            if (ensure_legal(c) < 0) return NULL;
-            if (is_legal(c, id)) {
-                if (play(c, id, action) < 0) return NULL;
-                Py_RETURN_NONE;
-            }
-        }
-    }
-    return PyObject_CallMethodOneArg((PyObject *)c, s_apply_slow, action);
-}
-
-static PyObject *Core_apply_id(Core *c, PyObject *arg) {
-    Py_ssize_t id = PyLong_AsSsize_t(arg);
-    if (id == -1 && PyErr_Occurred()) return NULL;
-    if (c->st.phase == P_OVER || id < 0 || id >= NACT) Py_RETURN_FALSE;
-    if (ensure_legal(c) < 0) return NULL;
-    if (!is_legal(c, id)) Py_RETURN_FALSE;
-    if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return NULL;
-    Py_RETURN_TRUE;
-}
-
-static PyObject *Core_current_player(Core *c, PyObject *Py_UNUSED(unused)) {
-    return PyLong_FromLong(c->st.phase == P_OVER ? TERMINAL_PLAYER : c->st.current);
-}
-
-static PyObject *Core_is_terminal(Core *c, PyObject *Py_UNUSED(unused)) {
-    return PyBool_FromLong(c->st.phase == P_OVER);
 }
 
 static Core *copy_core(Core *c) {
@@ -853,15 +698,9 @@ done:
 static PyObject *Core_resample(Core *c, PyObject *args) {
     int player;
     PyObject *rng;
-    if (!PyArg_ParseTuple(args, "iO", &player, &rng)) return NULL;
-    S *s = &c->st;
-    if (check_ready(c) < 0) return NULL;
-    if (player < 0 || player >= s->n) {
-        PyErr_Format(err_type(), "no player %d", player);
-        return NULL;
-    }
-    Core *d = copy_core(c);
+    Core *d = resample_begin(c, args, &player, &rng);
     if (!d) return NULL;
+    S *s = &c->st;
     S *t = &d->st;
     int acting = player == s->current && s->phase == P_BUILDING;
     if (acting && s->pending == PD_TAKE) {
@@ -877,22 +716,7 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
         }
         if (!settled && deal_unseen(s, t, player, rng, 1) < 0) goto fail;
     }
-    PyObject *seed = PyObject_CallMethodOneArg(rng, s_randrange, two63);
-    if (!seed) goto fail;
-    PyObject *fresh = PyObject_CallOneArg(rng_type, seed);
-    Py_DECREF(seed);
-    if (!fresh) goto fail;
-    Py_XSETREF(d->rng, fresh);
-    t->rng_shared = 0;
-    Py_CLEAR(d->chain);
-    t->length = 0;
-    Py_CLEAR(d->origin);
-    Py_CLEAR(d->origin_snapshot);
-    d->legal_valid = 0;
-    Core *snap = copy_core(d);
-    if (!snap) goto fail;
-    d->origin_snapshot = (PyObject *)snap;
-    return (PyObject *)d;
+    return resample_finish(d, rng);
 fail:
     Py_DECREF(d);
     return NULL;
@@ -934,18 +758,6 @@ static PyObject *Core_start(Core *c, PyObject *args) {
     Py_CLEAR(c->origin_snapshot);
     if (start_round(c) < 0) return NULL;
     Py_RETURN_NONE;
-}
-
-/* ------------------------------------------------------------------ attributes */
-static PyObject *int_list(const int *v, int len) {
-    PyObject *l = PyList_New(len);
-    if (!l) return NULL;
-    for (int i = 0; i < len; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
-        if (!x) { Py_DECREF(l); return NULL; }
-        PyList_SET_ITEM(l, i, x);
-    }
-    return l;
 }
 
 static PyObject *build_field(Core *c, int f) {
@@ -1016,43 +828,6 @@ static PyObject *get_field(Core *c, void *closure) {
     }
     /* a fresh list each time: a reader's writes never reach the state */
     return build_field(c, f);
-}
-
-/* ``v`` as a C long in lo..hi, else the typed error naming the field and the range. */
-static int read_long(PyObject *v, long lo, long hi, const char *what, long *out) {
-    if (!PyLong_Check(v)) {
-        PyErr_Format(err_type(), "%s: an integer, not %.80s", what, Py_TYPE(v)->tp_name);
-        return -1;
-    }
-    int overflow;
-    long x = PyLong_AsLongAndOverflow(v, &overflow);
-    if (x == -1 && PyErr_Occurred()) return -1;
-    if (overflow || x < lo || x > hi) {
-        PyErr_Format(err_type(), "%s: %ld to %ld, not %R", what, lo, hi, v);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
-/* A list or tuple of ``len`` ints in lo..hi into ``out``, written only if all are good. */
-static int read_ints(PyObject *v, int *out, int len, const char *what, long lo, long hi) {
-    int tmp[NK];
-    if (!PyList_Check(v) && !PyTuple_Check(v)) {
-        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
-        return -1;
-    }
-    if (len > NK || PySequence_Fast_GET_SIZE(v) != len) {
-        PyErr_Format(err_type(), "%s: expected %d items", what, len);
-        return -1;
-    }
-    for (int i = 0; i < len; i++) {
-        long x;
-        if (read_long(PySequence_Fast_GET_ITEM(v, i), lo, hi, what, &x) < 0) return -1;
-        tmp[i] = (int)x;
-    }
-    memcpy(out, tmp, sizeof(int) * (size_t)len);
-    return 0;
 }
 
 /* All the gold in the game (players', set aside, the bank) with one field replaced:
@@ -1253,8 +1028,6 @@ static int read_rule_bool(PyObject *rules, const char *name, int *out) {
     return 0;
 }
 
-static PyObject *get_rules(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rules ? c->rules : Py_None); }
-
 static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     S t = c->st;
     if (!v) { PyErr_SetString(PyExc_AttributeError, "rules cannot be deleted"); return -1; }
@@ -1272,55 +1045,10 @@ static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     return 0;
 }
 
-#define OBJ_SLOT(NAME, NONE_IS_NULL)                                            \
-    static PyObject *get_##NAME(Core *c, void *Py_UNUSED(u)) {                             \
-        return Py_NewRef(c->NAME ? c->NAME : Py_None);                          \
-    }                                                                           \
-    static int set_##NAME(Core *c, PyObject *v, void *Py_UNUSED(u)) {                      \
-        if (NONE_IS_NULL && v == Py_None) v = NULL;                             \
-        Py_XINCREF(v);                                                          \
-        Py_XSETREF(c->NAME, v);                                                 \
-        return 0;                                                               \
-    }
 OBJ_SLOT(seed, 0)
 OBJ_SLOT(chain, 1)
 
-static PyObject *get_origin(Core *c, void *Py_UNUSED(u)) {
-    if (c->origin_snapshot) {
-        PyObject *doc = PyObject_CallOneArg(to_position_fn, c->origin_snapshot);
-        if (!doc) return NULL;
-        Py_XSETREF(c->origin, doc);
-        Py_CLEAR(c->origin_snapshot);
-    }
-    return Py_NewRef(c->origin ? c->origin : Py_None);
-}
-
-static int set_origin(Core *c, PyObject *v, void *Py_UNUSED(u)) {
-    if (v == Py_None) v = NULL;
-    Py_XINCREF(v);
-    Py_XSETREF(c->origin, v);
-    Py_CLEAR(c->origin_snapshot);
-    return 0;
-}
-
-static PyObject *get_rng(Core *c, void *Py_UNUSED(u)) { return Py_NewRef(c->rng ? c->rng : Py_None); }
-
-static int set_rng(Core *c, PyObject *v, void *Py_UNUSED(u)) {
-    if (!v) { PyErr_SetString(PyExc_AttributeError, "rng cannot be deleted"); return -1; }
-    Py_INCREF(v);
-    Py_XSETREF(c->rng, v);
-    c->st.rng_shared = 0;
-    return 0;
-}
-
-static PyObject *get_none(Core *Py_UNUSED(c), void *Py_UNUSED(u)) { Py_RETURN_NONE; }
-
 static int set_ignore(Core *Py_UNUSED(c), PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) { return 0; }
-
-static int set_invalidate(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
-    c->legal_valid = 0;
-    return 0;
-}
 
 #define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
 static PyGetSetDef Core_getset[] = {
@@ -1352,38 +1080,21 @@ static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
 static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
 
 static PyMethodDef Core_methods[] = {
-    {"legal_actions", (PyCFunction)Core_legal_actions, METH_NOARGS, NULL},
-    {"legal_action_ids", (PyCFunction)Core_legal_action_ids, METH_NOARGS, NULL},
-    {"apply_action", (PyCFunction)Core_apply_action, METH_O, NULL},
-    {"_apply_id", (PyCFunction)Core_apply_id, METH_O, NULL},
-    {"current_player", (PyCFunction)Core_current_player, METH_NOARGS, NULL},
-    {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},
-    {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},
+    ENGINE_COMMON_METHODS,
     {"_start", (PyCFunction)Core_start, METH_VARARGS, NULL},
     {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
     {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
-    {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL},
     {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
     {NULL}
 };
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    Py_VISIT(c->rules);
-    Py_VISIT(c->seed);
-    Py_VISIT(c->origin);
-    Py_VISIT(c->rng);
-    Py_VISIT(c->chain);
-    Py_VISIT(c->origin_snapshot);
+    ENGINE_VISIT_OBJECTS(c);
     return 0;
 }
 
 static int Core_clear(Core *c) {
-    Py_CLEAR(c->rules);
-    Py_CLEAR(c->seed);
-    Py_CLEAR(c->origin);
-    Py_CLEAR(c->rng);
-    Py_CLEAR(c->chain);
-    Py_CLEAR(c->origin_snapshot);
+    ENGINE_CLEAR_OBJECTS(c);
     return 0;
 }
 
@@ -1419,46 +1130,6 @@ static PyTypeObject CoreType = {
     .tp_getset = Core_getset,
 };
 
-/* ------------------------------------------------------------------ configure */
-static int get_int_item(PyObject *seq, Py_ssize_t i, int *out) {
-    PyObject *v = PySequence_GetItem(seq, i);
-    if (!v) return -1;
-    long x = v == Py_None ? -1 : PyLong_AsLong(v);
-    Py_DECREF(v);
-    if (x == -1 && PyErr_Occurred()) return -1;
-    *out = (int)x;
-    return 0;
-}
-
-static int int_vector(PyObject *d, const char *key, int *out, int len) {
-    PyObject *v = PyDict_GetItemString(d, key);
-    if (!v) { PyErr_Format(PyExc_KeyError, "configure: missing %s", key); return -1; }
-    if (PySequence_Length(v) != len) {
-        PyErr_Format(PyExc_ValueError, "configure: %s has the wrong length", key);
-        return -1;
-    }
-    for (int i = 0; i < len; i++) if (get_int_item(v, i, &out[i]) < 0) return -1;
-    return 0;
-}
-
-static Py_ssize_t member_offset(PyObject *type, const char *name) {
-    PyObject *descr = PyObject_GetAttrString(type, name);
-    if (!descr) { PyErr_Clear(); return -1; }
-    Py_ssize_t off = -1;
-    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
-        if (m->type == T_OBJECT_EX || m->type == T_OBJECT) off = m->offset;
-    }
-    Py_DECREF(descr);
-    return off;
-}
-
-static PyObject *get_obj(PyObject *d, const char *key) {
-    PyObject *v = PyDict_GetItemString(d, key);
-    if (!v) PyErr_Format(PyExc_KeyError, "configure: missing %s", key);
-    return v;
-}
-
 static PyObject *configure_tables(PyObject *d) {
     int consts[8];
     if (int_vector(d, "rounds", rounds_by_n, MAXP + 1) < 0 ||
@@ -1471,7 +1142,7 @@ static PyObject *configure_tables(PyObject *d) {
     bonus_gold = consts[6]; nprices = consts[7];
     if (nprices > 8) { PyErr_SetString(PyExc_ValueError, "prices"); return NULL; }
     if (int_vector(d, "prices", prices, nprices) < 0) return NULL;
-    PyObject *v = get_obj(d, "cost");
+    PyObject *v = get_key(d, "cost");
     if (!v) return NULL;
     for (int t = 0; t < NTRANS; t++) {
         PyObject *row = PySequence_GetItem(v, t);
@@ -1480,7 +1151,7 @@ static PyObject *configure_tables(PyObject *d) {
             if (get_int_item(row, x, &cost_tab[t][x]) < 0) { Py_DECREF(row); return NULL; }
         Py_DECREF(row);
     }
-    if (!(v = get_obj(d, "spells"))) return NULL;
+    if (!(v = get_key(d, "spells"))) return NULL;
     nspell = (int)PySequence_Length(v);
     if (nspell < 0 || nspell > MAXSPELL) { PyErr_SetString(PyExc_ValueError, "spells"); return NULL; }
     for (int j = 0; j < nspell; j++) {
@@ -1490,9 +1161,9 @@ static PyObject *configure_tables(PyObject *d) {
             if (get_int_item(row, t, &spell_cards[j][t]) < 0) { Py_DECREF(row); return NULL; }
         Py_DECREF(row);
     }
-    if (!(v = get_obj(d, "actions"))) return NULL;
+    if (!(v = get_key(d, "actions"))) return NULL;
     if (!PyTuple_Check(v)) { PyErr_SetString(PyExc_TypeError, "actions: a tuple"); return NULL; }
-    PyObject *decoded = get_obj(d, "decoded");
+    PyObject *decoded = get_key(d, "decoded");
     if (!decoded) return NULL;
     NACT = PyTuple_GET_SIZE(v);
     if (PySequence_Length(decoded) != NACT) { PyErr_SetString(PyExc_ValueError, "decoded"); return NULL; }
@@ -1526,64 +1197,11 @@ static PyObject *configure_tables(PyObject *d) {
         default: id_simple[f[0]] = id; break;
         }
     }
-    if (!(v = get_obj(d, "phases"))) return NULL;
-    for (int i = 0; i < NPHASE; i++) {
-        PyObject *m = PySequence_GetItem(v, i);
-        if (!m) return NULL;
-        Py_XSETREF(phase_members[i], m);
-    }
-    if (!(v = get_obj(d, "pendings"))) return NULL;
-    for (int i = 0; i < NPENDING; i++) {
-        PyObject *m = PySequence_GetItem(v, i);
-        if (!m) return NULL;
-        Py_XSETREF(pending_members[i], m);
-    }
-    PyObject **slots[] = {&action_type, &rng_type, &to_position_fn};
-    const char *names[] = {"action_type", "rng_type", "to_position"};
-    for (int i = 0; i < 3; i++) {
-        if (!(v = get_obj(d, names[i]))) return NULL;
-        Py_INCREF(v);
-        Py_XSETREF(*slots[i], v);
-    }
-    rng_r_offset = member_offset(rng_type, "_r");
-    action_id_offset = member_offset(action_type, "_id");
-    if (!(v = get_obj(d, "random_type"))) return NULL;
-    random_type = NULL;
-    getrandbits_fn = NULL;
-    if (PyType_Check(v)) {
-        PyObject *descr = PyObject_GetAttrString(v, "getrandbits");
-        if (!descr) return NULL;
-        if (Py_IS_TYPE(descr, &PyMethodDescr_Type)) {
-            PyMethodDef *ml = ((PyMethodDescrObject *)descr)->d_method;
-            if ((ml->ml_flags & (METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_FASTCALL))
-                    == 0 && (ml->ml_flags & METH_O)) {
-                getrandbits_fn = ml->ml_meth;
-                random_type = (PyTypeObject *)v;
-                Py_INCREF(v);
-            }
-        }
-        Py_DECREF(descr);
-    }
+    if (configure_members(d, "phases", phase_members, NPHASE) < 0 ||
+        configure_members(d, "pendings", pending_members, NPENDING) < 0 ||
+        configure_types(d) < 0)
+        return NULL;
     Py_RETURN_NONE;
-}
-
-/* configure(tables): once, all or nothing (see the Elfenland engine's configure). */
-static PyObject *configure(PyObject *Py_UNUSED(mod), PyObject *d) {
-    if (configured) {
-        PyErr_SetString(err_type(), "the compiled engine is configured once, by fast.py");
-        return NULL;
-    }
-    if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "a dict"); return NULL; }
-    PyObject *e = PyDict_GetItemString(d, "error_type");
-    if (!e || !PyType_Check(e) || !PyType_IsSubtype((PyTypeObject *)e,
-                                                     (PyTypeObject *)PyExc_ValueError)) {
-        PyErr_SetString(PyExc_TypeError, "configure: error_type, a ValueError subclass");
-        return NULL;
-    }
-    Py_XSETREF(error_type, Py_NewRef(e));
-    PyObject *ok = configure_tables(d);
-    if (ok) configured = 1;
-    return ok;
 }
 
 static PyMethodDef module_methods[] = {
@@ -1597,29 +1215,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {
-    if (PyType_Ready(&CoreType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (!m) return NULL;
-    s_getrandbits = PyUnicode_InternFromString("getrandbits");
-    s_copy = PyUnicode_InternFromString("copy");
-    s_r = PyUnicode_InternFromString("_r");
-    s_id = PyUnicode_InternFromString("_id");
-    s_apply_slow = PyUnicode_InternFromString("_apply_slow");
-    s_shuffle = PyUnicode_InternFromString("shuffle");
-    s_randrange = PyUnicode_InternFromString("randrange");
-    two63 = PyLong_FromUnsignedLongLong(1ULL << 63);
-    if (!s_getrandbits || !s_copy || !s_r || !s_id || !s_apply_slow || !s_shuffle ||
-        !s_randrange || !two63) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return engine_module(PyModule_Create(&module_def), &CoreType);
 }
 
 /* ------------------------------------------------------------------ observations
@@ -1629,22 +1225,6 @@ PyMODINIT_FUNC PyInit__speedups(void) {
  * ``_kingelves_layout`` documents, rebuilt here from n.  Only what ``view(player)``
  * shows goes in: the hand of ``player`` alone, gold totals of others only once the
  * game is over. */
-
-/* A writable, C-contiguous buffer of ``count`` items of the struct code ``code``. */
-static int obs_buffer(PyObject *obj, Py_buffer *view, char code, Py_ssize_t count) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
-    const char *f = view->format ? view->format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') f++;
-    int ok = f[0] == code && f[1] == '\0';
-    if (code == 'b' && f[0] == 'B' && f[1] == '\0') ok = 1;
-    if (!ok || view->len != count * view->itemsize) {
-        PyErr_Format(PyExc_ValueError, "the buffer must hold %zd items of type '%c'", count, code);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
 
 #define OBS_SEAT (5 + NK)
 
@@ -1748,23 +1328,6 @@ static PyObject *Core_observe_into(Core *c, PyObject *args) {
     Py_buffer view;
     if (obs_buffer(obj, &view, 'f', l.size) < 0) return NULL;
     observe(&c->st, player, (float *)view.buf);
-    PyBuffer_Release(&view);
-    Py_RETURN_NONE;
-}
-
-/* _legal_mask_into(buffer): 1 at each legal action id, 0 elsewhere (int8, the whole
- * action space; all 0 once the game is over). */
-static PyObject *Core_legal_mask_into(Core *c, PyObject *obj) {
-    Py_buffer view;
-    if (obs_buffer(obj, &view, 'b', NACT) < 0) return NULL;
-    if (c->st.phase != P_OVER && ensure_legal(c) < 0) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
-    char *m = (char *)view.buf;
-    memset(m, 0, (size_t)NACT);
-    if (c->st.phase != P_OVER)
-        for (int i = 0; i < c->nlegal; i++) m[c->legal[i]] = 1;
     PyBuffer_Release(&view);
     Py_RETURN_NONE;
 }

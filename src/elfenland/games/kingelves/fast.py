@@ -223,7 +223,7 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
         new.n = pure.n
         for name in _FIELDS:
             setattr(new, name, getattr(pure, name))
-        new.rng = pure.rng
+        new.rng = pure.rng.copy()  # its own: the two games draw alike, each for itself
         new.origin = pure.origin
         chain: Any = None
         for action, (player, _, public, private) in zip(pure.history, pure.log, strict=True):
