@@ -104,6 +104,7 @@ typedef struct {
     long earned;
     int has_result, nresult, result[MAXP];
     int rng_shared;
+    int drew; /* the last action (or the set-up) drew at random: the take-back rule */
     Py_ssize_t length;
 } S;
 
@@ -155,6 +156,7 @@ static int draw_supply(Core *c) {
         memcpy(s->supply, s->discard, sizeof s->supply);
         memset(s->discard, 0, sizeof s->discard);
     }
+    s->drew = 1;
     return draw_counts(c, s->supply, NCK);
 }
 
@@ -247,6 +249,7 @@ static void open_item(S *s, int fresh) {
 
 static int begin_auction(Core *c) {
     S *s = &c->st;
+    s->drew = 1; /* as the pure engine's _random(), even when the pile is empty */
     s->phase = P_AUCTION;
     int want = sum(s->item_pile, NI);
     if (want > 2 * s->n) want = 2 * s->n;
@@ -262,6 +265,7 @@ static int begin_auction(Core *c) {
 
 static int next_item_turn(Core *c) {
     S *s = &c->st;
+    s->drew = 1; /* as the pure engine's _random(), even when no seat is left to draw */
     while (s->step < s->n) {
         int p = (s->starting + s->step) % s->n;
         int want = sum(s->item_pile, NI);
@@ -842,6 +846,7 @@ static long do_action(Core *c, int id) {
 static int play(Core *c, Py_ssize_t id, PyObject *action) {
     int player = c->st.current;
     c->legal_valid = 0;
+    c->st.drew = 0;
     long fact = do_action(c, (int)id);
     if (fact < 0) return -1;
     PyObject *pl = PyLong_FromLong(player), *fa = PyLong_FromLong(fact);
@@ -1042,7 +1047,7 @@ enum { F_GOLD_VALUES, F_HANDS, F_SUPPLY, F_DISPLAY, F_DISCARD, F_ITEM_PILE, F_RE
        /* scalars */
        F_N = 100, F_ROUND, F_PHASE, F_STARTING, F_CURRENT, F_STEP, F_PASSES, F_GOLD_DECK,
        F_HIGH_BID, F_HIGH_BIDDER, F_PASSED, F_EXCLUDED, F_PAID_OUT, F_PAID_IN, F_MOVED,
-       F_EARNED, F_DRAWS_LEFT, F_AFTER_DISCARD, F_LENGTH, F_RNG_SHARED };
+       F_EARNED, F_DRAWS_LEFT, F_AFTER_DISCARD, F_LENGTH, F_RNG_SHARED, F_DREW };
 
 static PyObject *long_list(const long *v, int len) {
     PyObject *l = PyList_New(len);
@@ -1120,6 +1125,7 @@ static PyObject *get_field(Core *c, void *closure) {
     case F_AFTER_DISCARD: return Py_NewRef(s->after_settle ? s_settle : s_next);
     case F_LENGTH: return PyLong_FromSsize_t(s->length);
     case F_RNG_SHARED: return PyBool_FromLong(s->rng_shared);
+    case F_DREW: return PyBool_FromLong(s->drew);
     }
     /* a fresh list each time: a reader's writes never reach the state */
     return build_field(c, f);
@@ -1238,6 +1244,9 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         break;
     case F_RNG_SHARED:
         if ((rc = read_long(v, 0, 1, "_rng_shared", &x)) == 0) s->rng_shared = (int)x;
+        break;
+    case F_DREW:
+        if ((rc = read_long(v, 0, 1, "_drew", &x)) == 0) s->drew = (int)x;
         break;
     case F_PHASE: {
         int i = 0;
@@ -1391,7 +1400,7 @@ static PyGetSetDef Core_getset[] = {
     FIELD("paid_out", F_PAID_OUT), FIELD("paid_in", F_PAID_IN), FIELD("moved", F_MOVED),
     FIELD("earned", F_EARNED), FIELD("draws_left", F_DRAWS_LEFT),
     FIELD("after_discard", F_AFTER_DISCARD), FIELD("_length", F_LENGTH),
-    FIELD("_rng_shared", F_RNG_SHARED), FIELD("gold_values", F_GOLD_VALUES),
+    FIELD("_rng_shared", F_RNG_SHARED), FIELD("_drew", F_DREW), FIELD("gold_values", F_GOLD_VALUES),
     FIELD("hands", F_HANDS), FIELD("supply", F_SUPPLY), FIELD("display", F_DISPLAY),
     FIELD("discard", F_DISCARD), FIELD("item_pile", F_ITEM_PILE),
     FIELD("removed", F_REMOVED), FIELD("items_up", F_ITEMS_UP),

@@ -65,7 +65,7 @@ AVAILABLE: Final = _speedups is not None
 
 #: The pure engine's state fields and rule options this compiled engine mirrors.
 _KNOWN_STATE: Final = frozenset({
-    "_chain", "_legal", "_length", "_rng_shared", "after_discard", "board", "boots",
+    "_chain", "_drew", "_legal", "_length", "_rng_shared", "after_discard", "board", "boots",
     "coins", "counters", "current", "discard", "display", "double", "drawn", "draws_left",
     "earned", "excluded", "gold_deck", "gold_piece", "gold_values", "hands", "high_bid",
     "high_bidder", "item_pile", "items_down", "items_up", "kept_down", "kept_up", "moved",
@@ -258,7 +258,7 @@ _FIELDS: Final = (
     "kept_up", "kept_down", "removed", "drawn", "row", "high_bid", "high_bidder", "passed",
     "excluded", "counters", "double", "obstacle", "gold_piece", "coins", "paid_out",
     "paid_in", "boots", "visited", "town_cards", "moved", "earned", "draws_left",
-    "after_discard", "result", "_length",
+    "after_discard", "result", "_length", "_drew",
 )
 
 

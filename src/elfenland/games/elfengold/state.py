@@ -168,9 +168,8 @@ class ElfengoldState(GameState):
         self._chain: LogLink | None = None
         self._length = 0
         self._rng_shared = False
-        #: Draws at random so far, and whether the last action made any (the take-back
-        #: rule: ``take_back_seat``).
-        self._chance = 0
+        #: Whether the last action (or the set-up) drew at random: the take-back rule
+        #: (``take_back_seat``).  Set by ``_random``, cleared before each action.
         self._drew = False
         self._legal: list[Action] | None = None
 
@@ -214,7 +213,7 @@ class ElfengoldState(GameState):
                 for link in chain_tail(self._chain, self._length - after)]
 
     def _random(self) -> Rng:
-        self._chance += 1
+        self._drew = True
         if self._rng_shared:
             self.rng = self.rng.copy()
             self._rng_shared = False
@@ -281,9 +280,8 @@ class ElfengoldState(GameState):
             raise IllegalActionError(self.why_illegal(action))
         player = self.current
         self._legal = None
-        chance = self._chance
+        self._drew = False
         public, private = self._do(action)
-        self._drew = self._chance != chance
         self._chain = (self._chain, player, action, public, private)
         self._length += 1
 
@@ -946,7 +944,7 @@ class ElfengoldState(GameState):
         if it showed nobody anything new.  In Elfengold everything a player does not know
         comes from a draw at random (a card, the refilled display, the next player's two
         items, the auction row), and an action that led to none showed nothing: the
-        state counts its draws (``_random``) and notes whether the last action made one."""
+        state notes (``_random``) whether the last action made one."""
         link = self._chain
         if link is None or self._drew or self.phase is Phase.OVER:
             return None
