@@ -120,6 +120,52 @@ def evaluate(policy: Policy, game: str, players: int, options: dict[str, Any], g
     return total / games
 
 
+def imitate(policy: Policy, optimiser: torch.optim.Optimizer, args: argparse.Namespace,
+            options: dict[str, Any]) -> float:
+    """Behaviour cloning before self-play: greedy bots play ``args.imitate`` games in
+    every seat of a batch, and the policy learns to score their choices first
+    (cross-entropy over the legal actions).  Self-play then starts from a policy that
+    already plays like the greedy bot instead of from random play."""
+    from elfenland.bots.base import make_bot
+
+    n = args.envs
+    v = VectorGames(args.game, n, args.players, **options)
+    v.reset(10**7 + args.seed)
+    bots = [make_bot("greedy", args.game, args.seed + i) for i in range(n)]
+    blocks: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
+    finished = 0
+    while finished < args.imitate:
+        width = int(v.num_legal.max())
+        ids = v.legal_ids[:, :width].astype(np.int64)
+        chosen = np.array([bots[i].choose(v.state(i)).id for i in range(n)], np.int64)
+        pick = (ids == chosen[:, None]).argmax(1)
+        blocks.append((torch.as_tensor(v.obs.copy()), torch.as_tensor(ids),
+                       torch.as_tensor(pick)))
+        v.step(chosen)
+        finished += int((v.terminated | v.truncated).sum())
+    for group in optimiser.param_groups:
+        group["lr"] = args.imitate_lr
+    rng = np.random.default_rng(args.seed)
+    loss_value = float("nan")
+    for _ in range(args.imitate_epochs):
+        order = rng.permutation(len(blocks))
+        for start in range(0, len(order), 16):  # 16 batch steps: 16 × envs positions
+            chunk = [blocks[j] for j in order[start:start + 16]]
+            k = max(int(b[1].shape[1]) for b in chunk)
+            obs = torch.cat([b[0] for b in chunk]).to(args.device)
+            ids = torch.cat([nn.functional.pad(b[1], (0, k - b[1].shape[1]), value=-1)
+                             for b in chunk]).to(args.device)
+            pick = torch.cat([b[2] for b in chunk]).to(args.device)
+            logits, _ = policy(obs, ids)
+            loss = nn.functional.cross_entropy(logits, pick)
+            optimiser.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimiser.step()
+            loss_value = float(loss.detach())
+    return loss_value
+
+
 def markers_of(games: VectorGames) -> tuple[int, float]:
     """Offset and bound of the acting seat's own score in the observation: Elfenland's
     town markers placed (the towns visited, which decide the game), else none (-1)."""
@@ -156,6 +202,12 @@ def main() -> None:
                         help="Elfenland: part of each seat's training return given by its "
                              "share of the towns it ended with (0 .. 1; the rest is the "
                              "game's result). Evaluations always report real results.")
+    parser.add_argument("--imitate", type=int, default=0,
+                        help="first clone the greedy bot: this many games of greedy bots "
+                             "in every seat, then cross-entropy on their choices (counted "
+                             "in the training time)")
+    parser.add_argument("--imitate-epochs", type=int, default=4)
+    parser.add_argument("--imitate-lr", type=float, default=1e-3)
     parser.add_argument("--eval-every", type=int, default=10)
     parser.add_argument("--eval-games", type=int, default=200)
     parser.add_argument("--eval-greedy", type=int, default=0,
@@ -205,8 +257,37 @@ def main() -> None:
         budget = args.cpu_minutes or args.minutes
         return used >= 60 * budget or bool(args.updates and update >= args.updates)
 
+    def report() -> None:
+        """Evaluate and log the policy, the training clocks stopped meanwhile."""
+        nonlocal wall, cpu, wall0, cpu0
+        wall += time.time() - wall0
+        cpu += time.process_time() - cpu0
+        score = evaluate(policy, args.game, args.players, options, args.eval_games,
+                         args.device, seed=10**6 + update)
+        greedy = evaluate(policy, args.game, args.players, options, args.eval_greedy,
+                          args.device, seed=2 * 10**6 + update, opponent="greedy") \
+            if args.eval_greedy else float("nan")
+        print(f"{update:>6} {wall / 60:>8.2f} {cpu / 60:>8.2f} {steps_done:>10,} "
+              f"{loss_value:>8.4f} {score:>10.3f} {greedy:>10.3f}", flush=True)
+        if args.log:
+            with open(args.log, "a") as f:
+                f.write(json.dumps({
+                    "update": update, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
+                    "steps": steps_done, "vs_random": score, "vs_greedy": greedy,
+                    "eval_games": args.eval_games, "eval_greedy": args.eval_greedy,
+                    "players": args.players, "game": args.game,
+                    "imitation_games": args.imitate}) + "\n")
+            torch.save({"state_dict": policy.state_dict(), **settings()},
+                       f"{args.log}.{update}.pt")
+        wall0, cpu0 = time.time(), time.process_time()
+
     print(f"{'update':>6} {'minutes':>8} {'cpu min':>8} {'steps':>10} {'loss':>8} "
           f"{'vs random':>10} {'vs greedy':>10}")
+    if args.imitate:
+        loss_value = imitate(policy, optimiser, args, options)
+        report()
+        for group in optimiser.param_groups:
+            group["lr"] = args.lr
     while not out_of_time():
         with torch.no_grad():
             action_embeddings = policy.actions()
@@ -242,25 +323,7 @@ def main() -> None:
                 last_markers[i] = 0
         update += 1
         if update % args.eval_every == 0:  # the policy that played this rollout
-            wall += time.time() - wall0
-            cpu += time.process_time() - cpu0
-            score = evaluate(policy, args.game, args.players, options, args.eval_games,
-                             args.device, seed=10**6 + update)
-            greedy = evaluate(policy, args.game, args.players, options, args.eval_greedy,
-                              args.device, seed=2 * 10**6 + update, opponent="greedy") \
-                if args.eval_greedy else float("nan")
-            print(f"{update:>6} {wall / 60:>8.2f} {cpu / 60:>8.2f} {steps_done:>10,} "
-                  f"{loss_value:>8.4f} {score:>10.3f} {greedy:>10.3f}", flush=True)
-            if args.log:
-                with open(args.log, "a") as f:
-                    f.write(json.dumps({
-                        "update": update, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-                        "steps": steps_done, "vs_random": score, "vs_greedy": greedy,
-                        "eval_games": args.eval_games, "eval_greedy": args.eval_greedy,
-                        "players": args.players, "game": args.game}) + "\n")
-                torch.save({"state_dict": policy.state_dict(), **settings()},
-                           f"{args.log}.{update}.pt")
-            wall0, cpu0 = time.time(), time.process_time()
+            report()
         ready = [b for b in blocks if b["open"] == 0]
         blocks = [b for b in blocks if b["open"] > 0]
         if not ready:

@@ -21,8 +21,6 @@ from elfenland.cli import main
 from elfenland.core.errors import ElfenlandError
 from elfenland.core.game import GameState
 
-np = pytest.importorskip("numpy")
-
 
 def positions(count: int, seed: int = 3) -> list[GameState]:
     """Positions of 4-player games played at random (every phase, several rounds)."""
@@ -41,6 +39,7 @@ def positions(count: int, seed: int = 3) -> list[GameState]:
 
 
 def test_the_shipped_weights_fit_todays_observation_and_action_rows() -> None:
+    pytest.importorskip("numpy")
     from elfenland.envs.actions import ACTION_TABLE_VERSION, action_table
     from elfenland.envs.observation import OBSERVATION_VERSION, observation_layout
 
@@ -72,6 +71,7 @@ def test_the_file_round_trips_and_a_damaged_one_is_refused() -> None:
 
 
 def test_numpy_and_pure_python_give_the_same_scores_and_choices() -> None:
+    np = pytest.importorskip("numpy")
     w = shipped_weights("elfenland")
     fast, pure = load_policy(w, "numpy"), load_policy(w, "python")
     for state in positions(80):
@@ -85,6 +85,7 @@ def test_numpy_and_pure_python_give_the_same_scores_and_choices() -> None:
 
 def test_the_pure_engine_encodes_what_the_compiled_one_does(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numpy")  # the pure engine's observation is numpy's
     bot = LearnedBot("elfenland")
     fast = elfenland.new_game("elfenland", players=4, seed=11)
     monkeypatch.setenv("ELFENLAND_ENGINE", "pure")
@@ -112,6 +113,8 @@ def play(bots: list[object], seed: int) -> GameState:
 
 @pytest.mark.parametrize("backend", ["numpy", "python"])
 def test_whole_games_against_greedy_and_random_are_legal(backend: str) -> None:
+    if backend == "numpy":
+        pytest.importorskip("numpy")
     for seed in range(2):
         bots: list[object] = [LearnedBot("elfenland", backend=backend),
                               make_bot("greedy", "elfenland", seed),

@@ -249,6 +249,14 @@ def load_policy(weights: Weights, backend: str | None = None) -> Policy:
     raise ElfenlandError(f"no backend {backend!r}: numpy or python")
 
 
+@cache
+def _shipped_policy(game: str, backend: str | None) -> Policy:
+    """One forward pass per game and backend in a process: it holds no game state (the
+    pure one's cache of action embeddings is the same for every game), so every bot of
+    a tournament shares it."""
+    return load_policy(shipped_weights(game), backend)
+
+
 # ----------------------------------------------------------------- the bot
 
 
@@ -286,8 +294,10 @@ class LearnedBot:
                  weights: Weights | None = None) -> None:
         # ``seed`` is accepted like every level's, and unused: the policy is played
         # greedily, so the bot is deterministic.
-        self.weights = weights if weights is not None else shipped_weights(game)
-        self.policy = load_policy(self.weights, backend)
+        if weights is None:
+            self.weights, self.policy = shipped_weights(game), _shipped_policy(game, backend)
+        else:
+            self.weights, self.policy = weights, load_policy(weights, backend)
 
     def scores(self, state: GameState) -> tuple[list[Action], list[float]]:
         """The legal actions of the seat to act and the policy's score of each."""
