@@ -22,6 +22,7 @@ state dict with the settings).  CPU by default (``--device cuda`` when present).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from typing import Any
 
@@ -38,7 +39,7 @@ class Policy(nn.Module):
     action's embedding is computed from its structured row, never looked up by its id:
     actions that share a route, a town, a kind or a payment share those parts."""
 
-    def __init__(self, obs_size: int, table_rows: np.ndarray, hidden: int = 128,
+    def __init__(self, obs_size: int, table_rows: np.ndarray, hidden: int = 64,
                  embed: int = 32) -> None:
         super().__init__()
         columns = [int(c) + 2 for c in table_rows.max(0)]  # values -1 .. max, shifted by 1
@@ -77,30 +78,101 @@ def legal(games: VectorGames) -> np.ndarray:
 
 
 def evaluate(policy: Policy, game: str, players: int, options: dict[str, Any], games: int,
-             device: str, seed: int) -> float:
-    """Mean return of the policy at seat 0 against random players (a game stopped at
-    the length cap counts as a draw)."""
+             device: str, seed: int, opponent: str = "random") -> float:
+    """Mean return of the policy (its most likely action) against ``players - 1``
+    opponents of one bot level ("random", or "greedy" played through the game's own
+    bot), the policy's seat rotating with the game (game k: seat k mod players).  A
+    return is the real result: 1 for a win, shared among tied winners; a game stopped at
+    the length cap counts as a draw."""
+    from elfenland.bots.base import make_bot
+
     n = min(64, games)
     v = VectorGames(game, n, players, **options)
     v.reset(seed)
     rng = np.random.default_rng(seed)
     rows_n = np.arange(n)
-    total, done = 0.0, 0
+    bots = [make_bot(opponent, game, seed + i) for i in range(n)]
+    started = np.arange(n)  # the index of each slot's current game
+    total, done, next_game = 0.0, 0, n
     with torch.no_grad():
         table = policy.actions()
     while done < games:
+        seat = started % players
         with torch.no_grad():
             logits, _ = policy(torch.as_tensor(v.obs.copy(), device=device),
                                torch.as_tensor(legal(v), device=device), table)
         best = logits.argmax(-1).cpu().numpy()
-        rand = (rng.random(n) * v.num_legal).astype(np.int64)
-        pick = np.where(v.player == 0, best, rand)
-        v.step(v.legal_ids[rows_n, pick])
+        ids = v.legal_ids[rows_n, best].astype(np.int64)
+        others = np.flatnonzero(v.player != seat)
+        if opponent == "random":
+            rand = (rng.random(n) * v.num_legal).astype(np.int64)
+            ids[others] = v.legal_ids[others, rand[others]]
+        else:
+            for i in others:
+                ids[i] = bots[i].choose(v.state(int(i))).id
+        v.step(ids)
         for i in np.flatnonzero(v.terminated | v.truncated):
-            if done < games:  # a truncated game counts as a draw
-                total += float(v.rewards[i, 0]) if v.terminated[i] else 1.0 / players
+            if started[i] < games:  # a truncated game counts as a draw
+                s = int(seat[i])
+                total += float(v.rewards[i, s]) if v.terminated[i] else 1.0 / players
                 done += 1
+            started[i], next_game = next_game, next_game + 1
     return total / games
+
+
+def imitate(policy: Policy, optimiser: torch.optim.Optimizer, args: argparse.Namespace,
+            options: dict[str, Any]) -> float:
+    """Behaviour cloning before self-play: greedy bots play ``args.imitate`` games in
+    every seat of a batch, and the policy learns to score their choices first
+    (cross-entropy over the legal actions).  Self-play then starts from a policy that
+    already plays like the greedy bot instead of from random play."""
+    from elfenland.bots.base import make_bot
+
+    n = args.envs
+    v = VectorGames(args.game, n, args.players, **options)
+    v.reset(10**7 + args.seed)
+    bots = [make_bot("greedy", args.game, args.seed + i) for i in range(n)]
+    blocks: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
+    finished = 0
+    while finished < args.imitate:
+        width = int(v.num_legal.max())
+        ids = v.legal_ids[:, :width].astype(np.int64)
+        chosen = np.array([bots[i].choose(v.state(i)).id for i in range(n)], np.int64)
+        pick = (ids == chosen[:, None]).argmax(1)
+        blocks.append((torch.as_tensor(v.obs.copy()), torch.as_tensor(ids),
+                       torch.as_tensor(pick)))
+        v.step(chosen)
+        finished += int((v.terminated | v.truncated).sum())
+    for group in optimiser.param_groups:
+        group["lr"] = args.imitate_lr
+    rng = np.random.default_rng(args.seed)
+    loss_value = float("nan")
+    for _ in range(args.imitate_epochs):
+        order = rng.permutation(len(blocks))
+        for start in range(0, len(order), 16):  # 16 batch steps: 16 × envs positions
+            chunk = [blocks[j] for j in order[start:start + 16]]
+            k = max(int(b[1].shape[1]) for b in chunk)
+            obs = torch.cat([b[0] for b in chunk]).to(args.device)
+            ids = torch.cat([nn.functional.pad(b[1], (0, k - b[1].shape[1]), value=-1)
+                             for b in chunk]).to(args.device)
+            pick = torch.cat([b[2] for b in chunk]).to(args.device)
+            logits, _ = policy(obs, ids)
+            loss = nn.functional.cross_entropy(logits, pick)
+            optimiser.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimiser.step()
+            loss_value = float(loss.detach())
+    return loss_value
+
+
+def markers_of(games: VectorGames) -> tuple[int, float]:
+    """Offset and bound of the acting seat's own score in the observation: Elfenland's
+    town markers placed (the towns visited, which decide the game), else none (-1)."""
+    slices = games.layout.slices()
+    if "markers@+0" not in slices:
+        return -1, 1.0
+    return slices["markers@+0"].start, games.layout.block("markers", 0).high
 
 
 def main() -> None:
@@ -110,22 +182,44 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--envs", type=int, default=64)
     parser.add_argument("--steps", type=int, default=64, help="batch steps per update")
-    parser.add_argument("--minutes", type=float, default=10.0, help="wall-clock budget")
+    parser.add_argument("--minutes", type=float, default=10.0,
+                        help="budget of training time, wall clock (evaluations excluded)")
+    parser.add_argument("--cpu-minutes", type=float, default=0.0,
+                        help="budget of training time in process CPU time instead "
+                             "(evaluations excluded; 0: use --minutes)")
     parser.add_argument("--updates", type=int, default=0,
                         help="stop after this many rollouts (0: none)")
     parser.add_argument("--max-game-length", type=int, default=None,
                         help="truncate games after this many actions (King of the Elves: "
                              "50,000 by default; truncated games teach nothing)")
+    parser.add_argument("--hidden", type=int, default=64)
+    parser.add_argument("--embed", type=int, default=32)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--clip", type=float, default=0.2)
     parser.add_argument("--entropy", type=float, default=0.01)
+    parser.add_argument("--shaping", type=float, default=0.0,
+                        help="Elfenland: part of each seat's training return given by its "
+                             "share of the towns it ended with (0 .. 1; the rest is the "
+                             "game's result). Evaluations always report real results.")
+    parser.add_argument("--imitate", type=int, default=0,
+                        help="first clone the greedy bot: this many games of greedy bots "
+                             "in every seat, then cross-entropy on their choices (counted "
+                             "in the training time)")
+    parser.add_argument("--imitate-epochs", type=int, default=4)
+    parser.add_argument("--imitate-lr", type=float, default=1e-3)
     parser.add_argument("--eval-every", type=int, default=10)
     parser.add_argument("--eval-games", type=int, default=200)
+    parser.add_argument("--eval-greedy", type=int, default=0,
+                        help="games against greedy bots at each evaluation (0: none)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--save", default="")
+    parser.add_argument("--save", default="", help="write the final weights here")
+    parser.add_argument("--log", default="", help="append one JSON line per evaluation "
+                        "(and save that policy beside it, as LOG.<update>.pt)")
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     options: dict[str, Any] = {}
     if args.max_game_length is not None:
@@ -133,18 +227,68 @@ def main() -> None:
     table = action_table(args.game)
     games = VectorGames(args.game, args.envs, args.players, **options)
     games.reset(args.seed)
-    policy = Policy(games.layout.size, table.rows).to(args.device)
+    policy = Policy(games.layout.size, table.rows, args.hidden, args.embed).to(args.device)
     optimiser = torch.optim.Adam(policy.parameters(), lr=args.lr)
     rng = np.random.default_rng(args.seed)
     n, rows_n = args.envs, np.arange(args.envs)
+    m_offset, m_high = markers_of(games)
+    shaping = args.shaping if m_offset >= 0 else 0.0
+    # Each seat's last seen score in each game (its towns, from its own observation).
+    last_markers = np.zeros((n, args.players), np.float32)
     # Rollout blocks (one batch step each), kept until every game in them has ended and
     # the return of each transition is known.
     blocks: list[dict[str, Any]] = []
     open_steps: list[list[tuple[dict[str, Any], int]]] = [[] for _ in range(n)]
-    start, update, steps_done = time.time(), 0, 0
+    update, steps_done = 0, 0
+    # Training time only: the clocks stop while the policy is evaluated.
+    wall, cpu = 0.0, 0.0
+    wall0, cpu0 = time.time(), time.process_time()
     loss_value = float("nan")
-    print(f"{'update':>6} {'minutes':>8} {'steps':>10} {'loss':>8} {'vs random':>10}")
-    while time.time() - start < 60 * args.minutes and (not args.updates or update < args.updates):
+
+    def settings() -> dict[str, Any]:
+        return {"game": args.game, "players": args.players, "obs_size": games.layout.size,
+                "observation_version": games.layout.version,
+                "action_table_version": table.version, "hidden": args.hidden,
+                "embed": args.embed}
+
+    def out_of_time() -> bool:
+        used = (cpu + time.process_time() - cpu0) if args.cpu_minutes else \
+            (wall + time.time() - wall0)
+        budget = args.cpu_minutes or args.minutes
+        return used >= 60 * budget or bool(args.updates and update >= args.updates)
+
+    def report() -> None:
+        """Evaluate and log the policy, the training clocks stopped meanwhile."""
+        nonlocal wall, cpu, wall0, cpu0
+        wall += time.time() - wall0
+        cpu += time.process_time() - cpu0
+        score = evaluate(policy, args.game, args.players, options, args.eval_games,
+                         args.device, seed=10**6 + update)
+        greedy = evaluate(policy, args.game, args.players, options, args.eval_greedy,
+                          args.device, seed=2 * 10**6 + update, opponent="greedy") \
+            if args.eval_greedy else float("nan")
+        print(f"{update:>6} {wall / 60:>8.2f} {cpu / 60:>8.2f} {steps_done:>10,} "
+              f"{loss_value:>8.4f} {score:>10.3f} {greedy:>10.3f}", flush=True)
+        if args.log:
+            with open(args.log, "a") as f:
+                f.write(json.dumps({
+                    "update": update, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
+                    "steps": steps_done, "vs_random": score, "vs_greedy": greedy,
+                    "eval_games": args.eval_games, "eval_greedy": args.eval_greedy,
+                    "players": args.players, "game": args.game,
+                    "imitation_games": args.imitate}) + "\n")
+            torch.save({"state_dict": policy.state_dict(), **settings()},
+                       f"{args.log}.{update}.pt")
+        wall0, cpu0 = time.time(), time.process_time()
+
+    print(f"{'update':>6} {'minutes':>8} {'cpu min':>8} {'steps':>10} {'loss':>8} "
+          f"{'vs random':>10} {'vs greedy':>10}")
+    if args.imitate:
+        loss_value = imitate(policy, optimiser, args, options)
+        report()
+        for group in optimiser.param_groups:
+            group["lr"] = args.lr
+    while not out_of_time():
         with torch.no_grad():
             action_embeddings = policy.actions()
         for _ in range(args.steps):
@@ -156,9 +300,11 @@ def main() -> None:
                 pick = dist.sample()
                 logp = dist.log_prob(pick)
             pick_np = pick.cpu().numpy()
+            seat = games.player.copy()
+            if shaping:
+                last_markers[rows_n, seat] = games.obs[:, m_offset] / m_high
             block = {"obs": obs, "ids": ids_t, "pick": pick, "logp": logp,
-                     "seat": games.player.copy(), "ret": np.full(n, np.nan, np.float32),
-                     "open": n}
+                     "seat": seat, "ret": np.full(n, np.nan, np.float32), "open": n}
             blocks.append(block)
             for i in range(n):
                 open_steps[i].append((block, i))
@@ -169,15 +315,15 @@ def main() -> None:
                     # A truncated game (King of the Elves' length cap) has no result:
                     # its transitions keep NaN and are left out.
                     if games.terminated[i]:
-                        b["ret"][j] = games.rewards[i, b["seat"][j]]
+                        s = b["seat"][j]
+                        b["ret"][j] = (1 - shaping) * games.rewards[i, s] \
+                            + shaping * last_markers[i, s]
                     b["open"] -= 1
                 open_steps[i] = []
+                last_markers[i] = 0
         update += 1
         if update % args.eval_every == 0:  # the policy that played this rollout
-            score = evaluate(policy, args.game, args.players, options, args.eval_games,
-                             args.device, seed=10**6 + update)
-            print(f"{update:>6} {(time.time() - start) / 60:>8.2f} {steps_done:>10,} "
-                  f"{loss_value:>8.4f} {score:>10.3f}", flush=True)
+            report()
         ready = [b for b in blocks if b["open"] == 0]
         blocks = [b for b in blocks if b["open"] > 0]
         if not ready:
@@ -202,6 +348,7 @@ def main() -> None:
                 logp = dist.log_prob(pick_all[chunk])
                 ret = ret_all[chunk]
                 adv = ret - value.detach()
+                adv = (adv - adv.mean()) / (adv.std() + 1e-6) if len(adv) > 1 else adv
                 ratio = torch.exp(logp - old_all[chunk])
                 pg = -torch.min(ratio * adv, ratio.clamp(1 - args.clip, 1 + args.clip) * adv)
                 loss = pg.mean() + 0.5 * ((value - ret) ** 2).mean() \
@@ -212,11 +359,7 @@ def main() -> None:
                 optimiser.step()
                 loss_value = float(loss.detach())
     if args.save:
-        torch.save({"state_dict": policy.state_dict(), "game": args.game,
-                    "players": args.players,
-                    "obs_size": games.layout.size,
-                    "observation_version": games.layout.version,
-                    "action_table_version": table.version}, args.save)
+        torch.save({"state_dict": policy.state_dict(), **settings()}, args.save)
 
 
 if __name__ == "__main__":

@@ -74,3 +74,14 @@ def _factory(level: str) -> Callable[[str, int | None], Bot]:
 
 for _level in ("greedy", "search"):
     BOT_LEVELS[_level] = _factory(_level)
+
+
+def _elfenland_learned(seed: int | None) -> Bot:
+    from .learned import LearnedBot
+
+    return LearnedBot("elfenland", seed)
+
+
+# The self-play policy, for the games it has shipped weights for (bots/learned.py).
+BY_GAME[("learned", "elfenland")] = _elfenland_learned
+BOT_LEVELS["learned"] = _factory("learned")

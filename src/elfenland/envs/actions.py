@@ -27,6 +27,8 @@ import numpy.typing as npt
 from ..core.errors import ActionParseError
 from ..core.once import once
 from ..core.transport import Transport
+from .action_rows import elfenland_row as _elfenland_row
+from .action_rows import kingelves_row as _kingelves_row
 
 #: Raised whenever a column is added, removed, moved or changes meaning.
 ACTION_TABLE_VERSION: Final = 1
@@ -139,20 +141,6 @@ def _freeze(game: str, rows: list[list[int]]) -> ActionTable:
 # ----------------------------------------------------------------- Elfenland
 
 
-def _elfenland_row(a: Any, board: Any) -> list[int]:
-    from ..games.elfenland.actions import Kind
-
-    frm = to = -1
-    if a.route is not None:
-        route = board.routes[a.route]
-        frm, to = (route.a, route.b) if a.direction == 0 else (route.b, route.a)
-    cards = list(a.cards) if a.cards is not None else [0] * len(Transport)
-    return [int(a.kind), -1 if a.transport is None else int(a.transport),
-            -1 if a.route is None else a.route, frm, to,
-            a.direction if a.kind is Kind.MOVE else 0, int(a.secret), int(a.pay),
-            sum(cards), *cards]
-
-
 @once
 def _elfenland_table() -> ActionTable:
     from ..games.elfenland.actions import from_id, num_actions
@@ -179,12 +167,6 @@ def _compose_elfenland(v: list[int]) -> int:
 
 
 # ----------------------------------------------------------------- King of the Elves
-
-
-def _kingelves_row(a: Any) -> list[int]:
-    spell = list(a.cards) if a.cards is not None else [0] * len(Transport)
-    return [int(a.kind), -1 if a.card is None else int(a.card), a.kingdom, a.town,
-            a.count, sum(spell), *spell]
 
 
 @once
