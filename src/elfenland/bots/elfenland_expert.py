@@ -156,7 +156,7 @@ class ElfenlandExpertBot:
     name = "expert"
 
     def __init__(self, seed: int | None = None, iterations: int = 2_000,
-                 seconds: float = 0.5, clock: Clock = time.perf_counter) -> None:
+                 seconds: float = 0.3, clock: Clock = time.perf_counter) -> None:
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.seconds = seconds
