@@ -5,6 +5,7 @@ both games: prints the figures the README and docs/bots.md quote (issue #25).
     nice -n 10 python bench/search_strength.py --game king-of-the-elves --match two --games 400
     python bench/search_strength.py --summarise strength-*.jsonl
     nice -n 10 python bench/search_strength.py --only timing --game elfenland --games 2
+    nice -n 10 python bench/search_strength.py --only speed --game king-of-the-elves
 
 Matches (``--match``):
 
@@ -20,6 +21,10 @@ the match slower, not different.  Win rates count a shared win 1/k, with 95% Wil
 intervals.  Every game is appended to ``--log`` (one JSON line) as it ends, so that
 ``--summarise`` prints the table of an unfinished run.  Seconds per decision: CPU time
 of every decision each bot took (all phases), median, 99th percentile and worst.
+
+``--only speed``: CPU time per rollout of both levels on the same positions (searched
+decisions met in games of greedy bots), each searching a fixed number of deals with
+no time limit, side by side in one run.
 
 ``--only timing``: the bots at their default wall-clock budgets (``time.perf_counter``,
 what a game uses), four of a kind at the table: wall seconds per decision, median,
@@ -131,6 +136,60 @@ def timing(game: str, games: int) -> None:
               flush=True)
 
 
+def searched_positions(game: str, count: int) -> list[tuple[Any, list[Any]]]:
+    """Positions where both levels search (several root actions), with those roots."""
+    out: list[tuple[Any, list[Any]]] = []
+    seed = 0
+    while len(out) < count:
+        state = elfenland.new_game(game, players=4, seed=900 + seed)
+        greedy = [make_bot("greedy", game, seed * 8 + q) for q in range(4)]
+        probe: Any = make_bot("expert", game, seed)
+        while not state.is_terminal() and len(out) < count:
+            if game == "elfenland":
+                from elfenland.bots.elfenland_search import candidates
+                from elfenland.games.elfenland.state import Phase
+
+                roots = (candidates(state, probe.greedy) if state.phase is Phase.PLACE
+                         else [])
+            else:
+                from elfenland.games.kingelves.state import Pending
+                from elfenland.games.kingelves.state import Phase as KPhase
+
+                legal = state.legal_actions()
+                roots = (probe.candidates(state, legal)
+                         if state.phase is KPhase.BUILDING and state.pending is Pending.NONE
+                         and len(legal) > 1 else [])
+            if len(roots) > 1:
+                out.append((state.clone(), roots))
+            state.apply_action(greedy[state.current_player()].choose(state))
+        seed += 1
+    return out
+
+
+def speed(game: str, count: int, deals: int) -> None:
+    positions = searched_positions(game, count)
+    cpu = {"search": 0.0, "expert": 0.0}
+    rollouts = {"search": 0, "expert": 0}
+    for i, (state, roots) in enumerate(positions):
+        search: Any = make_bot("search", game, i)
+        search.iterations, search.seconds = deals, 1e9
+        expert: Any = make_bot("expert", game, i)
+        expert.iterations, expert.seconds = deals * len(roots), 1e9
+        t0 = time.thread_time()
+        search.search(state, roots)
+        cpu["search"] += time.thread_time() - t0
+        rollouts["search"] += deals * len(roots)
+        t0 = time.thread_time()
+        expert.search(state, roots)
+        cpu["expert"] += time.thread_time() - t0
+        rollouts["expert"] += expert.rollouts
+    per = {k: cpu[k] / rollouts[k] for k in cpu}
+    print(f"{game}: {len(positions)} searched positions, {deals} deals of every root "
+          f"(search) or as many rollouts (expert, roots pruned): CPU per rollout "
+          f"search {per['search'] * 1000:.3f} ms, expert {per['expert'] * 1000:.3f} ms, "
+          f"ratio {per['search'] / per['expert']:.1f}x", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -142,7 +201,9 @@ def main() -> int:
                         help="CPU seconds per decision, for both bots")
     parser.add_argument("--log", default=None, help="append each game here (JSON lines)")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
-    parser.add_argument("--only", choices=("timing",), default=None)
+    parser.add_argument("--only", choices=("timing", "speed"), default=None)
+    parser.add_argument("--positions", type=int, default=50, help="--only speed")
+    parser.add_argument("--deals", type=int, default=10, help="--only speed")
     args = parser.parse_args()
     if args.summarise:
         rows = []
@@ -150,6 +211,9 @@ def main() -> int:
             with open(name, encoding="utf-8") as f:
                 rows += [json.loads(line) for line in f if line.strip()]
         summarise(rows)
+        return 0
+    if args.only == "speed":
+        speed(args.game, args.positions, args.deals)
         return 0
     if args.only == "timing":
         timing(args.game, args.games)

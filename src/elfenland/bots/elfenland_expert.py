@@ -1,16 +1,15 @@
 """The expert Elfenland bot: the search bot's plan (ISMCTS over the placement phase,
-the greedy bot's draws and keeps, the planner's moves) with an inner loop several
-times cheaper, and a budget that holds on a loaded machine.
+the greedy bot's draws and keeps, the planner's moves) with an inner loop about
+three times cheaper, and a budget that holds on a loaded machine.
 
 Where the search bot's time went (a profile of four search bots, ``docs/bots.md``):
-two thirds in the journey planner, asked again and again for the same journey: every
-rollout plans each player's wish journey and then each player's journey at the end,
-though the deals of one decision mostly leave a player's hand and the board as they
-were; and a sixth in hashing actions to build sets of the legal ones.  Here
+two thirds in the journey planner, seven plans a rollout (each player's wish journey
+at their first turn, each player's journey at the end), and a sixth in hashing
+actions to build sets of the legal ones.  Here
 
-- a decision's plans are memoised (``_Plans``), keyed by everything the planner reads:
-  the player's town, hand, towns collected, town card, counter kinds, and the counters
-  and obstacles on the roads;
+- the wish journeys are planned once per deal, shared by the rollouts of every root
+  action, and memoised by what the planner reads (``_Policy``, ``_Plans``);
+- the evaluation plans all players with the roads read once (``_Plans.every``);
 - rollouts compare action ids (the compiled engine's ``legal_action_ids``), never
   action objects;
 - the budget (``Budget``) is asked before every rollout, not before every deal of all
@@ -34,11 +33,21 @@ from ..core.game import Action as CoreAction
 from ..core.game import GameState
 from ..core.rng import Rng
 from ..games.elfenland.actions import Action, Kind, from_id
-from ..games.elfenland.state import ElfenlandState, Phase
+from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
+from . import planner
 from .budget import Budget, Clock
 from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds
 from .elfenland_search import DEVIATION, MARGIN_SCALE, candidates, move
-from .planner import Journey, plan_journey
+from .planner import (
+    PREFERENCE,
+    Edge,
+    Journey,
+    _board_tables,
+    _journey,
+    _raw_edges,
+    plan_journey,
+    planner_backend,
+)
 
 #: Deals every root action gets before any is dropped.
 PRUNE_AFTER = 4
@@ -47,53 +56,87 @@ PRUNE = 0.12
 
 
 class _Plans:
-    """One decision's journeys, memoised by what the planner reads of the state."""
+    """One decision's journeys.  The wish journeys are memoised, keyed by everything
+    the planner reads (the player's town, hand, towns collected, town card, counter
+    kinds, and the counters and obstacles on the roads); ``every`` plans all players on
+    one board with the roads read once (``plan_journey`` reads them again per player,
+    a third of its time on the compiled planner)."""
 
     def __init__(self) -> None:
         self.memo: dict[tuple[object, ...], Journey] = {}
-        self.asked = 0
-
-    def _roads(self, s: ElfenlandState) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        return tuple(s.route_counter), tuple(s.route_obstacle)
 
     def wish(self, s: ElfenlandState, p: int) -> Journey:
         """``elfenland_greedy.wish``: counters on any empty road, no caravans."""
         kinds = tuple(owned_kinds(s, p))
-        key = (0, p, s.boots[p], tuple(s.hands[p]), s.visited[p], s.town_cards[p], kinds,
-               *self._roads(s))
-        self.asked += 1
+        key = (p, s.boots[p], tuple(s.hands[p]), s.visited[p], s.town_cards[p], kinds,
+               tuple(s.route_counter), tuple(s.route_obstacle))
         j = self.memo.get(key)
         if j is None:
             j = plan_journey(s, p, wild_kinds=kinds, any_cards=False)
             self.memo[key] = j
         return j
 
-    def plan(self, s: ElfenlandState, p: int) -> Journey:
-        """``plan_journey(s, p)``: the journey the counters on the board allow."""
-        key = (1, p, s.boots[p], tuple(s.hands[p]), s.visited[p], s.town_cards[p],
-               *self._roads(s))
-        self.asked += 1
-        j = self.memo.get(key)
-        if j is None:
-            j = plan_journey(s, p)
-            self.memo[key] = j
-        return j
+    def every(self, s: ElfenlandState) -> list[Journey]:
+        """``[plan_journey(s, q) for q in range(s.n)]``, the same journeys."""
+        search = planner._planner  # type: ignore[attr-defined]  # the C module, or None
+        if planner_backend() != "compiled" or search is None:
+            return [plan_journey(s, q) for q in range(s.n)]
+        board = s.board
+        raw = _raw_edges(s)
+        flat = _board_tables(board)[1]
+        rules = s.rules
+        needed_only = rules.caravan == "only-if-needed"
+        out = []
+        for q in range(s.n):
+            card = s.town_cards[q]
+            target = card if rules.town_cards and card != NO_PIECE else None
+            hand = tuple(s.hands[q])
+            visited = s.visited[q]
+            codes = search.search(len(board.towns), board.capital, raw, flat,
+                                    -1 if target is None else target, None,
+                                    rules.hand_limit, PREFERENCE, hand, s.boots[q],
+                                    visited, needed_only)
+            if codes is None:  # too big for the C code: the planner's own way
+                out.append(plan_journey(s, q))
+                continue
+            path = []
+            here = s.boots[q]
+            for code in codes:
+                e = Edge(*raw[here][code >> 1])
+                path.append((e, bool(code & 1)))
+                here = e.to
+            out.append(_journey(s, q, path, hand, visited, target, PREFERENCE))
+        return out
 
 
 class _Policy:
     """The search bot's rollout policy (``elfenland_search._FastPolicy``) on action ids:
-    every player lays the counters of their wish journey as planned at their first turn
-    in the rollout, and draws what that journey lacks."""
+    every player lays the counters of their wish journey and draws what it lacks.  The
+    search bot plans a player's wish at their first turn in each rollout; here it is
+    planned once per deal, on the deal before the root action (``deal``, shared by the
+    rollouts of every root action), and again after each counter drawn, as there.  A
+    rival thus does not replan around the root action's counter (its policy skips a
+    road taken); the evaluation, which plans on the board as the rollout leaves it,
+    still sees what the counter costs them.  It saves three plans of seven a rollout."""
 
-    def __init__(self, plans: _Plans, keeper: ElfenlandGreedyBot) -> None:
+    def __init__(self, plans: _Plans, keeper: ElfenlandGreedyBot, det: ElfenlandState,
+                 deal: dict[int, Journey]) -> None:
         self.plans = plans
         self.keeper = keeper
+        self.det = det
+        self.deal = deal
         self.wishes: dict[int, Journey] = {}
+        self.replan: set[int] = set()
 
     def wish(self, s: ElfenlandState, p: int) -> Journey:
         j = self.wishes.get(p)
         if j is None:
-            j = self.plans.wish(s, p)
+            if p in self.replan:
+                j = self.plans.wish(s, p)
+            else:
+                j = self.deal.get(p)
+                if j is None:
+                    j = self.deal[p] = self.plans.wish(self.det, p)
             self.wishes[p] = j
         return j
 
@@ -120,6 +163,7 @@ class _Policy:
                     a = from_id(i)
                     if a.transport is not None and int(a.transport) in wanted:
                         self.wishes.pop(p, None)
+                        self.replan.add(p)
                         return i
             return BLIND_ID if BLIND_ID in ids else ids[rng.randrange(len(ids))]
         if phase is Phase.KEEP:
@@ -139,8 +183,7 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans) -> float:
         return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
     final = s.round >= s.rules.rounds
     values = []
-    for q in range(s.n):
-        j = plans.plan(s, q)
+    for q, j in enumerate(plans.every(s)):
         v = s.markers(q) + j.new_towns
         if final and j.distance is not None:
             v -= j.distance
@@ -178,18 +221,26 @@ class ElfenlandExpertBot:
             return move(state)
         if state.phase is not Phase.PLACE:
             return self.greedy.choose(state)
+        budget = self.budget()  # from here: choosing the roots is part of the decision
         roots = candidates(state, self.greedy)
         if len(roots) == 1:
             return roots[0]
-        return self.search(state, roots)
+        return self.search(state, roots, budget)
 
-    def search(self, state: ElfenlandState, roots: Sequence[Action]) -> Action:
+    def budget(self) -> Budget:
+        """A decision's budget, started."""
+        budget = Budget(self.iterations, self.seconds, self.clock)
+        budget.start()
+        return budget
+
+    def search(self, state: ElfenlandState, roots: Sequence[Action],
+               budget: Budget | None = None) -> Action:
         """Deals in turn, each tried with every root action still in play (common random
         numbers); the greedy choice (the first root) stands unless another beats it by
         ``DEVIATION`` on the deals both were tried on."""
         me = state.current
-        budget = Budget(self.iterations, self.seconds, self.clock)
-        budget.start()
+        if budget is None:
+            budget = self.budget()
         plans = _Plans()
         n = len(roots)
         sums = [0.0] * n
@@ -199,12 +250,14 @@ class ElfenlandExpertBot:
         while budget.left():
             det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
             seed = self.rng.randrange(2**32)
+            deal: dict[int, Journey] = {}
             for i in alive:
                 if not budget.left():
                     break
                 sim = det.clone()
                 sim.rng = Rng(seed)
-                sums[i] += self._rollout(sim, me, roots[i].id, plans, seed)
+                policy = _Policy(plans, self.greedy, det, deal)
+                sums[i] += self._rollout(sim, me, roots[i].id, plans, policy, seed)
                 counts[i] += 1
                 budget.spend()
             deals += 1
@@ -221,12 +274,11 @@ class ElfenlandExpertBot:
         return roots[0]
 
     def _rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
-                 seed: int) -> float:
+                 policy: _Policy, seed: int) -> float:
         """The root action, then every player's policy to the move phase (or the end
         of the game), then the evaluation.  The searcher's own later placements are
         its policy's too: one level of tree, as deep as the deals allow to compare."""
         rng = random.Random(seed)
-        policy = _Policy(plans, self.greedy)
         start_round = s.round
         s.apply_action(first)
         while (not s.is_terminal() and s.round == start_round

@@ -179,10 +179,11 @@ class KingOfTheElvesExpertBot:
         if len(legal) == 1 or state.phase is not Phase.BUILDING \
                 or state.pending is not Pending.NONE:
             return self.greedy.choose(state)
+        budget = self.budget()  # from here: choosing the roots is part of the decision
         roots = self.candidates(state, legal)
         if len(roots) == 1:
             return roots[0]
-        return self.search(state, roots)
+        return self.search(state, roots, budget)
 
     def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
         ranked = self.greedy.rank(s, legal)
@@ -192,13 +193,20 @@ class KingOfTheElvesExpertBot:
             out.append(passing)
         return out
 
-    def search(self, state: KingOfTheElvesState, roots: Sequence[Action]) -> Action:
+    def budget(self) -> Budget:
+        """A decision's budget, started."""
+        budget = Budget(self.iterations, self.seconds, self.clock)
+        budget.start()
+        return budget
+
+    def search(self, state: KingOfTheElvesState, roots: Sequence[Action],
+               budget: Budget | None = None) -> Action:
         """Deals in turn, each tried with every root action still in play (common random
         numbers); the greedy choice (the first root) stands unless another beats it by
         ``DEVIATION``."""
         me = state.current
-        budget = Budget(self.iterations, self.seconds, self.clock)
-        budget.start()
+        if budget is None:
+            budget = self.budget()
         plans = _Plans()
         n = len(roots)
         sums = [0.0] * n
