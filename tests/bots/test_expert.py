@@ -231,3 +231,25 @@ def test_kingelves_memoised_plans_equal_fresh_ones() -> None:
             assert got.value == fresh.value and got.gold == fresh.gold
             checked += 1
     assert checked == 6 * state.n
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_expert_ignores_hidden_information(game: str) -> None:
+    """Two states differing only in what the bot's seat cannot see (other hands, the
+    piles, secret counters) get the same answer from bots of the same seed."""
+    state: Any = placing_state()[0] if game == "elfenland" else building_state()[0]
+    me = state.current
+    other = state.resample_from_infostate(me, Rng(123))
+    assert other.hands != state.hands
+    seen, also = state.view(me), other.view(me)
+    for doc in (seen, also):  # a resampled state starts a new log
+        doc.pop("log", None)
+        doc.pop("seq", None)
+    assert seen == also
+    answers = []
+    for s in (state, other):
+        bot: Any = make_bot("expert", game, 7)
+        bot.iterations, bot.seconds = 40, 60.0
+        answers.append(str(bot.choose(s)))
+        assert bot.rollouts == 40
+    assert answers[0] == answers[1]
