@@ -123,7 +123,7 @@ def timing(game: str, games: int) -> None:
         walls: list[float] = []
         started = time.perf_counter()
         for g in range(games):
-            bots = [make_bot(level, game, 1000 * g + q) for q in range(4)]
+            bots: list[Any] = [make_bot(level, game, 1000 * g + q) for q in range(4)]
             state = elfenland.new_game(game, players=4, seed=500 + g)
             while not state.is_terminal():
                 t0 = time.perf_counter()
@@ -141,7 +141,7 @@ def searched_positions(game: str, count: int) -> list[tuple[Any, list[Any]]]:
     out: list[tuple[Any, list[Any]]] = []
     seed = 0
     while len(out) < count:
-        state = elfenland.new_game(game, players=4, seed=900 + seed)
+        state: Any = elfenland.new_game(game, players=4, seed=900 + seed)
         greedy = [make_bot("greedy", game, seed * 8 + q) for q in range(4)]
         probe: Any = make_bot("expert", game, seed)
         while not state.is_terminal() and len(out) < count:
