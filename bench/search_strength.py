@@ -6,6 +6,7 @@ both games: prints the figures the README and docs/bots.md quote (issue #25).
     python bench/search_strength.py --summarise strength-*.jsonl
     nice -n 10 python bench/search_strength.py --only timing --game elfenland --games 2
     nice -n 10 python bench/search_strength.py --only speed --game king-of-the-elves
+    nice -n 10 python bench/search_strength.py --only agreement --positions 30 --deals 300
 
 Matches (``--match``):
 
@@ -25,6 +26,11 @@ of every decision each bot took (all phases), median, 99th percentile and worst.
 ``--only speed``: CPU time per rollout of both levels on the same positions (searched
 decisions met in games of greedy bots), each searching a fixed number of deals with
 no time limit, side by side in one run.
+
+``--only agreement``: on the same searched positions, how often each level's decision
+at ``--budget`` CPU seconds (three seeds a position) is the one a long search reaches
+(the expert with ``--deals`` deals of every root, 300 by default here), and how often
+each leaves the greedy choice: a view of search noise that needs no games.
 
 ``--only timing``: the bots at their default wall-clock budgets (``time.perf_counter``,
 what a game uses), four of a kind at the table: wall seconds per decision, median,
@@ -190,6 +196,30 @@ def speed(game: str, count: int, deals: int) -> None:
           f"ratio {per['search'] / per['expert']:.1f}x", flush=True)
 
 
+def agreement(game: str, count: int, deals: int, budget: float) -> None:
+    positions = searched_positions(game, count)
+    agree = {"search": 0, "expert": 0}
+    leave = {"search": 0, "expert": 0, "reference": 0}
+    for i, (state, roots) in enumerate(positions):
+        reference: Any = make_bot("expert", game, 10_000 + i)
+        reference.iterations, reference.seconds = deals * len(roots), 1e9
+        ref = reference.search(state, roots)
+        leave["reference"] += ref != roots[0]
+        for k in range(3):
+            for level in ("search", "expert"):
+                bot = budgeted(level, game, 10 * i + k, budget)
+                choice = bot.search(state, roots)
+                agree[level] += choice == ref
+                leave[level] += choice != roots[0]
+    n = 3 * len(positions)
+    print(f"{game}: {len(positions)} searched positions x 3 seeds, {budget * 1000:.0f} ms "
+          f"CPU a decision: the long search's choice (expert, {deals} deals a root) "
+          f"chosen by search {agree['search'] / n:.0%}, expert {agree['expert'] / n:.0%}; "
+          f"the greedy choice left by search {leave['search'] / n:.0%}, expert "
+          f"{leave['expert'] / n:.0%}, the long search "
+          f"{leave['reference'] / len(positions):.0%}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -201,9 +231,9 @@ def main() -> int:
                         help="CPU seconds per decision, for both bots")
     parser.add_argument("--log", default=None, help="append each game here (JSON lines)")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
-    parser.add_argument("--only", choices=("timing", "speed"), default=None)
-    parser.add_argument("--positions", type=int, default=50, help="--only speed")
-    parser.add_argument("--deals", type=int, default=10, help="--only speed")
+    parser.add_argument("--only", choices=("timing", "speed", "agreement"), default=None)
+    parser.add_argument("--positions", type=int, default=50, help="--only speed, agreement")
+    parser.add_argument("--deals", type=int, default=10, help="--only speed, agreement")
     args = parser.parse_args()
     if args.summarise:
         rows = []
@@ -211,6 +241,9 @@ def main() -> int:
             with open(name, encoding="utf-8") as f:
                 rows += [json.loads(line) for line in f if line.strip()]
         summarise(rows)
+        return 0
+    if args.only == "agreement":
+        agreement(args.game, args.positions, args.deals, args.budget)
         return 0
     if args.only == "speed":
         speed(args.game, args.positions, args.deals)
