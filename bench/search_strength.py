@@ -103,8 +103,12 @@ def summarise(rows: list[dict[str, Any]]) -> None:
     for r in rows:  # a game logged twice counts once
         groups.setdefault((r["game"], r["match"], r["budget"]), {}).setdefault(r["index"], r)
     for (game, match, budget), by_index in sorted(groups.items()):
-        games = list(by_index.values())
         n = SEATS[match]
+        seats: dict[int, int] = {}
+        for r in by_index.values():
+            seats[r["deal"]] = seats.get(r["deal"], 0) + 1
+        # Paired seeds: only deals played with the expert in every seat count.
+        games = [r for r in by_index.values() if seats[r["deal"]] == n]
         wins = sum(r["share"] for r in games)
         lo, hi = wilson(wins, len(games))
         searches = sum(r["searches"] for r in games)

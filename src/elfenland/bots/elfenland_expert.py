@@ -1,6 +1,9 @@
 """The expert Elfenland bot: the search bot's plan (ISMCTS over the placement phase,
 the greedy bot's draws and keeps, the planner's moves) with an inner loop about
-three times cheaper, and a budget that holds on a loaded machine.
+three times cheaper (2.7x less CPU a rollout), and a budget that holds on a loaded
+machine.  At equal CPU time it is no stronger than ``search``: its decisions are
+closer to what a long search decides, and that does not win more (``docs/bots.md``,
+``bench/search_strength.py``).
 
 Where the search bot's time went (a profile of four search bots, ``docs/bots.md``):
 two thirds in the journey planner, seven plans a rollout (each player's wish journey

@@ -1,7 +1,9 @@
 """The expert King of the Elves bot: the search bot's plan (deals of the hidden cards,
 each tried with the greedy bot's best few building actions and pass, played out to the
-end of building, then every journey planned) with an inner loop several times cheaper,
-and a budget that holds on a loaded machine.
+end of building, then every journey planned) with a slightly cheaper inner loop (1.2x
+less CPU a rollout: the pure journey planner stays most of it), and a budget that
+holds on a loaded machine.  At equal CPU time it is no stronger than ``search``
+(``docs/bots.md``, ``bench/search_strength.py``).
 
 Where the search bot's time went (a profile of four search bots, ``docs/bots.md``):
 two thirds in the journey planner, planning again the same journeys (a player's hand
