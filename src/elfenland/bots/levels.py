@@ -25,6 +25,18 @@ def _elfenland_search(seed: int | None) -> Bot:
     return ElfenlandSearchBot(seed)
 
 
+def _elfenland_expert(seed: int | None) -> Bot:
+    from .elfenland_expert import ElfenlandExpertBot
+
+    return ElfenlandExpertBot(seed)
+
+
+def _kingelves_expert(seed: int | None) -> Bot:
+    from .kingelves_expert import KingOfTheElvesExpertBot
+
+    return KingOfTheElvesExpertBot(seed)
+
+
 def _kingelves_greedy(seed: int | None) -> Bot:
     from .kingelves_greedy import KingOfTheElvesGreedyBot
 
@@ -57,6 +69,8 @@ BY_GAME: dict[tuple[str, str], Callable[[int | None], Bot]] = {
     ("search", "king-of-the-elves"): _kingelves_search,
     ("greedy", "elfengold"): _elfengold_greedy,
     ("search", "elfengold"): _elfengold_search,
+    ("expert", "elfenland"): _elfenland_expert,
+    ("expert", "king-of-the-elves"): _kingelves_expert,
 }
 
 
@@ -72,7 +86,7 @@ def _factory(level: str) -> Callable[[str, int | None], Bot]:
     return make
 
 
-for _level in ("greedy", "search"):
+for _level in ("greedy", "search", "expert"):
     BOT_LEVELS[_level] = _factory(_level)
 
 

@@ -1,0 +1,278 @@
+"""The expert search level against today's search level, at equal CPU budgets, in
+both games: prints the figures the README and docs/bots.md quote (issue #25).
+
+    nice -n 10 python bench/search_strength.py --game elfenland --match four --games 400
+    nice -n 10 python bench/search_strength.py --game king-of-the-elves --match two --games 400
+    python bench/search_strength.py --summarise strength-*.jsonl
+    nice -n 10 python bench/search_strength.py --only timing --game elfenland --games 2
+    nice -n 10 python bench/search_strength.py --only speed --game king-of-the-elves
+    nice -n 10 python bench/search_strength.py --only agreement --positions 30 --deals 300
+
+Matches (``--match``):
+
+- ``four``: one expert bot against three search bots, four players.  Seeds are paired:
+  game ``i`` is deal ``1 + i // 4`` with the expert in seat ``i % 4``, so every deal is
+  played with the expert in each seat (run a multiple of 4 games).  An equal wins 25%.
+- ``two``: expert against search, two players; deal ``1 + i // 2``, the expert in seat
+  ``i % 2``.  An equal wins 50%.
+
+Both bots get the same budget per decision, ``--budget`` seconds of CPU time of the
+deciding thread (``time.thread_time``), and no iteration cap: a loaded machine makes
+the match slower, not different.  Win rates count a shared win 1/k, with 95% Wilson
+intervals.  Every game is appended to ``--log`` (one JSON line) as it ends, so that
+``--summarise`` prints the table of an unfinished run.  Seconds per decision: CPU time
+of every decision each bot took (all phases), median, 99th percentile and worst.
+
+``--only speed``: CPU time per rollout of both levels on the same positions (searched
+decisions met in games of greedy bots), each searching a fixed number of deals with
+no time limit, side by side in one run.
+
+``--only agreement``: on the same searched positions, how often each level's decision
+at ``--budget`` CPU seconds (three seeds a position) is the one a long search reaches
+(the expert with ``--deals`` deals of every root, 300 by default here), and how often
+each leaves the greedy choice: a view of search noise that needs no games.
+
+``--only timing``: the bots at their default wall-clock budgets (``time.perf_counter``,
+what a game uses), four of a kind at the table: wall seconds per decision, median,
+99th percentile and worst, with the load average: whether the budget holds on this
+machine as it is loaded now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+import elfenland
+from elfenland.bots import make_bot
+from elfenland.bots.tournament import wilson
+
+GAMES = ("elfenland", "king-of-the-elves")
+SEATS = {"four": 4, "two": 2}
+
+
+def budgeted(level: str, game: str, seed: int, budget: float) -> Any:
+    bot: Any = make_bot(level, game, seed)
+    bot.seconds = budget
+    bot.iterations = 10**9
+    bot.clock = time.thread_time
+    return bot
+
+
+def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
+    """One game of the match (see the module doc for seeds and seats)."""
+    n = SEATS[match]
+    deal = 1 + index // n
+    seat = index % n
+    bots = [budgeted("expert" if q == seat else "search", game, deal * 16 + q, budget)
+            for q in range(n)]
+    state = elfenland.new_game(game, players=n, seed=deal)
+    times: dict[str, list[float]] = {"expert": [], "search": []}
+    started = time.perf_counter()
+    while not state.is_terminal():
+        p = state.current_player()
+        t0 = time.thread_time()
+        action = bots[p].choose(state)
+        times["expert" if p == seat else "search"].append(time.thread_time() - t0)
+        state.apply_action(action)
+    won = state.winners()
+    expert = bots[seat]
+    return {"game": game, "match": match, "index": index, "deal": deal, "seat": seat,
+            "budget": budget, "share": 1 / len(won) if seat in won else 0.0,
+            "rollouts": expert.rollouts, "searches": expert.searches,
+            "cpu": times, "wall": time.perf_counter() - started,
+            "load": os.getloadavg()[0]}
+
+
+def spread(values: list[float]) -> str:
+    if not values:
+        return "no decisions"
+    v = sorted(values)
+    p99 = v[min(len(v) - 1, int(0.99 * len(v)))]
+    return (f"median {statistics.median(v) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+            f"max {v[-1] * 1000:.1f} ms")
+
+
+def summarise(rows: list[dict[str, Any]]) -> None:
+    groups: dict[tuple[str, str, float], dict[int, dict[str, Any]]] = {}
+    for r in rows:  # a game logged twice counts once
+        groups.setdefault((r["game"], r["match"], r["budget"]), {}).setdefault(r["index"], r)
+    for (game, match, budget), by_index in sorted(groups.items()):
+        n = SEATS[match]
+        seats: dict[int, int] = {}
+        for r in by_index.values():
+            seats[r["deal"]] = seats.get(r["deal"], 0) + 1
+        # Paired seeds: only deals played with the expert in every seat count.
+        games = [r for r in by_index.values() if seats[r["deal"]] == n]
+        wins = sum(r["share"] for r in games)
+        lo, hi = wilson(wins, len(games))
+        searches = sum(r["searches"] for r in games)
+        rollouts = sum(r["rollouts"] for r in games) / searches if searches else 0.0
+        print(f"\n{game}, {'expert vs 3 search' if n == 4 else 'expert vs search'} "
+              f"({n} players), {budget * 1000:.0f} ms CPU per decision each, "
+              f"{len(games)} games ({len(games) // n} deals x {n} seats)")
+        print(f"  expert wins {wins / len(games):.1%}  95% CI [{lo:.1%}, {hi:.1%}]  "
+              f"(an equal: {1 / n:.0%})")
+        for level in ("expert", "search"):
+            cpu = [t for r in games for t in r["cpu"][level]]
+            print(f"  {level} CPU per decision: {spread(cpu)}")
+        print(f"  expert rollouts per search: {rollouts:.1f}; "
+              f"wall per game {statistics.mean(r['wall'] for r in games):.1f} s; "
+              f"load average {statistics.mean(r['load'] for r in games):.2f}")
+    sys.stdout.flush()
+
+
+def timing(game: str, games: int) -> None:
+    """Four bots of a level at their default wall budgets; wall time per decision."""
+    for level in ("search", "expert"):
+        walls: list[float] = []
+        started = time.perf_counter()
+        for g in range(games):
+            bots: list[Any] = [make_bot(level, game, 1000 * g + q) for q in range(4)]
+            state = elfenland.new_game(game, players=4, seed=500 + g)
+            while not state.is_terminal():
+                t0 = time.perf_counter()
+                action = bots[state.current_player()].choose(state)
+                walls.append(time.perf_counter() - t0)
+                state.apply_action(action)
+        print(f"{game}: four {level} bots at their default budget ({bots[0].seconds} s), "
+              f"{games} games, {(time.perf_counter() - started) / games:.0f} s wall a game, "
+              f"wall per decision: {spread(walls)}; load average {os.getloadavg()[0]:.2f}",
+              flush=True)
+
+
+def searched_positions(game: str, count: int) -> list[tuple[Any, list[Any]]]:
+    """Positions where both levels search (several root actions), with those roots."""
+    out: list[tuple[Any, list[Any]]] = []
+    seed = 0
+    while len(out) < count:
+        state: Any = elfenland.new_game(game, players=4, seed=900 + seed)
+        greedy = [make_bot("greedy", game, seed * 8 + q) for q in range(4)]
+        probe: Any = make_bot("expert", game, seed)
+        while not state.is_terminal() and len(out) < count:
+            if game == "elfenland":
+                from elfenland.bots.elfenland_search import candidates
+                from elfenland.games.elfenland.state import Phase
+
+                roots = (candidates(state, probe.greedy) if state.phase is Phase.PLACE
+                         else [])
+            else:
+                from elfenland.games.kingelves.state import Pending
+                from elfenland.games.kingelves.state import Phase as KPhase
+
+                legal = state.legal_actions()
+                roots = (probe.candidates(state, legal)
+                         if state.phase is KPhase.BUILDING and state.pending is Pending.NONE
+                         and len(legal) > 1 else [])
+            if len(roots) > 1:
+                out.append((state.clone(), roots))
+            state.apply_action(greedy[state.current_player()].choose(state))
+        seed += 1
+    return out
+
+
+def speed(game: str, count: int, deals: int) -> None:
+    positions = searched_positions(game, count)
+    cpu = {"search": 0.0, "expert": 0.0}
+    rollouts = {"search": 0, "expert": 0}
+    for i, (state, roots) in enumerate(positions):
+        search: Any = make_bot("search", game, i)
+        search.iterations, search.seconds = deals, 1e9
+        expert: Any = make_bot("expert", game, i)
+        expert.iterations, expert.seconds = deals * len(roots), 1e9
+        t0 = time.thread_time()
+        search.search(state, roots)
+        cpu["search"] += time.thread_time() - t0
+        rollouts["search"] += deals * len(roots)
+        t0 = time.thread_time()
+        expert.search(state, roots)
+        cpu["expert"] += time.thread_time() - t0
+        rollouts["expert"] += expert.rollouts
+    per = {k: cpu[k] / rollouts[k] for k in cpu}
+    print(f"{game}: {len(positions)} searched positions, {deals} deals of every root "
+          f"(search) or as many rollouts (expert, roots pruned): CPU per rollout "
+          f"search {per['search'] * 1000:.3f} ms, expert {per['expert'] * 1000:.3f} ms, "
+          f"ratio {per['search'] / per['expert']:.1f}x", flush=True)
+
+
+def agreement(game: str, count: int, deals: int, budget: float) -> None:
+    positions = searched_positions(game, count)
+    agree = {"search": 0, "expert": 0}
+    leave = {"search": 0, "expert": 0, "reference": 0}
+    for i, (state, roots) in enumerate(positions):
+        reference: Any = make_bot("expert", game, 10_000 + i)
+        reference.iterations, reference.seconds = deals * len(roots), 1e9
+        ref = reference.search(state, roots)
+        leave["reference"] += ref != roots[0]
+        for k in range(3):
+            for level in ("search", "expert"):
+                bot = budgeted(level, game, 10 * i + k, budget)
+                choice = bot.search(state, roots)
+                agree[level] += choice == ref
+                leave[level] += choice != roots[0]
+    n = 3 * len(positions)
+    print(f"{game}: {len(positions)} searched positions x 3 seeds, {budget * 1000:.0f} ms "
+          f"CPU a decision: the long search's choice (expert, {deals} deals a root) "
+          f"chosen by search {agree['search'] / n:.0%}, expert {agree['expert'] / n:.0%}; "
+          f"the greedy choice left by search {leave['search'] / n:.0%}, expert "
+          f"{leave['expert'] / n:.0%}, the long search "
+          f"{leave['reference'] / len(positions):.0%}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=GAMES, default="elfenland")
+    parser.add_argument("--match", choices=tuple(SEATS), default="four")
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--first", type=int, default=0, help="index of the first game")
+    parser.add_argument("--budget", type=float, default=0.03,
+                        help="CPU seconds per decision, for both bots")
+    parser.add_argument("--log", default=None, help="append each game here (JSON lines)")
+    parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
+    parser.add_argument("--only", choices=("timing", "speed", "agreement"), default=None)
+    parser.add_argument("--positions", type=int, default=50, help="--only speed, agreement")
+    parser.add_argument("--deals", type=int, default=10, help="--only speed, agreement")
+    args = parser.parse_args()
+    if args.summarise:
+        rows = []
+        for name in args.summarise:
+            with open(name, encoding="utf-8") as f:
+                rows += [json.loads(line) for line in f if line.strip()]
+        summarise(rows)
+        return 0
+    if args.only == "agreement":
+        agreement(args.game, args.positions, args.deals, args.budget)
+        return 0
+    if args.only == "speed":
+        speed(args.game, args.positions, args.deals)
+        return 0
+    if args.only == "timing":
+        timing(args.game, args.games)
+        return 0
+    rows = []
+    out = open(args.log, "a", encoding="utf-8") if args.log else None  # noqa: SIM115
+    try:
+        for i in range(args.first, args.first + args.games):
+            r = play(args.game, args.match, i, args.budget)
+            rows.append(r)
+            if out:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+            print(f"  game {i}: expert share {r['share']:.2f}, running "
+                  f"{sum(x['share'] for x in rows) / len(rows):.1%} over {len(rows)}",
+                  file=sys.stderr, flush=True)
+    finally:
+        if out:
+            out.close()
+    summarise(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,290 @@
+"""The expert Elfenland bot: the search bot's plan (ISMCTS over the placement phase,
+the greedy bot's draws and keeps, the planner's moves) with an inner loop about
+three times cheaper (2.7x less CPU a rollout), and a budget that holds on a loaded
+machine.  At equal CPU time it is no stronger than ``search``: its decisions are
+closer to what a long search decides, and that does not win more (``docs/bots.md``,
+``bench/search_strength.py``).
+
+Where the search bot's time went (a profile of four search bots, ``docs/bots.md``):
+two thirds in the journey planner, seven plans a rollout (each player's wish journey
+at their first turn, each player's journey at the end), and a sixth in hashing
+actions to build sets of the legal ones.  Here
+
+- the wish journeys are planned once per deal, shared by the rollouts of every root
+  action, and memoised by what the planner reads (``_Policy``, ``_Plans``);
+- the evaluation plans all players with the roads read once (``_Plans.every``);
+- rollouts compare action ids (the compiled engine's ``legal_action_ids``), never
+  action objects;
+- the budget (``Budget``) is asked before every rollout, not before every deal of all
+  the root actions, so a decision ends within one rollout of its deadline;
+- a root action falling clearly behind (``PRUNE`` below the best, after ``PRUNE_AFTER``
+  deals) gets no more rollouts, so the deals left go to the ones still in question.
+
+The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
+seconds, which a loaded machine does not shrink), a hand-driven clock in tests.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+
+from ..core.errors import ElfenlandError
+from ..core.game import Action as CoreAction
+from ..core.game import GameState
+from ..core.rng import Rng
+from ..games.elfenland.actions import Action, Kind, from_id
+from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
+from . import planner
+from .budget import Budget, Clock
+from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds
+from .elfenland_search import DEVIATION, MARGIN_SCALE, candidates, move
+from .planner import (
+    PREFERENCE,
+    Edge,
+    Journey,
+    _board_tables,
+    _journey,
+    _raw_edges,
+    plan_journey,
+    planner_backend,
+)
+
+#: Deals every root action gets before any is dropped.
+PRUNE_AFTER = 4
+#: A root action this far (reward in [0, 1]) below the best mean is dropped.
+PRUNE = 0.12
+
+
+class _Plans:
+    """One decision's journeys.  The wish journeys are memoised, keyed by everything
+    the planner reads (the player's town, hand, towns collected, town card, counter
+    kinds, and the counters and obstacles on the roads); ``every`` plans all players on
+    one board with the roads read once (``plan_journey`` reads them again per player,
+    a third of its time on the compiled planner)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[object, ...], Journey] = {}
+
+    def wish(self, s: ElfenlandState, p: int) -> Journey:
+        """``elfenland_greedy.wish``: counters on any empty road, no caravans."""
+        kinds = tuple(owned_kinds(s, p))
+        key = (p, s.boots[p], tuple(s.hands[p]), s.visited[p], s.town_cards[p], kinds,
+               tuple(s.route_counter), tuple(s.route_obstacle))
+        j = self.memo.get(key)
+        if j is None:
+            j = plan_journey(s, p, wild_kinds=kinds, any_cards=False)
+            self.memo[key] = j
+        return j
+
+    def every(self, s: ElfenlandState) -> list[Journey]:
+        """``[plan_journey(s, q) for q in range(s.n)]``, the same journeys."""
+        search = planner._planner  # type: ignore[attr-defined]  # the C module, or None
+        if planner_backend() != "compiled" or search is None:
+            return [plan_journey(s, q) for q in range(s.n)]
+        board = s.board
+        raw = _raw_edges(s)
+        flat = _board_tables(board)[1]
+        rules = s.rules
+        needed_only = rules.caravan == "only-if-needed"
+        out = []
+        for q in range(s.n):
+            card = s.town_cards[q]
+            target = card if rules.town_cards and card != NO_PIECE else None
+            hand = tuple(s.hands[q])
+            visited = s.visited[q]
+            codes = search.search(len(board.towns), board.capital, raw, flat,
+                                    -1 if target is None else target, None,
+                                    rules.hand_limit, PREFERENCE, hand, s.boots[q],
+                                    visited, needed_only)
+            if codes is None:  # too big for the C code: the planner's own way
+                out.append(plan_journey(s, q))
+                continue
+            path = []
+            here = s.boots[q]
+            for code in codes:
+                e = Edge(*raw[here][code >> 1])
+                path.append((e, bool(code & 1)))
+                here = e.to
+            out.append(_journey(s, q, path, hand, visited, target, PREFERENCE))
+        return out
+
+
+class _Policy:
+    """The search bot's rollout policy (``elfenland_search._FastPolicy``) on action ids:
+    every player lays the counters of their wish journey and draws what it lacks.  The
+    search bot plans a player's wish at their first turn in each rollout; here it is
+    planned once per deal, on the deal before the root action (``deal``, shared by the
+    rollouts of every root action), and again after each counter drawn, as there.  A
+    rival thus does not replan around the root action's counter (its policy skips a
+    road taken); the evaluation, which plans on the board as the rollout leaves it,
+    still sees what the counter costs them.  It saves three plans of seven a rollout."""
+
+    def __init__(self, plans: _Plans, keeper: ElfenlandGreedyBot, det: ElfenlandState,
+                 deal: dict[int, Journey]) -> None:
+        self.plans = plans
+        self.keeper = keeper
+        self.det = det
+        self.deal = deal
+        self.wishes: dict[int, Journey] = {}
+        self.replan: set[int] = set()
+
+    def wish(self, s: ElfenlandState, p: int) -> Journey:
+        j = self.wishes.get(p)
+        if j is None:
+            if p in self.replan:
+                j = self.plans.wish(s, p)
+            else:
+                j = self.deal.get(p)
+                if j is None:
+                    j = self.deal[p] = self.plans.wish(self.det, p)
+            self.wishes[p] = j
+        return j
+
+    def choose(self, s: ElfenlandState, rng: random.Random) -> int:
+        ids = s.legal_action_ids()
+        if len(ids) == 1:
+            return ids[0]
+        p = s.current
+        phase = s.phase
+        if phase is Phase.PLACE:
+            legal = set(ids)
+            for st in self.wish(s, p).steps:
+                a = st.action
+                if a.kind is Kind.PLACE and a.id in legal:
+                    return a.id
+            return PASS_ID
+        if phase is Phase.DRAW_COUNTERS:
+            held = set(owned_kinds(s, p))
+            wanted = {int(st.action.transport) for st in self.wish(s, p).steps
+                      if st.action.kind is Kind.PLACE and st.action.transport is not None}
+            wanted -= held
+            if wanted:
+                for i in ids:
+                    a = from_id(i)
+                    if a.transport is not None and int(a.transport) in wanted:
+                        self.wishes.pop(p, None)
+                        self.replan.add(p)
+                        return i
+            return BLIND_ID if BLIND_ID in ids else ids[rng.randrange(len(ids))]
+        if phase is Phase.KEEP:
+            return self.keeper.keep(s, s.legal_actions()).id
+        return ids[rng.randrange(len(ids))]
+
+
+PASS_ID = Action.pass_().id
+BLIND_ID = Action.draw(None).id
+
+
+def evaluate(s: ElfenlandState, me: int, plans: _Plans) -> float:
+    """``elfenland_search.evaluate`` with memoised plans: the bot's margin over the best
+    rival (markers plus the towns each player's journey collects), in [0, 1]."""
+    if s.is_terminal():
+        won = s.winners()
+        return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
+    final = s.round >= s.rules.rounds
+    values = []
+    for q, j in enumerate(plans.every(s)):
+        v = s.markers(q) + j.new_towns
+        if final and j.distance is not None:
+            v -= j.distance
+        values.append(v + j.usefulness / 10_000)
+    margin = values[me] - max(v for q, v in enumerate(values) if q != me)
+    return 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
+
+
+class ElfenlandExpertBot:
+    """ISMCTS at the root over the placement phase, with memoised plans, rollouts on
+    action ids, root pruning and a budget asked before every rollout."""
+
+    name = "expert"
+
+    def __init__(self, seed: int | None = None, iterations: int = 2_000,
+                 seconds: float = 0.3, clock: Clock = time.perf_counter) -> None:
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.clock = clock
+        self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
+        #: Searches run and their rollouts in all (what a budget buys: benches, tests).
+        self.searches = 0
+        self.rollouts = 0
+
+    def choose(self, state: GameState) -> CoreAction:
+        if not isinstance(state, ElfenlandState):
+            raise ElfenlandError("this bot plays Elfenland")
+        legal = state.legal_actions()
+        if not legal:
+            raise ElfenlandError("no legal action: the game is over")
+        if len(legal) == 1:
+            return legal[0]
+        if state.phase is Phase.MOVE and not state.discarding:
+            return move(state)
+        if state.phase is not Phase.PLACE:
+            return self.greedy.choose(state)
+        budget = self.budget()  # from here: choosing the roots is part of the decision
+        roots = candidates(state, self.greedy)
+        if len(roots) == 1:
+            return roots[0]
+        return self.search(state, roots, budget)
+
+    def budget(self) -> Budget:
+        """A decision's budget, started."""
+        budget = Budget(self.iterations, self.seconds, self.clock)
+        budget.start()
+        return budget
+
+    def search(self, state: ElfenlandState, roots: Sequence[Action],
+               budget: Budget | None = None) -> Action:
+        """Deals in turn, each tried with every root action still in play (common random
+        numbers); the greedy choice (the first root) stands unless another beats it by
+        ``DEVIATION`` on the deals both were tried on."""
+        me = state.current
+        if budget is None:
+            budget = self.budget()
+        plans = _Plans()
+        n = len(roots)
+        sums = [0.0] * n
+        counts = [0] * n
+        alive = list(range(n))
+        deals = 0
+        while budget.left():
+            det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
+            seed = self.rng.randrange(2**32)
+            deal: dict[int, Journey] = {}
+            for i in alive:
+                if not budget.left():
+                    break
+                sim = det.clone()
+                sim.rng = Rng(seed)
+                policy = _Policy(plans, self.greedy, det, deal)
+                sums[i] += self._rollout(sim, me, roots[i].id, plans, policy, seed)
+                counts[i] += 1
+                budget.spend()
+            deals += 1
+            if deals >= PRUNE_AFTER and len(alive) > 2:
+                best = max(sums[i] / counts[i] for i in alive)
+                alive = [i for i in alive
+                         if i == 0 or sums[i] / counts[i] >= best - PRUNE]
+        self.searches += 1
+        self.rollouts += budget.used
+        means = [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
+        best_i = max(range(n), key=lambda i: (means[i], -i))
+        if counts[best_i] and means[best_i] > means[0] + DEVIATION:
+            return roots[best_i]
+        return roots[0]
+
+    def _rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
+                 policy: _Policy, seed: int) -> float:
+        """The root action, then every player's policy to the move phase (or the end
+        of the game), then the evaluation.  The searcher's own later placements are
+        its policy's too: one level of tree, as deep as the deals allow to compare."""
+        rng = random.Random(seed)
+        start_round = s.round
+        s.apply_action(first)
+        while (not s.is_terminal() and s.round == start_round
+               and s.phase is not Phase.MOVE):
+            s.apply_action(policy.choose(s, rng))
+        return evaluate(s, me, plans)

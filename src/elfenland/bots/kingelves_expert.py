@@ -1,0 +1,249 @@
+"""The expert King of the Elves bot: the search bot's plan (deals of the hidden cards,
+each tried with the greedy bot's best few building actions and pass, played out to the
+end of building, then every journey planned) with a slightly cheaper inner loop (1.2x
+less CPU a rollout: the pure journey planner stays most of it), and a budget that
+holds on a loaded machine.  At equal CPU time it is no stronger than ``search``
+(``docs/bots.md``, ``bench/search_strength.py``).
+
+Where the search bot's time went (a profile of four search bots, ``docs/bots.md``):
+two thirds in the journey planner, planning again the same journeys (a player's hand
+and the table often come out of the building phase as another deal left them), and
+much of the rest in hashing action objects to build sets of the legal ones.  Here
+
+- a decision's journey plans are memoised (``_Plans``), keyed by everything the planner
+  reads: the traveller, their journey cards and gold, the table, the journey under way;
+- the rollout policy (``fast_policy`` of the search bot) compares action ids;
+- the budget (``Budget``) is asked before every rollout, so a decision ends within one
+  rollout of its deadline however loaded the machine;
+- a root action falling clearly behind (``PRUNE`` below the best, after ``PRUNE_AFTER``
+  deals) gets no more rollouts.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+
+from ..core.errors import ElfenlandError
+from ..core.game import Action as CoreAction
+from ..core.game import GameState
+from ..core.rng import Rng
+from ..games.kingelves.actions import Action, Kind, from_id
+from ..games.kingelves.cards import TOWN_KINDS, Card, town_value
+from ..games.kingelves.state import (
+    GOLD,
+    NO_ONE,
+    TERRAIN,
+    KingOfTheElvesState,
+    Pending,
+    Phase,
+)
+from .budget import Budget, Clock
+from .kingelves_greedy import KingOfTheElvesGreedyBot, discard_choice
+from .kingelves_journey import Plan, plan_journey
+from .kingelves_search import (
+    DEVIATION,
+    KEPT_CARD_GOLD,
+    MARGIN_SCALE,
+    MAX_CANDIDATES,
+    ROLLOUT_BUDGET,
+    reachable,
+)
+
+#: Deals every root action gets before any is dropped.
+PRUNE_AFTER = 4
+#: A root action this far (reward in [0, 1]) below the best mean is dropped.
+PRUNE = 0.12
+
+PASS_ID = Action.simple(Kind.PASS).id
+NO_TOWN_CARD_ID = Action.simple(Kind.NO_TOWN_CARD).id
+HARM = (Card.THIEF, Card.TREE, Card.SEA_MONSTER)
+
+
+class _Plans:
+    """One decision's journey plans, memoised by what the planner reads of the state."""
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[object, ...], Plan] = {}
+
+    def plan(self, s: KingOfTheElvesState, q: int, table: tuple[object, ...]) -> Plan:
+        under_way: tuple[object, ...] = ()
+        if s.phase is Phase.JOURNEY and s.current == q:
+            under_way = (tuple(s.at), s.direction, s.turned, s.own_visited, s.escort,
+                         s.visited, s.bonus_paid)
+        key = (q, tuple(s.hands[q]), s.gold[q], table, under_way)
+        plan = self.memo.get(key)
+        if plan is None:
+            plan = plan_journey(s, q, budget=ROLLOUT_BUDGET)
+            self.memo[key] = plan
+        return plan
+
+
+def table_key(s: KingOfTheElvesState) -> tuple[object, ...]:
+    return tuple(tuple(tuple(town) for town in kingdom) for kingdom in s.kingdoms)
+
+
+def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans) -> float:
+    """``kingelves_search.round_outcome`` with memoised plans: every journey still to
+    come this round planned, then the bot's gold against the best rival's, in [0, 1]."""
+    if s.is_terminal():
+        won = s.winners()
+        return 1.0 if won == [me] else 0.5 if me in won else 0.0
+    gold = [float(g) for g in s.gold]
+    final = s.round >= s.rounds
+    order = [(s.current + i) % s.n for i in range(s.n)]
+    if s.phase is Phase.JOURNEY:
+        order = order[:(s.dragon - s.current) % s.n or s.n]
+    table = table_key(s)
+    for q in order:
+        plan = plans.plan(s, q, table)
+        gold[q] += plan.gold
+        for owner, toll in plan.thieves_paid(s, q).items():
+            gold[owner] += toll
+        if not final:
+            gold[q] += KEPT_CARD_GOLD * sum(plan.hand[:7])
+    margin = gold[me] - max(g for q, g in enumerate(gold) if q != me)
+    return 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
+
+
+def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
+    """``kingelves_search.fast_policy`` on action ids: the best town its hand reaches
+    into its own kingdom, its gold card on its own town, thieves and obstacles on a
+    rival's first town, then pass."""
+    ids = s.legal_action_ids()
+    if len(ids) == 1:
+        return ids[0]
+    p = s.current
+    hand = s.hands[p]
+    if s.pending is Pending.TAKE:
+        legal = [from_id(i) for i in ids]
+        return max(legal, key=lambda a: (reachable(hand, int(a.card or 0)),
+                                         town_value(int(a.card or 0)))).id
+    if s.pending is not Pending.NONE:
+        allowed = [int(a.card) for a in map(from_id, ids) if a.card is not None]
+        return Action.discard(Card(discard_choice(s, p, allowed))).id
+    legal_ids = set(ids)
+    mine = s.kingdoms[p]
+    towns = [Card(t) for t in TOWN_KINDS if hand[t] and reachable(hand, int(t))]
+    if not mine and not towns:
+        towns = [Card(t) for t in TOWN_KINDS if hand[t]]
+    if towns and len(mine) < (3 if s.n == 2 else 2) and (not mine or rng.random() < 0.5):
+        i = Action.play(max(towns, key=town_value), p).id
+        if i in legal_ids:
+            return i
+    if hand[Card.GOLD]:
+        for k, town in enumerate(mine):
+            if town[GOLD] == NO_ONE and reachable(hand, town[TERRAIN]):
+                i = Action.place(Card.GOLD, p, k).id
+                if i in legal_ids:
+                    return i
+    for card in HARM:
+        if not hand[card]:
+            continue
+        for q in rng.sample(range(s.n), s.n):
+            if q == p or not s.kingdoms[q]:
+                continue
+            i = Action.place(card, q, 0).id
+            if i in legal_ids:
+                return i
+    if NO_TOWN_CARD_ID in legal_ids:
+        return NO_TOWN_CARD_ID
+    if PASS_ID in legal_ids:
+        return PASS_ID
+    return ids[rng.randrange(len(ids))]
+
+
+class KingOfTheElvesExpertBot:
+    """Root ISMCTS over the building phase with memoised journey plans, rollouts on
+    action ids, root pruning and a budget asked before every rollout."""
+
+    name = "expert"
+
+    def __init__(self, seed: int | None = None, iterations: int = 2_000,
+                 seconds: float = 0.3, clock: Clock = time.perf_counter) -> None:
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.clock = clock
+        self.greedy = KingOfTheElvesGreedyBot(self.rng.randrange(2**32))
+        #: Searches run and their rollouts in all (what a budget buys: benches, tests).
+        self.searches = 0
+        self.rollouts = 0
+
+    def choose(self, state: GameState) -> CoreAction:
+        if not isinstance(state, KingOfTheElvesState):
+            raise ElfenlandError("this bot plays King of the Elves")
+        legal = state.legal_actions()
+        if not legal:
+            raise ElfenlandError("no legal action: the game is over")
+        if len(legal) == 1 or state.phase is not Phase.BUILDING \
+                or state.pending is not Pending.NONE:
+            return self.greedy.choose(state)
+        budget = self.budget()  # from here: choosing the roots is part of the decision
+        roots = self.candidates(state, legal)
+        if len(roots) == 1:
+            return roots[0]
+        return self.search(state, roots, budget)
+
+    def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
+        ranked = self.greedy.rank(s, legal)
+        out = [a for _, a in ranked[:MAX_CANDIDATES]]
+        passing = Action.simple(Kind.PASS)
+        if passing in legal and passing not in out:
+            out.append(passing)
+        return out
+
+    def budget(self) -> Budget:
+        """A decision's budget, started."""
+        budget = Budget(self.iterations, self.seconds, self.clock)
+        budget.start()
+        return budget
+
+    def search(self, state: KingOfTheElvesState, roots: Sequence[Action],
+               budget: Budget | None = None) -> Action:
+        """Deals in turn, each tried with every root action still in play (common random
+        numbers); the greedy choice (the first root) stands unless another beats it by
+        ``DEVIATION``."""
+        me = state.current
+        if budget is None:
+            budget = self.budget()
+        plans = _Plans()
+        n = len(roots)
+        sums = [0.0] * n
+        counts = [0] * n
+        alive = list(range(n))
+        deals = 0
+        while budget.left():
+            det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
+            seed = self.rng.randrange(2**32)
+            for i in alive:
+                if not budget.left():
+                    break
+                sim = det.clone()
+                sim.rng = Rng(seed)
+                sums[i] += self._rollout(sim, me, roots[i].id, plans, random.Random(seed))
+                counts[i] += 1
+                budget.spend()
+            deals += 1
+            if deals >= PRUNE_AFTER and len(alive) > 2:
+                best = max(sums[i] / counts[i] for i in alive)
+                alive = [i for i in alive
+                         if i == 0 or sums[i] / counts[i] >= best - PRUNE]
+        self.searches += 1
+        self.rollouts += budget.used
+        means = [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
+        best_i = max(range(n), key=lambda i: (means[i], -i))
+        if counts[best_i] and means[best_i] > means[0] + DEVIATION:
+            return roots[best_i]
+        return roots[0]
+
+    def _rollout(self, s: KingOfTheElvesState, me: int, first: int, plans: _Plans,
+                 rng: random.Random) -> float:
+        s.apply_action(first)
+        steps = 0
+        while s.phase is Phase.BUILDING and steps < 200:
+            s.apply_action(fast_policy(s, rng))
+            steps += 1
+        return round_outcome(s, me, plans)

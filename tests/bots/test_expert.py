@@ -1,0 +1,255 @@
+"""The expert level (issue #25): legal whole games in both games and through the
+tournament command; a budget that ends a decision within one rollout of its deadline
+(a hand-driven clock, no timed assertions); the iteration cap; memoised plans equal to
+fresh ones; and today's search bots measuring their budget on the clock they are given."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import elfenland
+from elfenland.bots import make_bot
+from elfenland.bots.budget import Budget
+from elfenland.bots.elfenland_expert import ElfenlandExpertBot
+from elfenland.bots.elfenland_expert import _Plans as ElfenlandPlans
+from elfenland.bots.elfenland_search import ElfenlandSearchBot, candidates
+from elfenland.bots.kingelves_expert import KingOfTheElvesExpertBot, table_key
+from elfenland.bots.kingelves_expert import _Plans as KingPlans
+from elfenland.bots.kingelves_journey import plan_journey as plan_kingelves
+from elfenland.bots.kingelves_search import ROLLOUT_BUDGET, KingOfTheElvesSearchBot
+from elfenland.bots.planner import plan_journey
+from elfenland.cli import main
+from elfenland.core.errors import ElfenlandError
+from elfenland.core.game import GameState
+from elfenland.core.rng import Rng
+from elfenland.games.elfenland.state import ElfenlandState, Phase
+from elfenland.games.kingelves.state import KingOfTheElvesState
+from elfenland.games.kingelves.state import Phase as KingPhase
+
+GAMES = ("elfenland", "king-of-the-elves")
+
+
+class TickClock:
+    """A clock that moves only when told: one tick per rollout, whatever the machine."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def play_out(game: str, players: int, bots: list[Any], seed: int) -> GameState:
+    state = elfenland.new_game(game, players=players, seed=seed)
+    steps = 0
+    while not state.is_terminal():
+        action = bots[state.current_player()].choose(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        steps += 1
+        assert steps < 5_000
+    return state
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("players", [2, 4])
+def test_expert_plays_legal_whole_games(game: str, players: int) -> None:
+    bots: list[Any] = []
+    for q in range(players):
+        bot: Any = make_bot("expert" if q == 0 else "greedy", game, 7 + q)
+        bots.append(bot)
+    bots[0].iterations = 12
+    state = play_out(game, players, bots, seed=players)
+    assert state.winners()
+    assert bots[0].searches > 0
+    # The cap holds: never more than 12 rollouts a search.
+    assert 0 < bots[0].rollouts <= 12 * bots[0].searches
+
+
+def test_expert_is_registered_for_both_games_only() -> None:
+    assert isinstance(make_bot("expert", "elfenland", 1), ElfenlandExpertBot)
+    assert isinstance(make_bot("expert", "king-of-the-elves", 1), KingOfTheElvesExpertBot)
+    with pytest.raises(ElfenlandError):
+        make_bot("expert", "elfengold", 1)
+    state = elfenland.new_game("king-of-the-elves", players=2, seed=1)
+    with pytest.raises(ElfenlandError):
+        ElfenlandExpertBot(1).choose(state)
+
+
+def test_expert_in_the_tournament_command(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    for game in GAMES:
+        out = tmp_path / f"{game}.json"
+        rc = main(["tournament", "--game", game, "--players", "3", "--bots",
+                   "expert,search,greedy", "--games", "1", "--seed", "2",
+                   "--search-iterations", "4", "--quiet", "--out", str(out)])
+        assert rc == 0
+        doc = json.loads(out.read_text())
+        assert doc["summary"][0]["bot"] == "expert"
+        assert len(doc["games"]) == 1 and doc["games"][0]["winners"]
+    assert "expert" in capsys.readouterr().out
+
+
+def placing_state() -> tuple[ElfenlandState, list[Any]]:
+    """An Elfenland position where the expert searches (placement, several roots)."""
+    state = elfenland.new_game("elfenland", players=4, seed=11)
+    assert isinstance(state, ElfenlandState)
+    greedy = [make_bot("greedy", "elfenland", q) for q in range(4)]
+    while True:
+        if state.phase is Phase.PLACE:
+            roots = candidates(state, ElfenlandExpertBot(0).greedy)
+            if len(roots) >= 3:
+                return state, roots
+        state.apply_action(greedy[state.current_player()].choose(state))
+
+
+def building_state() -> tuple[KingOfTheElvesState, list[Any]]:
+    state = elfenland.new_game("king-of-the-elves", players=4, seed=5)
+    assert isinstance(state, KingOfTheElvesState)
+    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(4)]
+    bot = KingOfTheElvesExpertBot(0)
+    while True:
+        if state.phase is KingPhase.BUILDING and state.pending.name == "NONE":
+            roots = bot.candidates(state, state.legal_actions())
+            if len(roots) >= 3:
+                return state, roots
+        state.apply_action(greedy[state.current_player()].choose(state))
+
+
+def ticking(bot: Any, clock: TickClock, method: str = "_rollout") -> list[float]:
+    """Each rollout moves the clock one second; returns when rollouts started."""
+    starts: list[float] = []
+    inner: Callable[..., float] = getattr(bot, method)
+
+    def rollout(*args: Any) -> float:
+        starts.append(clock.now)
+        clock.now += 1.0
+        return inner(*args)
+
+    setattr(bot, method, rollout)
+    return starts
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_deadline_ends_a_decision_within_one_rollout(game: str) -> None:
+    clock = TickClock()
+    bot: Any = (ElfenlandExpertBot(3, seconds=7.0, clock=clock) if game == "elfenland"
+                else KingOfTheElvesExpertBot(3, seconds=7.0, clock=clock))
+    state, roots = placing_state() if game == "elfenland" else building_state()
+    starts = ticking(bot, clock)
+    bot.search(state, roots)
+    # Rollouts start only before the deadline, and the decision ends by it.
+    assert len(starts) == 7 and max(starts) < 7.0 and clock.now == 7.0
+    assert bot.rollouts == 7
+
+
+def test_todays_search_measures_on_the_clock_it_is_given() -> None:
+    """Today's search bots take a clock too (a bench gives both levels CPU time); the
+    old code read ``time.perf_counter`` whatever it was given."""
+    clock = TickClock()
+    state, roots = placing_state()
+    el = ElfenlandSearchBot(3, iterations=10**6, seconds=len(roots) + 1.0)
+    el.clock = clock
+    starts = ticking(el, clock, "_iterate")
+    el.search(state, roots)
+    # It checks the deadline once per deal of all the roots: the second deal starts
+    # one second before the deadline and runs all its rollouts past it.
+    assert len(starts) == 2 * len(roots) and el.iterations_done == 2
+    kstate, kroots = building_state()
+    ke = KingOfTheElvesSearchBot(3, iterations=10**6, seconds=len(kroots) + 1.0)
+    ke.clock = clock
+    clock.now = 0.0
+    kstarts = ticking(ke, clock, "rollout")
+    ke.search(kstate, kroots)
+    assert len(kstarts) == 2 * len(kroots)
+
+
+def test_budget_always_allows_one_rollout_and_stops_at_the_cap() -> None:
+    clock = TickClock()
+    b = Budget(3, 0.0, clock)
+    b.start()
+    assert b.left()  # a decision needs one rollout even with no time at all
+    b.spend()
+    assert not b.left()
+    b = Budget(3, 100.0, clock)
+    b.start()
+    for _ in range(3):
+        assert b.left()
+        b.spend()
+    assert not b.left()
+
+
+def test_elfenland_memoised_plans_equal_fresh_ones() -> None:
+    """One memo over many deals and rollout states: every wish is the planner's own
+    for that state (the key holds everything the planner reads), and the journeys
+    planned together on one board are the planner's, player by player."""
+    state, _ = placing_state()
+    plans = ElfenlandPlans()
+    bot = ElfenlandExpertBot(4)
+    me = state.current
+    checked = 0
+    for d in range(6):
+        s = state.resample_from_infostate(me, Rng(d))
+        while not s.is_terminal() and s.phase is not Phase.MOVE:
+            every = plans.every(s)
+            for q in range(s.n):
+                got, fresh = every[q], plan_journey(s, q)
+                assert got.key == fresh.key and got.steps == fresh.steps
+                wish = plans.wish(s, q)
+                assert wish.key == plan_journey(
+                    s, q, wild_kinds=sorted(set(range(6)) & {
+                        k for k in range(6) if s.counters_up[q][k] or s.counters_secret[q][k]
+                        or s.kept_up[q][k] or s.kept_secret[q][k]}),
+                    any_cards=False).key
+                checked += 1
+            s.apply_action(bot.greedy.choose(s))
+    assert checked > 50
+
+
+def test_kingelves_memoised_plans_equal_fresh_ones() -> None:
+    state, roots = building_state()
+    plans = KingPlans()
+    bot = KingOfTheElvesExpertBot(4)
+    me = state.current
+    checked = 0
+    for d in range(6):
+        s = state.resample_from_infostate(me, Rng(d))
+        s.apply_action(roots[d % len(roots)])
+        steps = 0
+        while s.phase is KingPhase.BUILDING and steps < 200:
+            s.apply_action(bot.greedy.choose(s))
+            steps += 1
+        table = table_key(s)
+        for q in range(s.n):
+            got = plans.plan(s, q, table)
+            fresh = plan_kingelves(s, q, budget=ROLLOUT_BUDGET)
+            assert got.value == fresh.value and got.gold == fresh.gold
+            checked += 1
+    assert checked == 6 * state.n
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_expert_ignores_hidden_information(game: str) -> None:
+    """Two states differing only in what the bot's seat cannot see (other hands, the
+    piles, secret counters) get the same answer from bots of the same seed."""
+    state: Any = placing_state()[0] if game == "elfenland" else building_state()[0]
+    me = state.current
+    other = state.resample_from_infostate(me, Rng(123))
+    assert other.hands != state.hands
+    seen, also = state.view(me), other.view(me)
+    for doc in (seen, also):  # a resampled state starts a new log
+        doc.pop("log", None)
+        doc.pop("seq", None)
+    assert seen == also
+    answers = []
+    for s in (state, other):
+        bot: Any = make_bot("expert", game, 7)
+        bot.iterations, bot.seconds = 40, 60.0
+        answers.append(str(bot.choose(s)))
+        assert bot.rollouts == 40
+    assert answers[0] == answers[1]
