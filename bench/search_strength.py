@@ -1,4 +1,4 @@
-"""The expert search level against today's search level, at equal CPU budgets, in
+"""The quick search level against today's search level, at equal CPU budgets, in
 both games: prints the figures the README and docs/bots.md quote (issue #25).
 
     nice -n 10 python bench/search_strength.py --game elfenland --match four --games 400
@@ -10,10 +10,10 @@ both games: prints the figures the README and docs/bots.md quote (issue #25).
 
 Matches (``--match``):
 
-- ``four``: one expert bot against three search bots, four players.  Seeds are paired:
-  game ``i`` is deal ``1 + i // 4`` with the expert in seat ``i % 4``, so every deal is
-  played with the expert in each seat (run a multiple of 4 games).  An equal wins 25%.
-- ``two``: expert against search, two players; deal ``1 + i // 2``, the expert in seat
+- ``four``: one quick bot against three search bots, four players.  Seeds are paired:
+  game ``i`` is deal ``1 + i // 4`` with the quick in seat ``i % 4``, so every deal is
+  played with the quick in each seat (run a multiple of 4 games).  An equal wins 25%.
+- ``two``: quick against search, two players; deal ``1 + i // 2``, the quick in seat
   ``i % 2``.  An equal wins 50%.
 
 Both bots get the same budget per decision, ``--budget`` seconds of CPU time of the
@@ -29,7 +29,7 @@ no time limit, side by side in one run.
 
 ``--only agreement``: on the same searched positions, how often each level's decision
 at ``--budget`` CPU seconds (three seeds a position) is the one a long search reaches
-(the expert with ``--deals`` deals of every root, 300 by default here), and how often
+(the quick with ``--deals`` deals of every root, 300 by default here), and how often
 each leaves the greedy choice: a view of search noise that needs no games.
 
 ``--only timing``: the bots at their default wall-clock budgets (``time.perf_counter``,
@@ -69,22 +69,22 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
     n = SEATS[match]
     deal = 1 + index // n
     seat = index % n
-    bots = [budgeted("expert" if q == seat else "search", game, deal * 16 + q, budget)
+    bots = [budgeted("quick" if q == seat else "search", game, deal * 16 + q, budget)
             for q in range(n)]
     state = elfenland.new_game(game, players=n, seed=deal)
-    times: dict[str, list[float]] = {"expert": [], "search": []}
+    times: dict[str, list[float]] = {"quick": [], "search": []}
     started = time.perf_counter()
     while not state.is_terminal():
         p = state.current_player()
         t0 = time.thread_time()
         action = bots[p].choose(state)
-        times["expert" if p == seat else "search"].append(time.thread_time() - t0)
+        times["quick" if p == seat else "search"].append(time.thread_time() - t0)
         state.apply_action(action)
     won = state.winners()
-    expert = bots[seat]
+    quick = bots[seat]
     return {"game": game, "match": match, "index": index, "deal": deal, "seat": seat,
             "budget": budget, "share": 1 / len(won) if seat in won else 0.0,
-            "rollouts": expert.rollouts, "searches": expert.searches,
+            "rollouts": quick.rollouts, "searches": quick.searches,
             "cpu": times, "wall": time.perf_counter() - started,
             "load": os.getloadavg()[0]}
 
@@ -107,21 +107,21 @@ def summarise(rows: list[dict[str, Any]]) -> None:
         seats: dict[int, int] = {}
         for r in by_index.values():
             seats[r["deal"]] = seats.get(r["deal"], 0) + 1
-        # Paired seeds: only deals played with the expert in every seat count.
+        # Paired seeds: only deals played with the quick in every seat count.
         games = [r for r in by_index.values() if seats[r["deal"]] == n]
         wins = sum(r["share"] for r in games)
         lo, hi = wilson(wins, len(games))
         searches = sum(r["searches"] for r in games)
         rollouts = sum(r["rollouts"] for r in games) / searches if searches else 0.0
-        print(f"\n{game}, {'expert vs 3 search' if n == 4 else 'expert vs search'} "
+        print(f"\n{game}, {'quick vs 3 search' if n == 4 else 'quick vs search'} "
               f"({n} players), {budget * 1000:.0f} ms CPU per decision each, "
               f"{len(games)} games ({len(games) // n} deals x {n} seats)")
-        print(f"  expert wins {wins / len(games):.1%}  95% CI [{lo:.1%}, {hi:.1%}]  "
+        print(f"  quick wins {wins / len(games):.1%}  95% CI [{lo:.1%}, {hi:.1%}]  "
               f"(an equal: {1 / n:.0%})")
-        for level in ("expert", "search"):
+        for level in ("quick", "search"):
             cpu = [t for r in games for t in r["cpu"][level]]
             print(f"  {level} CPU per decision: {spread(cpu)}")
-        print(f"  expert rollouts per search: {rollouts:.1f}; "
+        print(f"  quick rollouts per search: {rollouts:.1f}; "
               f"wall per game {statistics.mean(r['wall'] for r in games):.1f} s; "
               f"load average {statistics.mean(r['load'] for r in games):.2f}")
     sys.stdout.flush()
@@ -129,7 +129,7 @@ def summarise(rows: list[dict[str, Any]]) -> None:
 
 def timing(game: str, games: int) -> None:
     """Four bots of a level at their default wall budgets; wall time per decision."""
-    for level in ("search", "expert"):
+    for level in ("search", "quick"):
         walls: list[float] = []
         started = time.perf_counter()
         for g in range(games):
@@ -153,7 +153,7 @@ def searched_positions(game: str, count: int) -> list[tuple[Any, list[Any]]]:
     while len(out) < count:
         state: Any = elfenland.new_game(game, players=4, seed=900 + seed)
         greedy = [make_bot("greedy", game, seed * 8 + q) for q in range(4)]
-        probe: Any = make_bot("expert", game, seed)
+        probe: Any = make_bot("quick", game, seed)
         while not state.is_terminal() and len(out) < count:
             if game == "elfenland":
                 from elfenland.bots.elfenland_search import candidates
@@ -178,49 +178,49 @@ def searched_positions(game: str, count: int) -> list[tuple[Any, list[Any]]]:
 
 def speed(game: str, count: int, deals: int) -> None:
     positions = searched_positions(game, count)
-    cpu = {"search": 0.0, "expert": 0.0}
-    rollouts = {"search": 0, "expert": 0}
+    cpu = {"search": 0.0, "quick": 0.0}
+    rollouts = {"search": 0, "quick": 0}
     for i, (state, roots) in enumerate(positions):
         search: Any = make_bot("search", game, i)
         search.iterations, search.seconds = deals, 1e9
-        expert: Any = make_bot("expert", game, i)
-        expert.iterations, expert.seconds = deals * len(roots), 1e9
+        quick: Any = make_bot("quick", game, i)
+        quick.iterations, quick.seconds = deals * len(roots), 1e9
         t0 = time.thread_time()
         search.search(state, roots)
         cpu["search"] += time.thread_time() - t0
         rollouts["search"] += deals * len(roots)
         t0 = time.thread_time()
-        expert.search(state, roots)
-        cpu["expert"] += time.thread_time() - t0
-        rollouts["expert"] += expert.rollouts
+        quick.search(state, roots)
+        cpu["quick"] += time.thread_time() - t0
+        rollouts["quick"] += quick.rollouts
     per = {k: cpu[k] / rollouts[k] for k in cpu}
     print(f"{game}: {len(positions)} searched positions, {deals} deals of every root "
-          f"(search) or as many rollouts (expert, roots pruned): CPU per rollout "
-          f"search {per['search'] * 1000:.3f} ms, expert {per['expert'] * 1000:.3f} ms, "
-          f"ratio {per['search'] / per['expert']:.1f}x", flush=True)
+          f"(search) or as many rollouts (quick, roots pruned): CPU per rollout "
+          f"search {per['search'] * 1000:.3f} ms, quick {per['quick'] * 1000:.3f} ms, "
+          f"ratio {per['search'] / per['quick']:.1f}x", flush=True)
 
 
 def agreement(game: str, count: int, deals: int, budget: float) -> None:
     positions = searched_positions(game, count)
-    agree = {"search": 0, "expert": 0}
-    leave = {"search": 0, "expert": 0, "reference": 0}
+    agree = {"search": 0, "quick": 0}
+    leave = {"search": 0, "quick": 0, "reference": 0}
     for i, (state, roots) in enumerate(positions):
-        reference: Any = make_bot("expert", game, 10_000 + i)
+        reference: Any = make_bot("quick", game, 10_000 + i)
         reference.iterations, reference.seconds = deals * len(roots), 1e9
         ref = reference.search(state, roots)
         leave["reference"] += ref != roots[0]
         for k in range(3):
-            for level in ("search", "expert"):
+            for level in ("search", "quick"):
                 bot = budgeted(level, game, 10 * i + k, budget)
                 choice = bot.search(state, roots)
                 agree[level] += choice == ref
                 leave[level] += choice != roots[0]
     n = 3 * len(positions)
     print(f"{game}: {len(positions)} searched positions x 3 seeds, {budget * 1000:.0f} ms "
-          f"CPU a decision: the long search's choice (expert, {deals} deals a root) "
-          f"chosen by search {agree['search'] / n:.0%}, expert {agree['expert'] / n:.0%}; "
-          f"the greedy choice left by search {leave['search'] / n:.0%}, expert "
-          f"{leave['expert'] / n:.0%}, the long search "
+          f"CPU a decision: the long search's choice (quick, {deals} deals a root) "
+          f"chosen by search {agree['search'] / n:.0%}, quick {agree['quick'] / n:.0%}; "
+          f"the greedy choice left by search {leave['search'] / n:.0%}, quick "
+          f"{leave['quick'] / n:.0%}, the long search "
           f"{leave['reference'] / len(positions):.0%}", flush=True)
 
 
@@ -264,7 +264,7 @@ def main() -> int:
             if out:
                 out.write(json.dumps(r) + "\n")
                 out.flush()
-            print(f"  game {i}: expert share {r['share']:.2f}, running "
+            print(f"  game {i}: quick share {r['share']:.2f}, running "
                   f"{sum(x['share'] for x in rows) / len(rows):.1%} over {len(rows)}",
                   file=sys.stderr, flush=True)
     finally:

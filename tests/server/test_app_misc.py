@@ -63,11 +63,29 @@ def test_bot_that_fails_or_dawdles_is_replaced_by_a_legal_move(
 
 
 def test_levels_fall_back_to_the_best_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert botseats.resolve_level("random") == "random"
+    assert botseats.resolve_level("random", "elfenland", 3) == "random"
     for level in ("search", "greedy"):
         monkeypatch.delitem(bots.BOT_LEVELS, level, raising=False)
-    assert botseats.resolve_level("search") == "random"
+    assert botseats.resolve_level("search", "elfenland", 3) == "random"
     monkeypatch.setitem(bots.BOT_LEVELS, "greedy", lambda game, seed: _Broken())
-    assert botseats.resolve_level("search") == "greedy"
-    assert botseats.resolve_level(None) == "greedy"
-    assert botseats.resolve_level(" RANDOM ") == "random"
+    assert botseats.resolve_level("search", "elfenland", 3) == "greedy"
+    assert botseats.resolve_level(None, "elfenland", 3) == "greedy"
+    assert botseats.resolve_level(" RANDOM ", "elfenland", 3) == "random"
+
+
+@pytest.mark.parametrize(("level", "game", "players", "seated"), [
+    ("learned", "elfenland", 4, "learned"),      # its weights: 4-player Elfenland
+    ("learned", "elfenland", 2, "search"),       # no weights for 2 players
+    ("learned", "elfengold", 4, "search"),       # no weights for Elfengold
+    ("quick", "elfengold", 3, "search"),         # no quick Elfengold bot
+    ("quick", "king-of-the-elves", 3, "quick"),
+    ("greedy", "elfengold", 6, "greedy"),
+])
+def test_a_seat_gets_a_level_that_can_play_its_game(level: str, game: str, players: int,
+                                                    seated: str) -> None:
+    """A level with no bot for the game or player count is never seated: it would fail
+    at its first move (make_bot raises) and leave the seat to the fallback move."""
+    assert botseats.resolve_level(level, game, players) == seated
+    state = elfenland.new_game(game, players=players, seed=4)
+    bot = bots.make_bot(seated, game, 1)
+    assert bot.choose(state) in state.legal_actions()

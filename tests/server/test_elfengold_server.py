@@ -21,6 +21,15 @@ from .helpers import HTTP, JSON, create, pick, play_seat, post, recv_until, repl
 LOBBY_JS = Path(elfenland.__file__).parent / "web" / "static" / "js" / "lobby.js"
 
 
+def test_seats_asked_for_a_level_without_an_elfengold_bot_get_one_that_plays(
+        server: BackgroundServer) -> None:
+    made = create(server.url, game="elfengold", players=3, name="Ann",
+                  seats=[{"kind": "human"}, {"kind": "bot", "level": "learned"},
+                         {"kind": "bot", "level": "quick"}])
+    levels = [s.get("level") for s in made["game"]["seats"]]
+    assert levels[1:] == ["search", "search"]
+
+
 def test_created_with_its_variants_and_refused_with_bad_options(
         server: BackgroundServer) -> None:
     base = server.url

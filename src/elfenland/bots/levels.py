@@ -25,16 +25,16 @@ def _elfenland_search(seed: int | None) -> Bot:
     return ElfenlandSearchBot(seed)
 
 
-def _elfenland_expert(seed: int | None) -> Bot:
-    from .elfenland_expert import ElfenlandExpertBot
+def _elfenland_quick(seed: int | None) -> Bot:
+    from .elfenland_quick import ElfenlandQuickBot
 
-    return ElfenlandExpertBot(seed)
+    return ElfenlandQuickBot(seed)
 
 
-def _kingelves_expert(seed: int | None) -> Bot:
-    from .kingelves_expert import KingOfTheElvesExpertBot
+def _kingelves_quick(seed: int | None) -> Bot:
+    from .kingelves_quick import KingOfTheElvesQuickBot
 
-    return KingOfTheElvesExpertBot(seed)
+    return KingOfTheElvesQuickBot(seed)
 
 
 def _kingelves_greedy(seed: int | None) -> Bot:
@@ -69,8 +69,8 @@ BY_GAME: dict[tuple[str, str], Callable[[int | None], Bot]] = {
     ("search", "king-of-the-elves"): _kingelves_search,
     ("greedy", "elfengold"): _elfengold_greedy,
     ("search", "elfengold"): _elfengold_search,
-    ("expert", "elfenland"): _elfenland_expert,
-    ("expert", "king-of-the-elves"): _kingelves_expert,
+    ("quick", "elfenland"): _elfenland_quick,
+    ("quick", "king-of-the-elves"): _kingelves_quick,
 }
 
 
@@ -86,7 +86,7 @@ def _factory(level: str) -> Callable[[str, int | None], Bot]:
     return make
 
 
-for _level in ("greedy", "search", "expert"):
+for _level in ("greedy", "search", "quick"):
     BOT_LEVELS[_level] = _factory(_level)
 
 
@@ -99,3 +99,36 @@ def _elfenland_learned(seed: int | None) -> Bot:
 # The self-play policy, for the games it has shipped weights for (bots/learned.py).
 BY_GAME[("learned", "elfenland")] = _elfenland_learned
 BOT_LEVELS["learned"] = _factory("learned")
+
+
+def _learned_players(game: str) -> Callable[[int], bool]:
+    def fits(players: int) -> bool:
+        from .learned import shipped_weights
+
+        return players == shipped_weights(game).players
+
+    return fits
+
+
+#: (level, game) -> the player counts its bot can play, where that is not every count.
+PLAYER_COUNTS: dict[tuple[str, str], Callable[[int], bool]] = {
+    ("learned", "elfenland"): _learned_players("elfenland"),
+}
+
+
+def plays(level: str, game: str, players: int) -> bool:
+    """Whether ``make_bot(level, game)`` gives a bot that can play a game of ``players``.
+
+    A server asks before it seats a bot: a level registered for some games only (or,
+    like ``learned``, for one player count) would otherwise fail at its first move.  A
+    level with no per-game constructors (``random``, one registered by hand) plays any.
+    """
+    if level not in BOT_LEVELS:
+        return False
+    name = game_info(game).name
+    if not any(known == level for known, _ in BY_GAME):
+        return True
+    if (level, name) not in BY_GAME:
+        return False
+    fits = PLAYER_COUNTS.get((level, name))
+    return fits is None or fits(players)

@@ -8,26 +8,29 @@ import random
 from concurrent.futures import Executor
 
 from ..bots import BOT_LEVELS, make_bot
+from ..bots.levels import plays
 from ..core.game import GameState
 
 #: Strongest first: a level that is not registered falls back to the best that is.
 PREFERENCE: tuple[str, ...] = ("search", "greedy", "random")
 
 
-def best_level() -> str:
+def best_level(game: str, players: int) -> str:
     for level in PREFERENCE:
-        if level in BOT_LEVELS:
+        if plays(level, game, players):
             return level
     return sorted(BOT_LEVELS)[0]
 
 
-def resolve_level(requested: str | None) -> str:
-    """The registered level for a request: itself if registered, else the best one."""
+def resolve_level(requested: str | None, game: str, players: int) -> str:
+    """The level a seat of this game gets: the one asked for if it has a bot for this
+    game and player count (``learned`` has weights for 4-player Elfenland only, ``quick``
+    no Elfengold bot), else the best one that has: never a bot that fails at its move."""
     if requested is not None:
         key = requested.strip().lower()
-        if key in BOT_LEVELS:
+        if plays(key, game, players):
             return key
-    return best_level()
+    return best_level(game, players)
 
 
 def bot_title(level: str) -> str:

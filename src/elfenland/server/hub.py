@@ -358,7 +358,7 @@ class Hub:
                 seats.append(SeatRecord(i, "human", clean_name(req.name, i), None,
                                         hash_token(token)))
             elif kind == "bot":
-                seats.append(SeatRecord(i, "bot", None, resolve_level(level)))
+                seats.append(SeatRecord(i, "bot", None, resolve_level(level, info.name, players)))
             elif kind == "human" and req.hotseat:
                 seat_token = new_token()
                 if hotseat is not None:
@@ -430,7 +430,7 @@ class Hub:
             humans = [s for s in game.record.seats if s.token_hash is not None]
             if humans and game.seat_of(token) is None:
                 raise ServerError("bad-token", "only a seated player may start the game")
-            level = resolve_level(fill or "greedy")
+            level = resolve_level(fill or "greedy", game.record.game, len(game.record.seats))
             seats = tuple(SeatRecord(s.seat, "bot", None, level) if s.kind == "open" else s
                           for s in game.record.seats)
             await self._save_seats(game, seats, "running")
@@ -467,7 +467,8 @@ class Hub:
                     "bad-token", f"seat {seat}'s player is here (or left less than "
                                  f"{self.limits.absent_after:g} s ago); only they may hand "
                                  "their seat to a bot")
-            seats[seat] = replace(target, kind="bot", level=resolve_level(level or "greedy"))
+            chosen = resolve_level(level or "greedy", game.record.game, len(seats))
+            seats[seat] = replace(target, kind="bot", level=chosen)
             await self._save_seats(game, tuple(seats), handover=Handover(seat, game.seq, True))
         self._broadcast_lobby(game)
         self._kick(game)
@@ -687,6 +688,12 @@ class Hub:
             self.directory.seats_changed(game.id)
 
     # -- bots ------------------------------------------------------------------------
+    def _fallback_level(self, game: LiveGame) -> str:
+        """The level of a bot that takes over a timed-out seat (the configured one, if
+        it plays this game)."""
+        return resolve_level(self.config.timeout_level, game.record.game,
+                             len(game.record.seats))
+
     def _bot_to_move(self, game: LiveGame) -> int | None:
         if game.record.status != "running" or game.state.is_terminal():
             return None
@@ -771,7 +778,7 @@ class Hub:
             after = clock.timed_out()
             seats = None
             if after.out_for_good(seat):
-                seats = tuple(replace(s, kind="bot", level=resolve_level(self.config.timeout_level))
+                seats = tuple(replace(s, kind="bot", level=self._fallback_level(game))
                               if s.seat == seat else s for s in game.record.seats)
             event = EventRecord("timeout", seat, game.seq,
                                 {"timeouts": after.timeouts[seat], "for_good": seats is not None},
@@ -825,7 +832,7 @@ class Hub:
             await asyncio.sleep(self.config.bot_delay)
             if game.seq != seq or self._bot_to_move(game) != seat:
                 continue
-            level = game.record.seats[seat].level or resolve_level(self.config.timeout_level)
+            level = game.record.seats[seat].level or self._fallback_level(game)
             seed = decision_seed(game.record.seed, seat, seq)
             text, own = await bot_decision(self._cpu_pool, level, game.record.game, seed,
                                            game.state, self.config.bot_time_limit)

@@ -1,4 +1,4 @@
-"""The expert level (issue #25): legal whole games in both games and through the
+"""The quick level (issue #25): legal whole games in both games and through the
 tournament command; a budget that ends a decision within one rollout of its deadline
 (a hand-driven clock, no timed assertions); the iteration cap; memoised plans equal to
 fresh ones; and today's search bots measuring their budget on the clock they are given."""
@@ -15,12 +15,12 @@ import pytest
 import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.budget import Budget
-from elfenland.bots.elfenland_expert import ElfenlandExpertBot
-from elfenland.bots.elfenland_expert import _Plans as ElfenlandPlans
+from elfenland.bots.elfenland_quick import ElfenlandQuickBot
+from elfenland.bots.elfenland_quick import _Plans as ElfenlandPlans
 from elfenland.bots.elfenland_search import ElfenlandSearchBot, candidates
-from elfenland.bots.kingelves_expert import KingOfTheElvesExpertBot, table_key
-from elfenland.bots.kingelves_expert import _Plans as KingPlans
 from elfenland.bots.kingelves_journey import plan_journey as plan_kingelves
+from elfenland.bots.kingelves_quick import KingOfTheElvesQuickBot, table_key
+from elfenland.bots.kingelves_quick import _Plans as KingPlans
 from elfenland.bots.kingelves_search import ROLLOUT_BUDGET, KingOfTheElvesSearchBot
 from elfenland.bots.planner import plan_journey
 from elfenland.cli import main
@@ -58,10 +58,10 @@ def play_out(game: str, players: int, bots: list[Any], seed: int) -> GameState:
 
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("players", [2, 4])
-def test_expert_plays_legal_whole_games(game: str, players: int) -> None:
+def test_quick_plays_legal_whole_games(game: str, players: int) -> None:
     bots: list[Any] = []
     for q in range(players):
-        bot: Any = make_bot("expert" if q == 0 else "greedy", game, 7 + q)
+        bot: Any = make_bot("quick" if q == 0 else "greedy", game, 7 + q)
         bots.append(bot)
     bots[0].iterations = 12
     state = play_out(game, players, bots, seed=players)
@@ -71,38 +71,38 @@ def test_expert_plays_legal_whole_games(game: str, players: int) -> None:
     assert 0 < bots[0].rollouts <= 12 * bots[0].searches
 
 
-def test_expert_is_registered_for_both_games_only() -> None:
-    assert isinstance(make_bot("expert", "elfenland", 1), ElfenlandExpertBot)
-    assert isinstance(make_bot("expert", "king-of-the-elves", 1), KingOfTheElvesExpertBot)
+def test_quick_is_registered_for_both_games_only() -> None:
+    assert isinstance(make_bot("quick", "elfenland", 1), ElfenlandQuickBot)
+    assert isinstance(make_bot("quick", "king-of-the-elves", 1), KingOfTheElvesQuickBot)
     with pytest.raises(ElfenlandError):
-        make_bot("expert", "elfengold", 1)
+        make_bot("quick", "elfengold", 1)
     state = elfenland.new_game("king-of-the-elves", players=2, seed=1)
     with pytest.raises(ElfenlandError):
-        ElfenlandExpertBot(1).choose(state)
+        ElfenlandQuickBot(1).choose(state)
 
 
-def test_expert_in_the_tournament_command(tmp_path: Path,
+def test_quick_in_the_tournament_command(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     for game in GAMES:
         out = tmp_path / f"{game}.json"
         rc = main(["tournament", "--game", game, "--players", "3", "--bots",
-                   "expert,search,greedy", "--games", "1", "--seed", "2",
+                   "quick,search,greedy", "--games", "1", "--seed", "2",
                    "--search-iterations", "4", "--quiet", "--out", str(out)])
         assert rc == 0
         doc = json.loads(out.read_text())
-        assert doc["summary"][0]["bot"] == "expert"
+        assert doc["summary"][0]["bot"] == "quick"
         assert len(doc["games"]) == 1 and doc["games"][0]["winners"]
-    assert "expert" in capsys.readouterr().out
+    assert "quick" in capsys.readouterr().out
 
 
 def placing_state() -> tuple[ElfenlandState, list[Any]]:
-    """An Elfenland position where the expert searches (placement, several roots)."""
+    """An Elfenland position where the quick searches (placement, several roots)."""
     state = elfenland.new_game("elfenland", players=4, seed=11)
     assert isinstance(state, ElfenlandState)
     greedy = [make_bot("greedy", "elfenland", q) for q in range(4)]
     while True:
         if state.phase is Phase.PLACE:
-            roots = candidates(state, ElfenlandExpertBot(0).greedy)
+            roots = candidates(state, ElfenlandQuickBot(0).greedy)
             if len(roots) >= 3:
                 return state, roots
         state.apply_action(greedy[state.current_player()].choose(state))
@@ -112,7 +112,7 @@ def building_state() -> tuple[KingOfTheElvesState, list[Any]]:
     state = elfenland.new_game("king-of-the-elves", players=4, seed=5)
     assert isinstance(state, KingOfTheElvesState)
     greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(4)]
-    bot = KingOfTheElvesExpertBot(0)
+    bot = KingOfTheElvesQuickBot(0)
     while True:
         if state.phase is KingPhase.BUILDING and state.pending.name == "NONE":
             roots = bot.candidates(state, state.legal_actions())
@@ -138,8 +138,8 @@ def ticking(bot: Any, clock: TickClock, method: str = "_rollout") -> list[float]
 @pytest.mark.parametrize("game", GAMES)
 def test_the_deadline_ends_a_decision_within_one_rollout(game: str) -> None:
     clock = TickClock()
-    bot: Any = (ElfenlandExpertBot(3, seconds=7.0, clock=clock) if game == "elfenland"
-                else KingOfTheElvesExpertBot(3, seconds=7.0, clock=clock))
+    bot: Any = (ElfenlandQuickBot(3, seconds=7.0, clock=clock) if game == "elfenland"
+                else KingOfTheElvesQuickBot(3, seconds=7.0, clock=clock))
     state, roots = placing_state() if game == "elfenland" else building_state()
     starts = ticking(bot, clock)
     bot.search(state, roots)
@@ -190,7 +190,7 @@ def test_elfenland_memoised_plans_equal_fresh_ones() -> None:
     planned together on one board are the planner's, player by player."""
     state, _ = placing_state()
     plans = ElfenlandPlans()
-    bot = ElfenlandExpertBot(4)
+    bot = ElfenlandQuickBot(4)
     me = state.current
     checked = 0
     for d in range(6):
@@ -214,7 +214,7 @@ def test_elfenland_memoised_plans_equal_fresh_ones() -> None:
 def test_kingelves_memoised_plans_equal_fresh_ones() -> None:
     state, roots = building_state()
     plans = KingPlans()
-    bot = KingOfTheElvesExpertBot(4)
+    bot = KingOfTheElvesQuickBot(4)
     me = state.current
     checked = 0
     for d in range(6):
@@ -234,7 +234,7 @@ def test_kingelves_memoised_plans_equal_fresh_ones() -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_expert_ignores_hidden_information(game: str) -> None:
+def test_quick_ignores_hidden_information(game: str) -> None:
     """Two states differing only in what the bot's seat cannot see (other hands, the
     piles, secret counters) get the same answer from bots of the same seed."""
     state: Any = placing_state()[0] if game == "elfenland" else building_state()[0]
@@ -248,7 +248,7 @@ def test_expert_ignores_hidden_information(game: str) -> None:
     assert seen == also
     answers = []
     for s in (state, other):
-        bot: Any = make_bot("expert", game, 7)
+        bot: Any = make_bot("quick", game, 7)
         bot.iterations, bot.seconds = 40, 60.0
         answers.append(str(bot.choose(s)))
         assert bot.rollouts == 40

@@ -1,4 +1,4 @@
-"""The expert King of the Elves bot: the search bot's plan (deals of the hidden cards,
+"""The quick King of the Elves bot: the search bot's plan (deals of the hidden cards,
 each tried with the greedy bot's best few building actions and pass, played out to the
 end of building, then every journey planned) with a slightly cheaper inner loop (1.2x
 less CPU a rollout: the pure journey planner stays most of it), and a budget that
@@ -155,11 +155,11 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
     return ids[rng.randrange(len(ids))]
 
 
-class KingOfTheElvesExpertBot:
+class KingOfTheElvesQuickBot:
     """Root ISMCTS over the building phase with memoised journey plans, rollouts on
     action ids, root pruning and a budget asked before every rollout."""
 
-    name = "expert"
+    name = "quick"
 
     def __init__(self, seed: int | None = None, iterations: int = 2_000,
                  seconds: float = 0.3, clock: Clock = time.perf_counter) -> None:

@@ -1,4 +1,4 @@
-"""The expert Elfenland bot: the search bot's plan (ISMCTS over the placement phase,
+"""The quick Elfenland bot: the search bot's plan (ISMCTS over the placement phase,
 the greedy bot's draws and keeps, the planner's moves) with an inner loop about
 three times cheaper (2.7x less CPU a rollout), and a budget that holds on a loaded
 machine.  At equal CPU time it is no stronger than ``search``: its decisions are
@@ -195,11 +195,11 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans) -> float:
     return 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
 
 
-class ElfenlandExpertBot:
+class ElfenlandQuickBot:
     """ISMCTS at the root over the placement phase, with memoised plans, rollouts on
     action ids, root pruning and a budget asked before every rollout."""
 
-    name = "expert"
+    name = "quick"
 
     def __init__(self, seed: int | None = None, iterations: int = 2_000,
                  seconds: float = 0.3, clock: Clock = time.perf_counter) -> None:
