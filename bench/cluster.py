@@ -18,13 +18,17 @@ those games the time from the kill to the first update after its reconnect is ta
 Repeated ``--failover-rounds`` times (the killed process is started again in between).
 
 Before/after: ``--before SRC`` (the ``src`` directory of another checkout, say the
-commit before a change) runs, for each N, the cluster of that code and then the cluster
-of this one, side by side in the same run (``--skip-single`` leaves out the one-process
-rows).
+commit before a change, its C extensions built in place) runs, for each N, the cluster of
+that code and the cluster of this one, side by side in the same run (``--skip-single``
+leaves out the one-process rows).  ``--rounds R`` measures each set-up R times, the two
+alternating (before, after; after, before; ...), so that a machine whose load changes
+during the run favours neither, and prints the medians, the spread and the ratios; on a
+loaded machine the CPU time per action is the steadiest of the figures.
 
     python bench/cluster.py                              # N = 300 and 1000
     python bench/cluster.py --games 300 --seconds 20 --failover-rounds 3
     python bench/cluster.py --games 300 --skip-single --failover-rounds 0 --before ../old/src
+    python bench/cluster.py --skip-single --failover-rounds 0 --rounds 3 --before ../old/src
 """
 
 from __future__ import annotations
@@ -264,6 +268,58 @@ async def _failover_round(cluster: LocalCluster, games: int, seed: int) -> list[
     return times
 
 
+@dataclass
+class Result:
+    """One measured run's figures."""
+    rate: float
+    median_ms: float
+    p99_ms: float
+    cpu_ms: float
+
+
+def _cluster(args: argparse.Namespace, n: int, label: str, src: str | None,
+             serve_args: list[str]) -> Result:
+    """The cluster of this checkout (``src`` None) or of the code in ``src`` under N
+    games, printed as one row."""
+    env = {"PYTHONPATH": str(Path(src).resolve())} if src else None
+    with fresh_schema(args.db) as db, \
+            LocalCluster(db, args.processes, serve_args=serve_args, env=env,
+                         trusted_proxy_flag=src is None) as cluster:
+        tally, elapsed, cpu = load(cluster.port, n, args.seconds, "random", args.seed,
+                                   args.warm_up, args.clients,
+                                   [p.pid for p in cluster.servers.values()], args.stagger)
+        print(row(label, n, tally, elapsed, cpu) + marked_down(cluster), flush=True)
+    lat = tally.latencies
+    return Result(tally.actions / elapsed,
+                  statistics.median(lat) * 1000 if lat else float("nan"),
+                  pct(lat, 0.99) * 1000, cpu.servers / max(tally.actions, 1) * 1000)
+
+
+def summarise(n: int, results: dict[str, list[Result]], labels: list[str]) -> None:
+    """Per set-up, the median over the rounds and the spread (lowest-highest); with a
+    before, the ratio of the medians and each round's own ratio (the two ran next to
+    each other, so a round's ratio sees the same load on the machine)."""
+    print(f"  N = {n}, {len(results[labels[0]])} rounds: median (lowest-highest)", flush=True)
+    fields = (("actions/s", "rate", "{:.1f}"), ("median ms", "median_ms", "{:.1f}"),
+              ("p99 ms", "p99_ms", "{:.1f}"), ("CPU/act ms", "cpu_ms", "{:.3f}"))
+    for label in labels:
+        parts = []
+        for title, name, fmt in fields:
+            xs = [getattr(r, name) for r in results[label]]
+            parts.append(f"{title} {fmt.format(statistics.median(xs))} "
+                         f"({fmt.format(min(xs))}-{fmt.format(max(xs))})")
+        print(f"  {label:<14} " + ", ".join(parts), flush=True)
+    if len(labels) == 2:
+        before, after = results[labels[0]], results[labels[1]]
+        for title, name, _ in fields:
+            ratios = [getattr(a, name) / getattr(b, name)
+                      for a, b in zip(after, before, strict=True)]
+            mid = (statistics.median(getattr(a, name) for a in after)
+                   / statistics.median(getattr(b, name) for b in before))
+            print(f"  after/before {title:<10} {mid:.3f} (rounds: "
+                  + ", ".join(f"{x:.3f}" for x in ratios) + ")", flush=True)
+
+
 def _single(args: argparse.Namespace, n: int) -> None:
     """One ``elfenland serve`` process on PostgreSQL under N games."""
     with fresh_schema(args.db) as db:
@@ -300,6 +356,10 @@ def main() -> int:
     parser.add_argument("--before", default=None, metavar="SRC",
                         help="also measure the cluster of the code in SRC (another "
                              "checkout's src directory), side by side")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure each set-up this many times, before and after "
+                             "alternating (and which goes first alternating by round); "
+                             "prints the medians, the spread and the ratios")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
@@ -310,31 +370,25 @@ def main() -> int:
               f"{args.bot_delay} s), players joining within {args.stagger:g} s, "
               f"{args.warm_up:g} s warm-up then {args.seconds:g} s measured, PostgreSQL, "
               f"{args.clients} client processes, {os.cpu_count()} cores", flush=True)
+        here = f"{args.processes} + HAProxy"
+        variants = ([(f"before {args.processes}+HAP", args.before)] if args.before else []) \
+            + [(here, None)]
         print(f"{'set-up':<14} {'games':>6} {'actions/s':>10} {'median':>14} {'p99':>11} "
               f"{'samples':>8} {'finished':>8} {'errors':>6} {'CPU/act':>11} {'busy':>7}",
               flush=True)
         for n in args.games:
-            for label, src in ([("before", args.before)] if args.before else []):
-                env = {"PYTHONPATH": str(Path(src).resolve())}
-                with fresh_schema(args.db) as db, \
-                        LocalCluster(db, args.processes, serve_args=serve_args,
-                                     env=env, trusted_proxy_flag=False) as cluster:
-                    tally, elapsed, cpu = load(cluster.port, n, args.seconds, "random",
-                                               args.seed, args.warm_up, args.clients,
-                                               [p.pid for p in cluster.servers.values()],
-                                               args.stagger)
-                    print(row(f"{label} {args.processes}+HAP", n, tally, elapsed, cpu)
-                          + marked_down(cluster), flush=True)
             if not args.skip_single:
                 _single(args, n)
-            with fresh_schema(args.db) as db, \
-                    LocalCluster(db, args.processes, serve_args=serve_args) as cluster:
-                tally, elapsed, cpu = load(cluster.port, n, args.seconds, "random",
-                                           args.seed, args.warm_up, args.clients,
-                                           [p.pid for p in cluster.servers.values()],
-                                           args.stagger)
-                print(row(f"{args.processes} + HAProxy", n, tally, elapsed, cpu)
-                      + marked_down(cluster), flush=True)
+            results: dict[str, list[Result]] = {}
+            for r in range(args.rounds):
+                # Before and after alternate, and which goes first alternates by round: a
+                # machine whose load drifts over the run favours neither.
+                order = variants if r % 2 == 0 else variants[::-1]
+                for label, src in order:
+                    results.setdefault(label, []).append(
+                        _cluster(args, n, label, src, serve_args))
+            if args.rounds > 1 or args.before:
+                summarise(n, results, [label for label, _ in variants])
     if args.failover_rounds:
         print(f"failover: {args.failover_games} games, SIGKILL of the busiest process, "
               "time to the first update after the reconnect", flush=True)

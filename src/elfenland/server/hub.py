@@ -24,15 +24,13 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from ..core.errors import ElfenlandError
-from ..core.game import JSONDict
 from ..games.registry import game_info
 from .botseats import bot_decision, decision_seed, resolve_level
 from .chat import ChatLimiter, clean_message, may_chat, recent_events, spectator_name, trim_chat
@@ -81,6 +79,38 @@ class Ownership(Protocol):
     def fence(self, game_id: str) -> Fence | None: ...
 
     def forget(self, game_id: str) -> None: ...
+
+
+class Locked:
+    """``Hub.locked``: a plain async context manager, not an ``asynccontextmanager``,
+    which made an async generator (registered with the event loop) at every action."""
+
+    __slots__ = ("game", "hub")
+
+    def __init__(self, hub: Hub, game: LiveGame) -> None:
+        self.hub, self.game = hub, game
+
+    async def __aenter__(self) -> LiveGame:
+        game = self.game
+        await game.lock.acquire()
+        try:
+            if game.suspect:
+                await self.hub._reload(game)
+        except BaseException:
+            game.lock.release()
+            raise
+        return game
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                        tb: object) -> None:
+        # A store failure of unknown outcome (not a refusal, not a cancellation): read
+        # the game again before its next change.
+        if isinstance(exc, ServerError):
+            if exc.code in ("unavailable", "internal"):
+                self.game.suspect = True
+        elif isinstance(exc, Exception):
+            self.game.suspect = True
+        self.game.lock.release()
 
 
 class Hub:
@@ -217,24 +247,10 @@ class Hub:
             self._arm(game)
             self._kick(game)
 
-    @asynccontextmanager
-    async def locked(self, game: LiveGame) -> AsyncIterator[LiveGame]:
+    def locked(self, game: LiveGame) -> Locked:
         """The game's lock, with the game read again from the store first if a write of
         it failed with an unknown outcome; a store failure inside marks it so."""
-        async with game.lock:
-            if game.suspect:
-                await self._reload(game)
-            try:
-                yield game
-            except ServerError as exc:
-                if exc.code in ("unavailable", "internal"):
-                    game.suspect = True
-                raise
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                game.suspect = True
-                raise
+        return Locked(self, game)
 
     async def _reload(self, game: LiveGame) -> None:
         """Read the game from the store again (the caller holds its lock); clients are
@@ -631,9 +647,8 @@ class Hub:
         await game.play(self, player, action)
 
     # -- messages --------------------------------------------------------------------
-    def update_text(self, game: LiveGame, conn: Connection, since: int | None = None,
-                    cache: dict[Any, tuple[JSONDict, list[JSONDict]]] | None = None) -> str:
-        return game.update_text(conn, since, cache)
+    def update_text(self, game: LiveGame, conn: Connection, since: int | None = None) -> str:
+        return game.update_text(conn, since)
 
     def _broadcast_update(self, game: LiveGame) -> None:
         game.send_update()

@@ -242,35 +242,38 @@ class LiveGame:
 
     # -- what the sockets are sent -----------------------------------------------------
     def update_text(self, conn: Connection, since: int | None = None,
-                    cache: dict[Any, tuple[JSONDict, list[JSONDict]]] | None = None) -> str:
+                    cache: dict[tuple[int | None, int], tuple[str, int]] | None = None) -> str:
         """An ``update`` for ``conn``: its seat's view without the log, and the log
         entries after ``since`` (default: after what the connection already has).  Only
         those entries are built: a whole game's log at every action made the views the
-        server's largest cost."""
+        server's largest cost.  ``cache`` keeps each (seat, since) message encoded once
+        for all the sockets that get the same one (a seat open in two tabs, spectators)."""
         after = max(0, conn.log_seq if since is None else since)
         key = (conn.seat, after)
         if cache is not None and key in cache:
-            view, new = cache[key]
-        else:
-            view = self.state.view(conn.seat, log_after=after)
-            new = view.pop("log", [])
-            if self.record.status == "open":
-                # Nobody may act before the start, so nothing is offered.
-                for name in PLAY_ONLY_KEYS:
-                    view.pop(name, None)
-            for i, entry in enumerate(new, after):
-                entry.setdefault("seq", i + 1)
-            if cache is not None:
-                cache[key] = (view, new)
+            text, conn.log_seq = cache[key]
+            return text
+        view = self.state.view(conn.seat, log_after=after)
+        new = view.pop("log", [])
+        if self.record.status == "open":
+            # Nobody may act before the start, so nothing is offered.
+            for name in PLAY_ONLY_KEYS:
+                view.pop(name, None)
+        for i, entry in enumerate(new, after):
+            entry.setdefault("seq", i + 1)
         conn.log_seq = max([after] + [int(e["seq"]) for e in new])
         message: JSONDict = {"type": "update", "seq": self.seq, "view": view, "log": new}
         if self.clock is not None:
             message["clock"] = self.clock.public()
-        return json.dumps(message, separators=(",", ":"))
+        text = json.dumps(message, separators=(",", ":"))
+        if cache is not None:
+            cache[key] = (text, conn.log_seq)
+        return text
 
     def send_update(self) -> None:
-        """Each socket its seat's view (computed once per seat) and the log it lacks."""
-        cache: dict[Any, tuple[JSONDict, list[JSONDict]]] = {}
+        """Each socket its seat's update, built and encoded once per seat (and per log
+        position) however many sockets share it."""
+        cache: dict[tuple[int | None, int], tuple[str, int]] = {}
         for conn in self.connections:
             conn.send(self.update_text(conn, cache=cache))
 

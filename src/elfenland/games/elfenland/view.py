@@ -4,19 +4,31 @@ or content of the face-down piles, never appear in it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from ...core.game import JSONDict, PlayerId
 from ...core.transport import Transport
 from .actions import from_id, route_text, to_text
+from .rules import Rules
 from .state import NO_PIECE, Phase
 
 if TYPE_CHECKING:
     from .state import ElfenlandState
 
+#: Each transport's notation name by its number: the server builds a view at every
+#: action, and naming the cards through the enum was a good part of that.
+SLUGS = tuple(t.slug for t in Transport)
+
 
 def _list(counts: list[int]) -> list[str]:
-    return [Transport(k).slug for k, n in enumerate(counts) for _ in range(n)]
+    return [SLUGS[k] for k, n in enumerate(counts) for _ in range(n)]
+
+
+@lru_cache(maxsize=64)
+def _options(rules: Rules) -> tuple[tuple[str, Any], ...]:
+    """The rule set's options (``Rules.to_json``), worked out once per rule set."""
+    return tuple(rules.to_json().items())
 
 
 def make_view(s: ElfenlandState, viewer: PlayerId | None, log_after: int = 0) -> JSONDict:
@@ -46,7 +58,7 @@ def make_view(s: ElfenlandState, viewer: PlayerId | None, log_after: int = 0) ->
     roads = []
     for r, kind in enumerate(s.route_counter):
         if kind != NO_PIECE:
-            item: JSONDict = {"route": board.routes[r].id, "counter": Transport(kind).slug}
+            item: JSONDict = {"route": board.routes[r].id, "counter": SLUGS[kind]}
             if s.route_obstacle[r] != NO_PIECE:
                 item["obstacle"] = s.route_obstacle[r]
             roads.append(item)
@@ -64,7 +76,7 @@ def make_view(s: ElfenlandState, viewer: PlayerId | None, log_after: int = 0) ->
     view: JSONDict = {
         "game": s.game_name,
         "rules": s.rules.name,
-        "options": s.rules.to_json(),
+        "options": dict(_options(s.rules)),
         "viewer": viewer,
         "num_players": s.n,
         "round": s.round,
