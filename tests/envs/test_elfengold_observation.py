@@ -176,7 +176,9 @@ def test_the_coins_of_others_follow_eg_public_gold() -> None:
         before = encoder.encode(state, 0)
         assert before[own].tolist() == [12.0]
         assert before[other].tolist() == ([12.0] if public else [0.0])
-        state.coins[1] += 5  # what only seat 1 (and, with public gold, everyone) knows
+        # What only seat 1 (and, with public gold, everyone) knows; the whole field is
+        # written back, as a compiled state hands out a copy of its list.
+        state.coins = [c + 5 * (p == 1) for p, c in enumerate(state.coins)]
         after = encoder.encode(state, 0)
         assert np.array_equal(after, before) is not public
         assert encoder.encode(state, 1)[own].tolist() == [17.0]
