@@ -4,7 +4,7 @@ decision of the bot under test (median, 99th percentile, worst; CPU and wall).
 
     nice -n 10 python bench/bots_elfengold.py --match greedy-random --games 200
     nice -n 10 python bench/bots_elfengold.py --match search-greedy --games 200 \\
-        --iterations 12 --max-seconds 3000
+        --iterations 8 --max-seconds 3000
 
 Seats are rotated and seeds paired: game ``i`` deals seed ``seed + i // players`` and
 seats the bot under test at ``i % players``, so every deal is played with the bot in
@@ -56,7 +56,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-seconds", type=float, default=540.0)
-    parser.add_argument("--iterations", type=int, default=12,
+    parser.add_argument("--iterations", type=int, default=8,
                         help="deals per searched placement (the search's fixed budget)")
     parser.add_argument("--search-seconds", type=float, default=None,
                         help="also a wall-clock budget per decision (default: none)")
@@ -72,6 +72,8 @@ def main() -> None:
     by_phase: dict[str, list[float]] = {}
     towns: list[int] = []
     rival_towns: list[float] = []
+    coins: list[int] = []
+    rival_coins: list[float] = []
     by_seat = [[0.0, 0] for _ in range(n)]
     started = time.perf_counter()
     for i in range(args.games):
@@ -102,6 +104,8 @@ def main() -> None:
         played += 1
         towns.append(state.markers(seat))
         rival_towns.append(statistics.mean(state.markers(q) for q in range(n) if q != seat))
+        coins.append(state.coins[seat])
+        rival_coins.append(statistics.mean(state.coins[q] for q in range(n) if q != seat))
         if time.perf_counter() - started > args.max_seconds:
             break
     low, high = wilson(wins, played)
@@ -115,7 +119,8 @@ def main() -> None:
           f"(parity {1 / n:.2f})")
     print("  by seat: " + ", ".join(f"{s}: {w:g}/{g}" for s, (w, g) in enumerate(by_seat)))
     print(f"  towns: {me} {statistics.mean(towns):.2f}, each {them} "
-          f"{statistics.mean(rival_towns):.2f}")
+          f"{statistics.mean(rival_towns):.2f}; coins (the tie-break): {me} "
+          f"{statistics.mean(coins):.1f}, each {them} {statistics.mean(rival_coins):.1f}")
     print(f"  {me} CPU seconds per decision: {spread(cpu)} ({len(cpu)} decisions)")
     print(f"  {me} wall seconds per decision: {spread(wall)}")
     for phase, xs in sorted(by_phase.items()):

@@ -16,7 +16,7 @@ import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.elfengold_greedy import ElfengoldGreedyBot, PlanCache
 from elfenland.bots.elfengold_planner import CARD_COINS, plan_move
-from elfenland.bots.elfengold_search import ElfengoldSearchBot, journey_outlook, look_ahead
+from elfenland.bots.elfengold_search import ElfengoldSearchBot, look_ahead, standing
 from elfenland.cli import main
 from elfenland.core.transport import COST_TABLE, Transport
 from elfenland.games.elfengold.actions import Action, Kind
@@ -374,7 +374,7 @@ def test_look_ahead_move_collects_as_many_towns_and_stands_better(seed: int) -> 
     plain = plan_move(s, 0)
     ahead = look_ahead(s, 0, PlanCache())
     assert ahead.key[:2] == plain.key[:2]
-    assert journey_outlook(s, 0, ahead) >= journey_outlook(s, 0, plain)
+    assert standing(s, 0, ahead) >= standing(s, 0, plain)
     after = s.clone()
     for a in ahead.actions:
         assert a in after.legal_actions(), str(a)

@@ -1,18 +1,6 @@
-"""The search Elfengold bot: the greedy bot's sense, three places where looking further
-pays, and a budget that holds on a loaded machine.
+"""The search Elfengold bot: the greedy bot's sense, determinized search where the
+players' items meet on the board, and a budget that holds on a loaded machine.
 
-* **Moving** (``look_ahead``): towns belong to nobody, so the game is lost in the last
-  rounds, when the towns left lie far apart.  Of the moves that collect as many towns
-  as the planner's best, one per town it can end in (the planner asked again with a
-  large end bonus on that town), the bot takes the one with the best *outlook*
-  (``outlook.py``: the towns still to collect that a nearest-first walk from the end
-  town reaches within the rounds left, then the walk's length), then the most worth
-  (gold and cards).  This is the Elfenland search bot's move, which took it from 25%
-  to 35% against three greedy bots; the last round is the planner's move.
-* **The auction**: the greedy valuation (what the item adds to this player's wish move,
-  and half of what it would add to the rival it helps most), with the rivals' gains
-  averaged over ``DEALS`` resampled deals instead of one, so one unlucky deal does not
-  make the bot overpay or let a rival's key counter go cheap.
 * **Placing**: determinized Monte Carlo search.  Each iteration deals the hidden parts
   again (``resample_from_infostate``: the other hands, face-down items, the item pile,
   the supply, other town cards), so the bot never reads what its seat cannot see, and
@@ -22,15 +10,30 @@ pays, and a budget that holds on a loaded machine.
   move on the board that results: towns held and new towns, with the gold the move
   earns and the coins held as a fraction of a town (coins buy next round's items and
   break ties), give the bot's margin over the best rival.  The candidates are the
-  greedy choice, pass, the wish move's next counters, the gold piece on the bot's own
-  road, the obstacle on the leading rival's road; the greedy choice stands unless
-  another does better by ``DEVIATION`` on average.
+  greedy choice, pass, the wish move's next counters, the gold piece where the bot's
+  own move earns most from it, the obstacle on the leading rival's road; the greedy
+  choice stands unless another does better by ``DEVIATION`` on average.
+* **The auction**: the greedy valuation (what the item adds to this player's wish move,
+  and half of what it would add to the rival it helps most), with the rivals' gains
+  averaged over ``DEALS`` resampled deals instead of one, so one unlucky deal does not
+  make the bot overpay or let a rival's key counter go cheap.
+* **Moving** (``look=True`` only): towns belong to nobody, so the game is lost in the
+  last rounds, when the towns left lie far apart.  Of the moves that collect as many
+  towns as the planner's best, one per town it can end in (the planner asked again with
+  a large end bonus on that town), ``look_ahead`` takes the one whose ``standing`` is
+  best: the *outlook* (``outlook.py``: the towns still to collect that a nearest-first
+  walk from the end town reaches within the rounds left, and the walk's length) weighed
+  in coins against the move's worth (gold buys items and breaks ties).  It is the
+  Elfenland search bot's move (25% to 35% there against three greedy bots), but in
+  Elfengold it did not help in the games measured (docs/bots.md), so the default
+  moves are the planner's, as the greedy bot's.
 
 Budgets.  ``iterations`` bounds the search's work, so a match with ``seconds=None`` plays
 the same on a quiet and on a loaded machine (benches).  ``seconds`` adds a wall-clock
 deadline for play against people: it is passed into every planner call (which checks
 the clock every few hundred states and keeps the deepest length searched in full), the
-candidates may use half of it, and an iteration cut short by it is thrown away.
+greedy parts (candidates, bids) may use half of it, and an iteration it cuts short is
+thrown away.
 """
 
 from __future__ import annotations
@@ -45,7 +48,13 @@ from ..core.game import GameState
 from ..core.rng import Rng
 from ..games.elfengold.actions import Action, Kind
 from ..games.elfengold.state import ElfengoldState, Phase
-from .elfengold_greedy import TOWN_COINS, ElfengoldGreedyBot, PlanCache, held_kinds
+from .elfengold_greedy import (
+    TOWN_COINS,
+    WISH_BUDGET,
+    ElfengoldGreedyBot,
+    PlanCache,
+    held_kinds,
+)
 from .elfengold_planner import BUDGET, GoldJourney, plan_move
 from .outlook import outlook
 
@@ -56,11 +65,14 @@ MARGIN_SCALE = 3.0
 #: choice to be played instead.
 DEVIATION = 0.03
 #: States each planner call of a simulation may search (see ``plan_move``).
-SIM_BUDGET = 2_000
+SIM_BUDGET = 3_000
 #: States a rollout's wish move may search.
-ROLLOUT_BUDGET = 1_500
+ROLLOUT_BUDGET = WISH_BUDGET
 #: States each forced-end plan of the look-ahead move may search.
 LOOK_BUDGET = 4_000
+#: What a link of the walk after the move costs, in coins (a link takes one or two
+#: cards, a card is worth ``CARD_COINS``).
+LINK_COINS = 3
 #: Resampled deals the auction's rival gains are averaged over.
 DEALS = 3
 #: An end bonus large enough to make the planner end in one town whenever it can do so
@@ -83,6 +95,15 @@ def journey_outlook(s: ElfengoldState, p: int, j: GoldJourney) -> tuple[int, int
     return outlook(board.distances, _end(s, p, j), todo, s.rules.rounds - s.round)
 
 
+def standing(s: ElfengoldState, p: int, j: GoldJourney) -> tuple[int, int]:
+    """A move's worth with its outlook, in coins: ``TOWN_COINS`` for every town the
+    walk after it reaches within the rounds left, ``LINK_COINS`` less for every link of
+    that walk, and the move's own worth (gold, cards kept).  Gold counts here as it
+    does not in Elfenland: coins buy the next round's items and break ties."""
+    reached, minus_length = journey_outlook(s, p, j)
+    return (TOWN_COINS * reached + LINK_COINS * minus_length + j.worth, -_end(s, p, j))
+
+
 def look_ahead(s: ElfengoldState, p: int, cache: PlanCache,
                deadline: float | None = None) -> GoldJourney:
     """The move (module doc): as many towns as the planner's best, the best outlook."""
@@ -93,7 +114,7 @@ def look_ahead(s: ElfengoldState, p: int, cache: PlanCache,
     n = len(board.towns)
     here = s.boots[p]
     cards = sum(s.hands[p])
-    best = (journey_outlook(s, p, first), first.worth)
+    best = standing(s, p, first)
     choice = first
     ends = {_end(s, p, first)}
     for t in range(n):
@@ -108,7 +129,7 @@ def look_ahead(s: ElfengoldState, p: int, cache: PlanCache,
         if end in ends or j.key[:2] != first.key[:2]:
             continue
         ends.add(end)
-        value = (journey_outlook(s, p, j), j.worth)
+        value = standing(s, p, j)
         if value > best:
             best, choice = value, j
     return choice
@@ -163,9 +184,11 @@ class ElfengoldSearchBot:
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, iterations: int = 12,
-                 seconds: float | None = 0.8) -> None:
+    def __init__(self, seed: int | None = None, iterations: int = 8,
+                 seconds: float | None = 0.8, look: bool = False) -> None:
         self.rng = random.Random(seed)
+        #: Moves by ``look_ahead`` (else the planner's move, as the greedy bot's).
+        self.look = look
         self.iterations = iterations
         self.seconds = seconds
         self.greedy = ElfengoldGreedyBot(self.rng.randrange(2**32), deals=DEALS)
@@ -187,7 +210,7 @@ class ElfengoldSearchBot:
         # to the search.
         self.greedy.deadline = (None if self.seconds is None
                                 else started + self.seconds / 2)
-        if state.phase is Phase.MOVE:
+        if state.phase is Phase.MOVE and self.look:
             action = look_ahead(state, state.current, self.greedy.cache, deadline).first
         elif state.phase is Phase.PLACE:
             roots = self.candidates(state, legal)
