@@ -241,8 +241,8 @@ OPTION_SETS: list[dict[str, Any]] = [
 @pytest.mark.parametrize("config", range(len(OPTION_SETS)))
 def test_search_plays_legal_games_under_every_option(config: int) -> None:
     state = new(4, 90 + config, rounds=2, **OPTION_SETS[config])
-    bots = [ElfengoldSearchBot(7 + i, iterations=2, seconds=None) if i % 2 == 0
-            else ElfengoldGreedyBot(7 + i) for i in range(4)]
+    bots = [ElfengoldSearchBot(7 + i, iterations=2, seconds=None, look=i == 2)
+            if i % 2 == 0 else ElfengoldGreedyBot(7 + i) for i in range(4)]
     phases: set[str] = set()
     while not state.is_terminal():
         legal = state.legal_actions()
