@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,19 +14,22 @@ import pytest
 
 import elfenland
 from elfenland.bots import make_bot
-from elfenland.bots.elfengold_greedy import ElfengoldGreedyBot
+from elfenland.bots.elfengold_greedy import ElfengoldGreedyBot, PlanCache
 from elfenland.bots.elfengold_planner import CARD_COINS, plan_move
-from elfenland.bots.elfengold_search import ElfengoldSearchBot
+from elfenland.bots.elfengold_search import ElfengoldSearchBot, look_ahead, standing
 from elfenland.cli import main
 from elfenland.core.transport import COST_TABLE, Transport
 from elfenland.games.elfengold.actions import Action, Kind
 from elfenland.games.elfengold.items import (
+    CARD_SLUGS,
     HAND_KINDS,
     NUM_COUNTERS,
     SEA_MONSTER,
     TREE,
     WITCH,
+    card_counts,
 )
+from elfenland.games.elfengold.position import from_position
 from elfenland.games.elfengold.state import NONE, ElfengoldState, Phase
 
 CONFIGS: list[dict[str, Any]] = [
@@ -220,3 +224,159 @@ def test_tournament_cli_runs_the_elfengold_levels(tmp_path: Path) -> None:
     assert code in (0, None)
     data = json.loads(out.read_text())
     assert "greedy" in json.dumps(data) and "search" in json.dumps(data)
+
+
+# ----------------------------------------------------------------- every option, search
+OPTION_SETS: list[dict[str, Any]] = [
+    {"witch": True, "town_cards": True, "eg_hand_limit": 4,
+     "eg_hand_limit_when": "after-draw", "caravan": "only-if-needed"},
+    {"witch": True, "eg_card_draw": "three-at-once", "eg_gold_in_display": "stays-face-up",
+     "eg_overbid": "capped", "eg_used_obstacles": "remove", "eg_public_gold": False,
+     "eg_flight_collects_piece": False, "eg_exchange_same_kind": True,
+     "eg_witch_in_caravan": False, "eg_tiebreak": "coins-cards",
+     "eg_defaulter_rebids": True, "random_gold": True},
+]
+
+
+@pytest.mark.parametrize("config", range(len(OPTION_SETS)))
+def test_search_plays_legal_games_under_every_option(config: int) -> None:
+    state = new(4, 90 + config, rounds=2, **OPTION_SETS[config])
+    bots = [ElfengoldSearchBot(7 + i, iterations=2, seconds=None, look=i == 2)
+            if i % 2 == 0 else ElfengoldGreedyBot(7 + i) for i in range(4)]
+    phases: set[str] = set()
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        action = bots[state.current_player()].choose(state)
+        assert action in legal, (state.phase, str(action))
+        phases.add(state.phase.value)
+        state.apply_action(action)
+    assert {"auction", "place", "move", "keep"} <= phases
+    assert state.winners()
+
+
+# ----------------------------------------------------------------- clear placements
+def place_position(hands: list[dict[str, int]], items: list[dict[str, int]],
+                   roads: dict[str, Any], boots: list[str]) -> ElfengoldState:
+    """Player 0 to place, round 1; every card nobody holds lies face up on the discard
+    pile and the supply is empty, so a resampled deal gives every rival the hand it
+    really holds: the right answer does not depend on a bot's guess."""
+    used = [0] * len(CARD_SLUGS)
+    for h in hands:
+        for slug, c in h.items():
+            used[CARD_SLUGS.index(slug)] += c
+    total = card_counts(False)
+    discard = {CARD_SLUGS[k]: total[k] - used[k] for k in range(len(total))
+               if total[k] > used[k]}
+    return from_position({
+        "format": "elfengold-position/1", "players": len(hands), "phase": "place",
+        "round": 1, "starting_player": 0, "current_player": 0, "hands": hands,
+        "supply": {}, "display": {}, "discard": discard,
+        "items": [{"face_up": it} for it in items], "roads": roads, "boots": boots,
+        "towns": [[] for _ in hands]})
+
+
+def cheapest_counter(s: ElfengoldState, route_id: str) -> int:
+    route = next(r for r in s.board.routes if r.id == route_id)
+    costs = [(c, k) for k in range(NUM_COUNTERS)
+             if (c := COST_TABLE[Transport(k)][route.terrain]) is not None]
+    return min(costs)[1]
+
+
+def gold_position() -> ElfengoldState:
+    """Player 0 in Elvenhold with counters on Elvenhold–Ergeren and Ergeren–Tichih and
+    the cards to go there and back: gold is paid at every arrival, so its best move
+    crosses Ergeren–Tichih three times and the gold piece earns most there (3 + 5 + 3),
+    not on the road into the richest town (Ergeren, 5)."""
+    probe = new(2, 1)
+    k10, k11 = cheapest_counter(probe, "r10"), cheapest_counter(probe, "r11")
+    hand: dict[str, int] = {}
+    for k in (k10, k11):
+        hand[Transport(k).slug] = hand.get(Transport(k).slug, 0) + 2
+    return place_position([hand, {}], [{"gold-piece": 1}, {}],
+                          {"r10": {"counters": [Transport(k10).slug]},
+                           "r11": {"counters": [Transport(k11).slug]}},
+                          ["elvenhold", "beata"])
+
+
+def test_gold_piece_goes_where_the_bots_own_move_earns_most_from_it() -> None:
+    s = gold_position()
+    golds = [a for a in s.legal_actions() if a.kind is Kind.GOLD]
+    earned = {}
+    for a in golds:
+        after = s.clone()
+        after.apply_action(a)
+        earned[str(a)] = plan_move(after, 0).gold
+    best = max(earned, key=lambda k: earned[k])
+    assert best == "gold tichih-ergeren" and earned[best] > earned["gold elvenhold-ergeren"]
+    assert str(ElfengoldGreedyBot(1).choose(s)) == best
+    assert str(ElfengoldSearchBot(1, iterations=4, seconds=None).choose(s)) == best
+
+
+def test_sea_monster_goes_on_the_rivals_planned_lake_crossing() -> None:
+    """Player 1 stands in Strykhaven with two rafts and no counter on the board: its one
+    new town is Virst over the ferry link; a sea monster there (3 rafts) stops it."""
+    s = place_position([{}, {"raft": 2}], [{"sea-monster": 1}, {}], {},
+                       ["elvenhold", "strykhaven"])
+    rival = plan_move(s, 1)
+    assert rival.new_towns == 1
+    crossing = s.board.routes[rival.actions[0].route].id
+    assert crossing == "r45"  # strykhaven-virst, a lake link
+    for bot in (ElfengoldGreedyBot(1), ElfengoldSearchBot(1, iterations=4, seconds=None)):
+        action = bot.choose(s)
+        assert isinstance(action, Action)
+        assert action.kind is Kind.MONSTER and action.route == rival.actions[0].route
+        after = s.clone()
+        after.apply_action(action)
+        assert plan_move(after, 1).new_towns == 0
+
+
+# ----------------------------------------------------------------- budgets
+def placing_state(seed: int) -> ElfengoldState:
+    state = new(4, seed)
+    bot = ElfengoldGreedyBot(2)
+    while state.phase is not Phase.PLACE or len(state.legal_actions()) < 3:
+        state.apply_action(bot.choose(state))
+    return state
+
+
+def test_planner_deadline_is_checked_inside_the_search() -> None:
+    s = move_position(3, witch=True)
+    assert plan_move(s, 0).actions  # a move exists
+    past = time.perf_counter() - 1.0
+    cut = plan_move(s, 0, deadline=past)
+    # The clock is read at the first state: no length was searched in full.
+    assert cut.actions == () and cut.new_towns == 0
+
+
+def test_search_time_budget_holds_inside_an_iteration() -> None:
+    """A budget of 0 s allows no iteration at all: the deadline is checked between the
+    candidates and inside every plan, so no deal is half counted and the greedy choice
+    is played."""
+    s = placing_state(4)
+    bot = ElfengoldSearchBot(5, iterations=1000, seconds=0.0)
+    legal = s.legal_actions()
+    action = bot.choose(s)
+    assert action in legal
+    assert bot.searches <= 1 and bot.iterations_done == 0
+
+
+def test_search_iteration_budget_does_not_depend_on_the_clock() -> None:
+    s = placing_state(6)
+    a = ElfengoldSearchBot(11, iterations=3, seconds=None)
+    b = ElfengoldSearchBot(11, iterations=3, seconds=None)
+    assert a.choose(s.clone()) == b.choose(s.clone())
+    assert a.iterations_done == b.iterations_done == 3 * a.searches
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_look_ahead_move_collects_as_many_towns_and_stands_better(seed: int) -> None:
+    s = move_position(seed, witch=seed % 3 == 0)
+    plain = plan_move(s, 0)
+    ahead = look_ahead(s, 0, PlanCache())
+    assert ahead.key[:2] == plain.key[:2]
+    assert standing(s, 0, ahead) >= standing(s, 0, plain)
+    after = s.clone()
+    for a in ahead.actions:
+        assert a in after.legal_actions(), str(a)
+        after.apply_action(a)
+    assert after.markers(0) - s.markers(0) == ahead.new_towns

@@ -20,6 +20,7 @@ a counter of each kind they hold on any empty road (``elfengold_planner``).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 
 from ..core.errors import ElfenlandError
@@ -27,7 +28,7 @@ from ..core.game import Action as CoreAction
 from ..core.game import GameState
 from ..core.rng import Rng
 from ..core.transport import COST_TABLE, Transport
-from ..games.elfengold.actions import Action, Kind
+from ..games.elfengold.actions import Action, Kind, tables
 from ..games.elfengold.items import (
     DOUBLE,
     EXCHANGE,
@@ -40,8 +41,8 @@ from ..games.elfengold.items import (
     TREE,
     WITCH,
 )
-from ..games.elfengold.state import ElfengoldState, Phase
-from .elfengold_planner import CARD_COINS, PREFERENCE, GoldJourney, plan_move
+from ..games.elfengold.state import NONE, ElfengoldState, Phase
+from .elfengold_planner import BUDGET, CARD_COINS, PREFERENCE, GoldJourney, plan_move
 
 #: A new town's worth in coins, when items are weighed against each other.
 TOWN_COINS = 8
@@ -71,10 +72,50 @@ def held_kinds(s: ElfengoldState, p: int, extra: int | None = None) -> list[int]
 
 
 def wish(s: ElfengoldState, p: int, extra: int | None = None,
-         kinds: Sequence[int] | None = None) -> GoldJourney:
+         kinds: Sequence[int] | None = None, deadline: float | None = None) -> GoldJourney:
     """The wish move (module doc); ``kinds`` replaces the counter kinds held."""
     return plan_move(s, p, wild_kinds=held_kinds(s, p, extra) if kinds is None else kinds,
-                     fly=False, budget=WISH_BUDGET)
+                     fly=False, budget=WISH_BUDGET, deadline=deadline)
+
+
+def signature(s: ElfengoldState, p: int) -> tuple[object, ...]:
+    """Everything a plan of player ``p``'s move reads from the state: two states with
+    the same signature get the same plan (the wish cache's key)."""
+    return (p, tuple(s.hands[p]), s.boots[p], s.visited[p],
+            s.coins[p] if s.rules.witch else 0,
+            s.town_cards[p] if s.rules.town_cards else NONE,
+            tuple(tuple(c) for c in s.counters), tuple(s.obstacle), tuple(s.gold_piece),
+            tuple(s.gold_values))
+
+
+class PlanCache:
+    """Plans already made, by ``signature`` and the planner's arguments: the auction
+    asks for the same wish move once per item and rival, the placement once per try.
+    A plan cut short by a deadline is not kept (it depends on the clock)."""
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self.plans: dict[tuple[object, ...], GoldJourney] = {}
+
+    def wish(self, s: ElfengoldState, p: int, extra: int | None = None,
+             kinds: Sequence[int] | None = None, deadline: float | None = None
+             ) -> GoldJourney:
+        wild = tuple(held_kinds(s, p, extra) if kinds is None else kinds)
+        return self.plan(s, p, wild, False, WISH_BUDGET, deadline)
+
+    def plan(self, s: ElfengoldState, p: int, wild: tuple[int, ...], fly: bool,
+             budget: int, deadline: float | None = None) -> GoldJourney:
+        key = (signature(s, p), wild, fly, budget)
+        got = self.plans.get(key)
+        if got is not None:
+            return got
+        got = plan_move(s, p, wild_kinds=wild, fly=fly, budget=budget, deadline=deadline)
+        if deadline is None or time.perf_counter() < deadline:
+            if len(self.plans) >= self.LIMIT:
+                self.plans.clear()
+            self.plans[key] = got
+        return got
 
 
 def score(j: GoldJourney) -> int:
@@ -87,10 +128,26 @@ class ElfengoldGreedyBot:
 
     name = "greedy"
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, deals: int = 1) -> None:
         self.rng = random.Random(seed)
+        #: Resampled deals the rivals' gains (denial, obstacles) are averaged over.
+        self.deals = deals
+        #: A ``time.perf_counter()`` deadline for the decision in hand, set by a bot
+        #: that uses this one under a time budget (the search bot); every plan stops
+        #: deepening at it.  ``None`` (alone): the play depends on the seed and the state
+        #: alone, never on the machine's load.
+        self.deadline: float | None = None
+        self.cache = PlanCache()
         self._worth: dict[tuple[object, ...], int] = {}
-        self._deal: tuple[tuple[int, int, int], ElfengoldState] | None = None
+        self._deal: tuple[tuple[int, int, int], list[ElfengoldState]] | None = None
+        tables()  # the action tables, built once per process: not in a decision's time
+
+    def wish(self, s: ElfengoldState, p: int, extra: int | None = None,
+             kinds: Sequence[int] | None = None) -> GoldJourney:
+        return self.cache.wish(s, p, extra, kinds, self.deadline)
+
+    def late(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
 
     def choose(self, state: GameState) -> CoreAction:
         if not isinstance(state, ElfengoldState):
@@ -116,7 +173,7 @@ class ElfengoldGreedyBot:
         if ph is Phase.PLACE:
             return self.place(s, legal)
         if ph is Phase.MOVE:
-            return plan_move(s).first
+            return self.cache.plan(s, s.current, (), True, BUDGET, self.deadline).first
         if ph is Phase.SETTLE:
             return self.settle(s, legal)
         if ph is Phase.DISCARD:
@@ -181,10 +238,15 @@ class ElfengoldGreedyBot:
     # ------------------------------------------------------------------ worth of items
     def deal(self, s: ElfengoldState) -> ElfengoldState:
         """One resampled deal per round and phase, for the rivals' moves."""
+        return self.deal_list(s)[0]
+
+    def deal_list(self, s: ElfengoldState) -> list[ElfengoldState]:
+        """``deals`` resampled deals per round, player and phase: the rivals' hands and
+        face-down items as this seat may believe them, never as they are."""
         key = (s.round, s.current, s.phase.value.__hash__())
         if self._deal is None or self._deal[0] != key:
-            self._deal = (key, s.resample_from_infostate(s.current,
-                                                         Rng(self.rng.randrange(2**63))))
+            self._deal = (key, [s.resample_from_infostate(
+                s.current, Rng(self.rng.randrange(2**63))) for _ in range(self.deals)])
         return self._deal[1]
 
     def worth(self, s: ElfengoldState, p: int, item: int, denial: bool = True) -> int:
@@ -197,11 +259,11 @@ class ElfengoldGreedyBot:
             return got
         own = self._gain(s, p, item)
         value = own
-        if denial:
-            det = self.deal(s)
-            rivals = [self._gain(det, q, item) for q in range(s.n) if q != p]
-            if rivals:
-                value += int(DENIAL * max(rivals))
+        if denial and s.n > 1:
+            dets = self.deal_list(s)
+            rivals = sum(max(self._gain(det, q, item) for q in range(s.n) if q != p)
+                         for det in dets) / len(dets)
+            value += int(DENIAL * rivals)
         self._worth[key] = value
         return value
 
@@ -211,8 +273,9 @@ class ElfengoldGreedyBot:
         kinds = held_kinds(s, p)
         if item in kinds:  # a second counter of a kind: half what the first one adds
             without = [k for k in kinds if k != item]
-            return max(1, (score(wish(s, p)) - score(wish(s, p, kinds=without))) // 2)
-        return max(0, score(wish(s, p, item)) - score(wish(s, p)))
+            return max(1, (score(self.wish(s, p)) - score(self.wish(s, p, kinds=without)))
+                       // 2)
+        return max(0, score(self.wish(s, p, item)) - score(self.wish(s, p)))
 
     # ------------------------------------------------------------------ auction
     def bid(self, s: ElfengoldState, legal: list[Action]) -> Action:
@@ -232,7 +295,7 @@ class ElfengoldGreedyBot:
     # ------------------------------------------------------------------ placing
     def place(self, s: ElfengoldState, legal: list[Action]) -> Action:
         p = s.current
-        base = wish(s, p)
+        base = self.wish(s, p)
         base_score = score(base)
         pass_ = next(a for a in legal if a.kind is Kind.PASS)
         best: tuple[int, int, int] | None = None
@@ -244,6 +307,8 @@ class ElfengoldGreedyBot:
         hand = s.hands[p]
         spells = 0
         for a in legal:
+            if self.late():
+                break
             if a.kind is Kind.PLACE:
                 if (a.item, a.route) not in wild or wanted[a.route] >= MAX_PLACE_TRIES:
                     continue
@@ -263,7 +328,7 @@ class ElfengoldGreedyBot:
                 continue
             after = s.clone()
             after.apply_action(a)
-            gain = score(wish(after, p)) - base_score
+            gain = score(self.wish(after, p)) - base_score
             if gain >= need and (best is None or (gain, order, -a.id) > best):
                 best, choice = (gain, order, -a.id), a
         if choice is not None:
@@ -278,18 +343,30 @@ class ElfengoldGreedyBot:
 
     def gold_piece(self, s: ElfengoldState, legal: list[Action],
                    mine: GoldJourney) -> Action | None:
-        """The gold piece on the road of the real (not wished) move earning most."""
+        """The gold piece on the road of the real (not wished) move where it earns most:
+        every arrival over it counts double, so a road the move takes twice (gold is
+        paid at every arrival) can beat the one into the richest town.  Each road of the
+        move is tried and the move planned again with the piece on it."""
         golds = {a.route: a for a in legal if a.kind is Kind.GOLD}
         if not golds:
             return None
-        real = plan_move(s, s.current, fly=False, budget=WISH_BUDGET)
+        p = s.current
+        real = self.cache.plan(s, p, (), False, WISH_BUDGET, self.deadline)
+        tried: set[int] = set()
         best: tuple[int, int] | None = None
         choice = None
-        for a, to in zip(real.actions, real.towns, strict=False):
-            if a.kind is Kind.MOVE and a.route in golds:
-                v = (s.gold_values[to], -a.route)
-                if best is None or v > best:
-                    best, choice = v, golds[a.route]
+        for a in real.actions:
+            if a.kind is not Kind.MOVE or a.route not in golds or a.route in tried:
+                continue
+            if best is not None and self.late():
+                break
+            tried.add(a.route)
+            after = s.clone()
+            after.apply_action(golds[a.route])
+            v = (score(self.cache.plan(after, p, (), False, WISH_BUDGET, self.deadline)),
+                 -a.route)
+            if best is None or v > best:
+                best, choice = v, golds[a.route]
         return choice
 
     def obstacle(self, s: ElfengoldState, legal: list[Action],
@@ -303,7 +380,7 @@ class ElfengoldGreedyBot:
         det = self.deal(s)
         order = sorted((q for q in range(s.n) if q != p), key=lambda q: -s.markers(q))
         for q in order:
-            theirs = plan_move(det, q, fly=False, budget=WISH_BUDGET)
+            theirs = self.cache.plan(det, q, (), False, WISH_BUDGET, self.deadline)
             if theirs.new_towns < 1:
                 continue
             for a in theirs.actions:

@@ -30,6 +30,7 @@ at.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -142,13 +143,25 @@ def edges_of(s: ElfengoldState, wild_kinds: Sequence[int] = ()) -> list[list[Edg
 
 
 class _OverBudget(Exception):
-    """The search met its budget of states: the last depth searched in full stands."""
+    """The search met its budget of states or its deadline: the last depth searched in
+    full stands."""
+
+
+#: New states between two looks at the clock (a look costs about as much as a state).
+CLOCK_EVERY: Final = 256
 
 
 class _Search:
     def __init__(self, s: ElfengoldState, p: int, edges: list[list[Edge]],
-                 budget: int) -> None:
+                 budget: int, deadline: float | None = None,
+                 end_bonus: Sequence[int] | None = None) -> None:
         self.edges = edges
+        #: Added to a move's worth for ending in each town (``plan_move``'s ``end_bonus``).
+        self.end_bonus = end_bonus
+        #: The same edges as plain tuples, read in the hot loop (attribute access on a
+        #: dataclass per edge and state is most of the search's time otherwise).
+        self.flat = [[(e.kind, e.n, e.any_cards, e.witch, e.to, e.gold, e.route,
+                       e.direction, e) for e in row] for row in edges]
         self.capital = s.board.capital
         self.target = s.town_cards[p] if s.rules.town_cards and s.town_cards[p] != NONE \
             else None
@@ -156,62 +169,74 @@ class _Search:
         self.witch_in_caravan = s.rules.eg_witch_in_caravan
         self.only_if_needed = s.rules.caravan == "only-if-needed"
         self.budget = budget
+        self.deadline = deadline
         self.memo: dict[tuple[int, Hand, int, int, int, int],
-                        tuple[Value, Edge | None]] = {}
-
-    def stop_value(self, town: int, hand: Hand, owed: int) -> Value | None:
-        usable = sum(hand) if self.witch_in_caravan else sum(hand[:WITCH])
-        if usable < owed:
-            return None
-        dist = 0 if self.target is None else self.distances[town][self.target]
-        return (0, -dist, CARD_COINS * (sum(hand) - owed))
+                        tuple[Value, Edge | None] | None] = {}
 
     def best(self, town: int, hand: Hand, owed: int, coins: int, visited: int,
              depth: int) -> tuple[Value, Edge | None] | None:
         key = (town, hand, owed, coins, visited, depth)
-        got = self.memo.get(key)
-        if got is not None:
-            return got
-        if len(self.memo) > self.budget:
+        memo = self.memo
+        if key in memo:
+            return memo[key]
+        size = len(memo)
+        if size > self.budget:
             raise _OverBudget
-        stop = self.stop_value(town, hand, owed)
-        best: tuple[Value, Edge | None] | None = None if stop is None else (stop, None)
+        if self.deadline is not None and not size % CLOCK_EVERY \
+                and time.perf_counter() > self.deadline:
+            raise _OverBudget
         total = sum(hand)
-        for e in self.edges[town] if depth else ():
-            h = hand
-            c = coins
-            o = owed
-            if e.kind < 0:
-                if total < owed + e.any_cards:
-                    continue
-                if self.only_if_needed and any(
-                        f.route == e.route and f.direction == e.direction and f.kind >= 0
-                        and not f.witch and hand[f.kind] >= f.n for f in self.edges[town]):
-                    continue
-                o = owed + e.any_cards
-            else:
-                if hand[e.kind] < e.n:
-                    continue
-                lst = list(hand)
-                lst[e.kind] -= e.n
-                if e.witch:
-                    if lst[WITCH] < 1 or coins < WITCH_BYPASS_COINS:
+        usable = total if self.witch_in_caravan else total - hand[WITCH]
+        if usable < owed:
+            # Payments only take cards away and caravans only add to what is owed: no
+            # later stop can settle the caravans either.
+            memo[key] = None
+            return None
+        dist = 0 if self.target is None else self.distances[town][self.target]
+        left = CARD_COINS * (total - owed)
+        if self.end_bonus is not None:
+            left += self.end_bonus[town]
+        best: tuple[Value, Edge | None] = ((0, -dist, left), None)
+        bv = best[0]
+        if depth:
+            capital = self.capital
+            for kind, n, any_cards, witch, to, gold, route, direction, e in self.flat[town]:
+                c = coins
+                o = owed
+                if kind < 0:
+                    if usable < owed + any_cards:
                         continue
-                    lst[WITCH] -= 1
-                    c = coins - WITCH_BYPASS_COINS
-                h = tuple(lst)
-            to = e.to
-            new = 0 if to == self.capital or visited >> to & 1 else 1
-            child = self.best(to, h, o, c, visited | (0 if to == self.capital else 1 << to),
-                              depth - 1)
-            if child is None:
-                continue
-            cv = child[0]
-            v = (cv[0] + new, cv[1], cv[2] + e.gold - (coins - c))
-            if best is None or v > best[0]:
-                best = (v, e)
-        if best is not None:
-            self.memo[key] = best
+                    if self.only_if_needed and any(
+                            f.route == route and f.direction == direction and f.kind >= 0
+                            and not f.witch and hand[f.kind] >= f.n
+                            for f in self.edges[town]):
+                        continue
+                    o = owed + any_cards
+                    h = hand
+                else:
+                    if hand[kind] < n:
+                        continue
+                    lst = list(hand)
+                    lst[kind] -= n
+                    if witch:
+                        if lst[WITCH] < 1 or coins < WITCH_BYPASS_COINS:
+                            continue
+                        lst[WITCH] -= 1
+                        c = coins - WITCH_BYPASS_COINS
+                    h = tuple(lst)
+                if to == capital:
+                    new, vis = 0, visited
+                else:
+                    new = 0 if visited >> to & 1 else 1
+                    vis = visited | 1 << to
+                child = self.best(to, h, o, c, vis, depth - 1)
+                if child is None:
+                    continue
+                cv = child[0]
+                v = (cv[0] + new, cv[1], cv[2] + gold - (coins - c))
+                if v > bv:
+                    best, bv = (v, e), v
+        memo[key] = best
         return best
 
     def path(self, town: int, hand: Hand, owed: int, coins: int, visited: int,
@@ -284,13 +309,19 @@ def plan_move(s: ElfengoldState, p: int | None = None, wild_kinds: Sequence[int]
               preference: Sequence[int] = PREFERENCE, fly: bool = True,
               hand: Sequence[int] | None = None, start: int | None = None,
               visited: int | None = None, max_steps: int = MAX_STEPS,
-              budget: int = BUDGET) -> GoldJourney:
+              budget: int = BUDGET, deadline: float | None = None,
+              end_bonus: Sequence[int] | None = None) -> GoldJourney:
     """The best move for player ``p`` (default: the player to act) from the board as it
-    is; ``hand``, ``start`` and ``visited`` replace the state's (look-ahead)."""
+    is; ``hand``, ``start`` and ``visited`` replace the state's (look-ahead).
+    ``deadline`` (a ``time.perf_counter()`` value) stops the deepening like the budget
+    does, checked inside the search every ``CLOCK_EVERY`` states; without it the answer
+    depends on the state alone, never on the machine's load.  ``end_bonus`` (per town)
+    is added to the worth of a move ending there: it ranks after the towns (and the town
+    card), and the journey's own ``worth`` leaves it out."""
     if p is None:
         p = s.current
     edges = edges_of(s, wild_kinds)
-    search = _Search(s, p, edges, budget)
+    search = _Search(s, p, edges, budget, deadline, end_bonus)
     h0: Hand = tuple(s.hands[p] if hand is None else hand)
     town0 = s.boots[p] if start is None else start
     vis0 = s.visited[p] if visited is None else visited

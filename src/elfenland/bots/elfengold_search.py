@@ -1,19 +1,39 @@
-"""The search Elfengold bot: determinized Monte Carlo search of the placement phase,
-where the players' items meet on the board; the greedy bot everywhere else.
+"""The search Elfengold bot: the greedy bot's sense, determinized search where the
+players' items meet on the board, and a budget that holds on a loaded machine.
 
-Each iteration deals the hidden parts again (``resample_from_infostate``: the other
-hands, face-down items, the item pile, the supply, other town cards), so the bot never
-reads what its seat cannot see, and tries every candidate action on that same deal
-(common random numbers: the candidates are compared on the same deals).  A simulation
-plays the rest of the placement with a fast version of the greedy bot (every player
-lays the counters of their wish move, planned once), then plans every player's real
-move on the board that results (``elfengold_planner``): towns collected plus new towns,
-and a little for the gold the move earns, give the bot's margin over the best rival.
-The candidates come from the greedy ideas (the greedy choice, the other counters of the
-wish move, a gold piece, an obstacle, pass).  The greedy choice stands unless another
-does better by ``DEVIATION`` on average, so the search's noise does not undo the
-greedy bot's sense.  A decision takes at most ``seconds`` plus one iteration; an
-iteration that would not end within the budget is not started.
+* **Placing**: determinized Monte Carlo search.  Each iteration deals the hidden parts
+  again (``resample_from_infostate``: the other hands, face-down items, the item pile,
+  the supply, other town cards), so the bot never reads what its seat cannot see, and
+  tries every candidate action on that same deal (common random numbers).  A
+  simulation plays the rest of the placement with a fast greedy policy (every player
+  lays the counters of its wish move, planned once), then plans every player's real
+  move on the board that results: towns held and new towns, with the gold the move
+  earns and the coins held as a fraction of a town (coins buy next round's items and
+  break ties), give the bot's margin over the best rival.  The candidates are the
+  greedy choice, pass, the wish move's next counters, the gold piece where the bot's
+  own move earns most from it, the obstacle on the leading rival's road; the greedy
+  choice stands unless another does better by ``DEVIATION`` on average.
+* **The auction**: the greedy valuation (what the item adds to this player's wish move,
+  and half of what it would add to the rival it helps most), with the rivals' gains
+  averaged over ``DEALS`` resampled deals instead of one, so one unlucky deal does not
+  make the bot overpay or let a rival's key counter go cheap.
+* **Moving** (``look=True`` only): towns belong to nobody, so the game is lost in the
+  last rounds, when the towns left lie far apart.  Of the moves that collect as many
+  towns as the planner's best, one per town it can end in (the planner asked again with
+  a large end bonus on that town), ``look_ahead`` takes the one whose ``standing`` is
+  best: the *outlook* (``outlook.py``: the towns still to collect that a nearest-first
+  walk from the end town reaches within the rounds left, and the walk's length) weighed
+  in coins against the move's worth (gold buys items and breaks ties).  It is the
+  Elfenland search bot's move (25% to 35% there against three greedy bots), but in
+  Elfengold it did not help in the games measured (docs/bots.md), so the default
+  moves are the planner's, as the greedy bot's.
+
+Budgets.  ``iterations`` bounds the search's work, so a match with ``seconds=None`` plays
+the same on a quiet and on a loaded machine (benches).  ``seconds`` adds a wall-clock
+deadline for play against people: it is passed into every planner call (which checks
+the clock every few hundred states and keeps the deepest length searched in full), the
+greedy parts (candidates, bids) may use half of it, and an iteration it cuts short is
+thrown away.
 """
 
 from __future__ import annotations
@@ -28,8 +48,15 @@ from ..core.game import GameState
 from ..core.rng import Rng
 from ..games.elfengold.actions import Action, Kind
 from ..games.elfengold.state import ElfengoldState, Phase
-from .elfengold_greedy import TOWN_COINS, ElfengoldGreedyBot, wish
-from .elfengold_planner import GoldJourney, plan_move
+from .elfengold_greedy import (
+    TOWN_COINS,
+    WISH_BUDGET,
+    ElfengoldGreedyBot,
+    PlanCache,
+    held_kinds,
+)
+from .elfengold_planner import BUDGET, GoldJourney, plan_move
+from .outlook import outlook
 
 MAX_CANDIDATES = 5
 #: Margins (towns) squashed into [0, 1] over this scale.
@@ -39,58 +66,133 @@ MARGIN_SCALE = 3.0
 DEVIATION = 0.03
 #: States each planner call of a simulation may search (see ``plan_move``).
 SIM_BUDGET = 3_000
+#: States a rollout's wish move may search.
+ROLLOUT_BUDGET = WISH_BUDGET
+#: States each forced-end plan of the look-ahead move may search.
+LOOK_BUDGET = 4_000
+#: What a link of the walk after the move costs, in coins (a link takes one or two
+#: cards, a card is worth ``CARD_COINS``).
+LINK_COINS = 3
+#: Resampled deals the auction's rival gains are averaged over.
+DEALS = 3
+#: An end bonus large enough to make the planner end in one town whenever it can do so
+#: without collecting fewer towns (it ranks after the towns collected).
+_FORCE = 1_000_000
+
+
+def _end(s: ElfengoldState, p: int, j: GoldJourney) -> int:
+    return j.towns[-1] if j.towns else s.boots[p]
+
+
+def journey_outlook(s: ElfengoldState, p: int, j: GoldJourney) -> tuple[int, int]:
+    """``outlook`` from where the move ends, over the towns it leaves to collect."""
+    board = s.board
+    mask = s.visited[p]
+    for t in j.towns:
+        if t != board.capital:
+            mask |= 1 << t
+    todo = [u for u in range(len(board.towns)) if u != board.capital and not mask >> u & 1]
+    return outlook(board.distances, _end(s, p, j), todo, s.rules.rounds - s.round)
+
+
+def standing(s: ElfengoldState, p: int, j: GoldJourney) -> tuple[int, int]:
+    """A move's worth with its outlook, in coins: ``TOWN_COINS`` for every town the
+    walk after it reaches within the rounds left, ``LINK_COINS`` less for every link of
+    that walk, and the move's own worth (gold, cards kept).  Gold counts here as it
+    does not in Elfenland: coins buy the next round's items and break ties."""
+    reached, minus_length = journey_outlook(s, p, j)
+    return (TOWN_COINS * reached + LINK_COINS * minus_length + j.worth, -_end(s, p, j))
+
+
+def look_ahead(s: ElfengoldState, p: int, cache: PlanCache,
+               deadline: float | None = None) -> GoldJourney:
+    """The move (module doc): as many towns as the planner's best, the best outlook."""
+    first = cache.plan(s, p, (), True, BUDGET, deadline)
+    if s.round >= s.rules.rounds:
+        return first
+    board = s.board
+    n = len(board.towns)
+    here = s.boots[p]
+    cards = sum(s.hands[p])
+    best = standing(s, p, first)
+    choice = first
+    ends = {_end(s, p, first)}
+    for t in range(n):
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        if t in ends or board.distances[here][t] > cards:
+            continue
+        bonus = [0] * n
+        bonus[t] = _FORCE
+        j = plan_move(s, p, budget=LOOK_BUDGET, deadline=deadline, end_bonus=bonus)
+        end = _end(s, p, j)
+        if end in ends or j.key[:2] != first.key[:2]:
+            continue
+        ends.add(end)
+        value = standing(s, p, j)
+        if value > best:
+            best, choice = value, j
+    return choice
 
 
 class _FastPlacer:
     """The rollout policy of the placement phase: lay the wish move's counters, in
     order, as planned once at the start of the simulation; else pass."""
 
-    def __init__(self) -> None:
+    def __init__(self, deadline: float | None) -> None:
         self.plans: dict[int, GoldJourney] = {}
+        self.deadline = deadline
 
     def choose(self, s: ElfengoldState) -> Action:
         p = s.current
         plan = self.plans.get(p)
         if plan is None:
-            plan = self.plans[p] = wish(s, p)
-        legal = {(a.item, a.route): a for a in s.legal_actions() if a.kind is Kind.PLACE}
+            plan = self.plans[p] = plan_move(s, p, wild_kinds=held_kinds(s, p), fly=False,
+                                             budget=ROLLOUT_BUDGET, deadline=self.deadline)
+        legal = s.legal_actions()
+        places = {(a.item, a.route): a for a in legal if a.kind is Kind.PLACE}
         for step in plan.wild_steps:
-            a = legal.get(step)
+            a = places.get(step)
             if a is not None:
                 return a
-        return next(a for a in s.legal_actions() if a.kind is Kind.PASS)
+        return next(a for a in legal if a.kind is Kind.PASS)
 
 
-def evaluate(s: ElfengoldState, me: int) -> float:
+def evaluate(s: ElfengoldState, me: int, deadline: float | None = None) -> float:
     """The bot's margin over the best rival, in [0, 1]: towns held plus the new towns of
-    each player's best move on this board, and the gold as a fraction of a town."""
+    each player's best move on this board, and the gold it earns and the coins held as
+    a fraction of a town."""
     values = []
     for q in range(s.n):
-        j = plan_move(s, q, fly=True, budget=SIM_BUDGET)
-        values.append(s.markers(q) + j.new_towns + j.gold / (2 * TOWN_COINS))
+        j = plan_move(s, q, fly=True, budget=SIM_BUDGET, deadline=deadline)
+        coins = j.gold - j.coins_spent + s.coins[q]
+        values.append(s.markers(q) + j.new_towns + coins / (2 * TOWN_COINS))
     margin = values[me] - max(v for q, v in enumerate(values) if q != me)
     return 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
 
 
-def simulate(s: ElfengoldState, me: int) -> float:
-    policy = _FastPlacer()
+def simulate(s: ElfengoldState, me: int, deadline: float | None = None) -> float:
+    policy = _FastPlacer(deadline)
     while not s.is_terminal() and s.phase is Phase.PLACE:
         s.apply_action(policy.choose(s))
-    return evaluate(s, me)
+    return evaluate(s, me, deadline)
 
 
 class ElfengoldSearchBot:
-    """Determinized search of the placement phase within a time and iteration budget."""
+    """Look-ahead moves, averaged auction values and determinized search of the
+    placement, within an iteration budget and (optionally) a time budget."""
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, iterations: int = 50,
-                 seconds: float = 0.6) -> None:
+    def __init__(self, seed: int | None = None, iterations: int = 8,
+                 seconds: float | None = 0.8, look: bool = False) -> None:
         self.rng = random.Random(seed)
+        #: Moves by ``look_ahead`` (else the planner's move, as the greedy bot's).
+        self.look = look
         self.iterations = iterations
         self.seconds = seconds
-        self.greedy = ElfengoldGreedyBot(self.rng.randrange(2**32))
-        #: Searches run and their iterations in all (what a time budget buys: benches).
+        self.greedy = ElfengoldGreedyBot(self.rng.randrange(2**32), deals=DEALS)
+        #: Searches run and their iterations in all (what a budget buys: benches).
         self.searches = 0
         self.iterations_done = 0
 
@@ -100,13 +202,24 @@ class ElfengoldSearchBot:
         legal = state.legal_actions()
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
-        if len(legal) == 1 or state.phase is not Phase.PLACE:
-            return self.greedy.choose(state)
+        if len(legal) == 1:
+            return legal[0]
         started = time.perf_counter()
-        roots = self.candidates(state, legal)
-        if len(roots) == 1:
-            return roots[0]
-        return self.search(state, roots, started)
+        deadline = None if self.seconds is None else started + self.seconds
+        # The greedy parts (candidates, bids) may use half the budget, leaving the rest
+        # to the search.
+        self.greedy.deadline = (None if self.seconds is None
+                                else started + self.seconds / 2)
+        if state.phase is Phase.MOVE and self.look:
+            action = look_ahead(state, state.current, self.greedy.cache, deadline).first
+        elif state.phase is Phase.PLACE:
+            roots = self.candidates(state, legal)
+            action = roots[0] if len(roots) == 1 else self.search(state, roots, deadline)
+        else:
+            action = self.greedy.pick(state, legal)
+        if action in legal:
+            return action
+        return self.greedy.choose(state)
 
     def candidates(self, s: ElfengoldState, legal: list[Action]) -> list[Action]:
         """The greedy choice first, then the few other actions worth comparing."""
@@ -119,7 +232,7 @@ class ElfengoldSearchBot:
 
         add(self.greedy.pick(s, legal))
         add(next(a for a in legal if a.kind is Kind.PASS))
-        base = wish(s, s.current)
+        base = self.greedy.wish(s, s.current)
         places = {(a.item, a.route): a for a in legal if a.kind is Kind.PLACE}
         for step in base.wild_steps:
             add(places.get(step))
@@ -131,26 +244,33 @@ class ElfengoldSearchBot:
         return out[:MAX_CANDIDATES]
 
     def search(self, state: ElfengoldState, roots: list[Action],
-               started: float | None = None) -> Action:
-        """``started``: when the decision began (the budget covers the candidates too)."""
+               deadline: float | None = None) -> Action:
+        """Compare ``roots`` on ``iterations`` deals (fewer if ``deadline`` comes first;
+        an iteration it cuts short is not counted)."""
         me = state.current
-        deadline = (time.perf_counter() if started is None else started) + self.seconds
         sums = [0.0] * len(roots)
         done = 0
-        last = 0.0
         while done < self.iterations:
-            t0 = time.perf_counter()
-            if done and t0 + last > deadline:
+            if deadline is not None and time.perf_counter() > deadline:
                 break
             det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
-            for i, a in enumerate(roots):
+            rewards = []
+            for a in roots:
                 sim = det.clone()
                 sim.apply_action(a)
-                sums[i] += simulate(sim, me)
+                rewards.append(simulate(sim, me, deadline))
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+            if len(rewards) < len(roots) or (
+                    deadline is not None and time.perf_counter() > deadline):
+                break
+            for i, r in enumerate(rewards):
+                sums[i] += r
             done += 1
-            last = time.perf_counter() - t0
         self.searches += 1
         self.iterations_done += done
+        if not done:
+            return roots[0]
         means = [x / done for x in sums]
         best = max(range(len(roots)), key=lambda i: means[i])
         if means[best] > means[0] + DEVIATION:
