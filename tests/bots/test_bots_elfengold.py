@@ -20,6 +20,7 @@ from elfenland.bots.elfengold_search import ElfengoldSearchBot, look_ahead, stan
 from elfenland.cli import main
 from elfenland.core.transport import COST_TABLE, Transport
 from elfenland.games.elfengold.actions import Action, Kind
+from elfenland.games.elfengold.fast import FastElfengoldState
 from elfenland.games.elfengold.items import (
     CARD_SLUGS,
     HAND_KINDS,
@@ -42,6 +43,12 @@ def new(players: int, seed: int, **options: Any) -> ElfengoldState:
     state = elfenland.new_game("elfengold", players=players, seed=seed, **options)
     assert isinstance(state, ElfengoldState)
     return state
+
+
+def pure(state: ElfengoldState) -> ElfengoldState:
+    """The same game on the pure engine, whose lists a test may write into to set up a
+    position (a compiled state hands out copies)."""
+    return state.to_pure() if isinstance(state, FastElfengoldState) else state
 
 
 def drive(state: ElfengoldState, levels: list[str], seed: int) -> set[str]:
@@ -93,6 +100,7 @@ def auction_state() -> ElfengoldState:
     bot = make_bot("greedy", "elfengold", 0)
     while state.phase is not Phase.AUCTION:
         state.apply_action(bot.choose(state))
+    state = pure(state)
     state.current = 0
     state.hands[0] = [0, 5, 0, 0, 0, 0, 0, 0]  # five elfcycle cards, nothing else
     state.items_up[0] = [0] * len(state.items_up[0])
@@ -131,7 +139,7 @@ def test_bot_bids_more_for_an_item_its_route_needs() -> None:
 def move_position(seed: int, witch: bool) -> ElfengoldState:
     """Player 0 to move on a random board: counters, trees, sea monsters, gold pieces."""
     rng = random.Random(seed)
-    s = new(2, seed, witch=witch, random_gold=bool(seed % 2))
+    s = pure(new(2, seed, witch=witch, random_gold=bool(seed % 2)))
     board = s.board
     s.phase, s.current, s.starting, s.step = Phase.MOVE, 0, 0, 0
     s.moved, s.earned = False, 0

@@ -51,7 +51,11 @@ def test_suggest_a_route_draws_the_servers_route(page: Page, server: str) -> Non
             page.wait_for_selector("#hint")
             answer = page.evaluate(SERVER_HINT)
             steps = answer["route"]
-            if len(steps) >= 2:
+            # A first step by caravan (or the boatmen) is paid by picking cards, not from
+            # the town's menu: this test takes the first step from the menu.
+            picked = steps and steps[0]["action"].split()[-1].startswith(("caravan:",
+                                                                           "boatmen:"))
+            if len(steps) >= 2 and not picked:
                 seen = answer
                 break
             assert drawn_steps(page) == [str(i + 1) for i in range(len(steps))]

@@ -1,7 +1,7 @@
 """The module-level entry points the game registry looks up.
 
 They build the pure engine's states, or the compiled engine's (``fast.py``) when it was
-built and is chosen (``ELFENLAND_ENGINE=compiled`` for now; see ``fast.BY_DEFAULT``)."""
+built (``ELFENLAND_ENGINE=pure`` chooses the pure one; see ``fast.BY_DEFAULT``)."""
 
 from __future__ import annotations
 

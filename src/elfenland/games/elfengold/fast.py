@@ -1,7 +1,7 @@
 """The compiled Elfengold engine, when it was built: the same ``ElfengoldState`` with its
 hot path (legal actions, apply, clone) in C (``_speedups.c``, which shares the code every
-compiled engine has in ``core/_engine_common.h``).  ``new_game`` builds it when asked for
-(``ELFENLAND_ENGINE=compiled``; see ``BY_DEFAULT``).
+compiled engine has in ``core/_engine_common.h``).  ``new_game`` builds it when it was
+built (``ELFENLAND_ENGINE=pure`` chooses the pure one; see ``BY_DEFAULT``).
 
 The pure engine in ``state.py`` stays the reference and the fallback: ``pip install``
 on a machine without a C compiler leaves ``_speedups`` out and everything runs on the
@@ -97,12 +97,12 @@ def _numbering_gaps() -> list[str]:
     return out
 
 
-#: Whether ``new_game`` builds the compiled engine without being asked.  Not yet: the
-#: pure Elfengold engine's callers (tests, bots' set-ups) still write into the lists a
-#: state hands out (``s.coins[0] = 5``), which a compiled state's fresh lists ignore;
-#: once they assign whole fields, this turns true.  Until then the compiled engine serves
-#: when asked for: ``ELFENLAND_ENGINE=compiled``, or ``FastElfengoldState`` itself.
-BY_DEFAULT: Final = False
+#: Whether ``new_game`` builds the compiled engine without being asked (as the other two
+#: games do).  A compiled state hands out fresh lists, so code that sets up a position
+#: assigns whole fields (``s.coins = [...]``) or works on ``to_pure()``: a write into a
+#: handed-out list (``s.coins[0] = 5``) is lost.  ``ELFENLAND_ENGINE=pure`` chooses the
+#: pure engine.
+BY_DEFAULT: Final = True
 
 
 def compiled_chosen() -> bool:
