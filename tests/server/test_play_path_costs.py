@@ -115,3 +115,42 @@ def test_a_copied_generator_draws_the_same_future_on_its_own() -> None:
     assert copy != rng  # the original did not move with it
     assert [rng.randrange(1000) for _ in range(20)] == ahead
     assert copy._r.gauss(0.0, 1.0) == rng._r.gauss(0.0, 1.0)
+
+
+def test_shutdown_closes_the_store_only_after_the_players_queries_in_flight(
+        tmp_path: Path) -> None:
+    """A player query (seat_players) ran on the loop's default threads, which the hub's
+    shutdown does not wait for: it closed the SQLite connection under the running query,
+    and the process died of a segmentation fault.  Now the query runs on the hub's
+    store threads, and the store is closed after them."""
+    import threading
+
+    async def run() -> None:
+        hub, game = await _running_game(tmp_path)
+        store = hub.store
+        started, release = threading.Event(), threading.Event()
+        order: list[str] = []
+        real_seat_players, real_close = store.seat_players, store.close
+
+        def slow_seat_players(game_id: str) -> Any:
+            started.set()
+            release.wait(5)
+            order.append("query done")
+            return real_seat_players(game_id)
+
+        def close() -> None:
+            order.append("store closed")
+            real_close()
+
+        store.seat_players = slow_seat_players  # type: ignore[method-assign]
+        store.close = close  # type: ignore[method-assign]
+        hub.players.seats.clear()
+        query = asyncio.ensure_future(hub.players.seated(game.record.id))
+        await asyncio.get_running_loop().run_in_executor(None, started.wait, 5)
+        threading.Timer(0.3, release.set).start()
+        await hub.shutdown()
+        await asyncio.gather(query, return_exceptions=True)
+        assert "query done" in order and order[-1] == "store closed"
+        assert order.count("store closed") == 1
+
+    asyncio.run(run())

@@ -145,7 +145,7 @@ class Hub:
         self.games: dict[str, LiveGame] = {}
         self._closing = False
         self.timers = Timers(self._on_deadline)
-        self.players = Players(store, config.guard)
+        self.players = Players(store, config.guard, self._db_pool)
         self.chat_limiter = ChatLimiter(config.limits)
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Pings the store while it is down; when it answers, games play on.

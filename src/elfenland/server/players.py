@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -88,8 +89,13 @@ class Players:
     """The hub's link to players: who sits where, webhooks at each new turn, ratings at
     each game's end.  Webhook calls never hold up the loop nor each other (webhooks.py)."""
 
-    def __init__(self, store: Store, guard: Guard | None = None) -> None:
+    def __init__(self, store: Store, guard: Guard | None = None,
+                 executor: Executor | None = None) -> None:
         self.store = store
+        #: The threads store calls run on: the hub's, so that its shutdown waits for
+        #: them before it closes the store (a SQLite connection closed under a running
+        #: query crashes the process).
+        self.executor = executor
         guard = guard or Guard()
         policy = OutboundPolicy.from_items(guard.webhook_allow, own_addresses())
         self.webhooks = WebhookSender(policy, WebhookLimits(deadline=guard.webhook_deadline))
@@ -97,7 +103,7 @@ class Players:
         self.seats: dict[str, dict[int, PlayerRecord]] = {}
 
     async def db(self, fn: Any, *args: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
 
     async def check_webhook(self, url: str | None) -> str | None:
         """A webhook a player registers: well formed, and resolving only to addresses
