@@ -23,6 +23,8 @@
  *   P_OVER            the finished game's phase; TERMINAL_PLAYER, its "nobody";
  *   MAXP              the most players;
  *   ENGINE_LIST_MAX   the longest list field read_ints reads;
+ *   ENGINE_OBSERVE    (optional) its observation writer, int f(Core *, int player,
+ *                     float *out, Py_ssize_t size), for the C entry (_engine_api.h);
  * and defines after it: check_ready, ensure_legal, play, copy_core and configure_tables.
  */
 #ifndef ELFENLAND_ENGINE_COMMON_H
@@ -31,6 +33,8 @@
 #include <Python.h>
 #include <string.h>
 #include <structmember.h>
+
+#include "_engine_api.h"
 
 #ifndef ENGINE_LIST_MAX
 #error "define ENGINE_LIST_MAX (the longest list field) before including _engine_common.h"
@@ -321,6 +325,41 @@ static PyObject *Core_is_terminal(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyBool_FromLong(c->st.phase == P_OVER);
 }
 
+/* ------------------------------------------------------------------ the C entry
+ * The methods above on C types, for the batched environment (_engine_api.h). */
+static int api_legal_ids(PyObject *state, int32_t *out, int cap) {
+    Core *c = (Core *)state;
+    if (ensure_legal(c) < 0) return -1;
+    if (c->nlegal > cap) {
+        PyErr_Format(PyExc_RuntimeError, "%d legal actions, more than %d", c->nlegal, cap);
+        return -1;
+    }
+    for (int i = 0; i < c->nlegal; i++) out[i] = (int32_t)c->legal[i];
+    return c->nlegal;
+}
+
+static int api_apply_id(PyObject *state, Py_ssize_t id) {
+    Core *c = (Core *)state;
+    if (c->st.phase == P_OVER || id < 0 || id >= NACT) return 0;
+    if (ensure_legal(c) < 0) return -1;
+    if (!is_legal(c, id)) return 0;
+    if (play(c, id, PyTuple_GET_ITEM(actions_tuple, id)) < 0) return -1;
+    return 1;
+}
+
+static int api_current_player(PyObject *state) {
+    Core *c = (Core *)state;
+    return c->st.phase == P_OVER ? TERMINAL_PLAYER : c->st.current;
+}
+
+static int api_is_terminal(PyObject *state) { return ((Core *)state)->st.phase == P_OVER; }
+
+#ifdef ENGINE_OBSERVE
+static int api_observe(PyObject *state, int player, float *out, Py_ssize_t size) {
+    return ENGINE_OBSERVE((Core *)state, player, out, size);
+}
+#endif
+
 /* ------------------------------------------------------------------ resampling */
 /* An engine's own Rng maker (Elfenland's builds it without Python frames) and its own
  * history store, if it has them. */
@@ -590,6 +629,24 @@ static PyObject *engine_module(PyObject *m, PyTypeObject *core_type) {
     Py_INCREF(core_type);
     if (PyModule_AddObject(m, "Core", (PyObject *)core_type) < 0) {
         Py_DECREF(core_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    static EngineAPI api;
+    api.version = ENGINE_API_VERSION;
+    api.core_type = core_type;
+    api.legal_ids = api_legal_ids;
+    api.apply_id = api_apply_id;
+    api.current_player = api_current_player;
+    api.is_terminal = api_is_terminal;
+#ifdef ENGINE_OBSERVE
+    api.observe = api_observe;
+#else
+    api.observe = NULL;
+#endif
+    PyObject *capsule = PyCapsule_New(&api, ENGINE_API_CAPSULE, NULL);
+    if (!capsule || PyModule_AddObject(m, "_c_api", capsule) < 0) {
+        Py_XDECREF(capsule);
         Py_DECREF(m);
         return NULL;
     }

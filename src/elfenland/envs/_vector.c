@@ -3,12 +3,15 @@
  *
  * Why a loop over the engines' own state objects rather than a second engine: the engines
  * (games/<game>/_speedups.c) are the one implementation of the rules, tested against the
- * pure reference; this file reaches them only through their documented C methods
- * (_apply_id, legal_action_ids, current_player, is_terminal, _observe_into), fetched once
- * as C function pointers from the state type's method descriptors and called directly:
- * no Python frame, no attribute lookup, no argument parsing of ours per game per step.
- * A new game (automatic reset) and the final returns go through Python (the factory the
- * caller gives, the state's ``returns()``): once a game, not once a step.
+ * pure reference; this file reaches them only through their C entry (core/_engine_api.h,
+ * the capsule ``_c_api`` of the engine's module): legal_action_ids, _apply_id,
+ * current_player, is_terminal and _observe_into on C types, called directly, so a step
+ * makes no Python object per game (no int per id, no list of legal ids, no buffer
+ * export); the methods of those names are checked once to be the compiled engine's own
+ * (not overridden in Python).  The legal ids are written straight into the padded
+ * ``legal`` row, the observation into the game's ``obs`` row.  A new game (automatic
+ * reset) and the final returns go through Python (the factory the caller gives, the
+ * state's ``returns()``): once a game, not once a step.
  *
  * The legal-action mask is kept up to date incrementally: the previous step's legal ids
  * (kept sorted in the padded ``legal`` row) are cleared and the new ones set, so a step
@@ -21,6 +24,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../core/_engine_api.h"
+
 typedef struct {
     PyObject_HEAD
     Py_ssize_t n;            /* games */
@@ -30,9 +35,9 @@ typedef struct {
     PyObject *error;         /* exception class for an illegal action */
     PyObject *s_returns;
     PyTypeObject *state_type;
-    PyCFunction apply_id, legal_ids, current_player, is_terminal, observe_into;
+    PyObject *capsule;       /* holds the engine's module's C entry */
+    const EngineAPI *api;
     PyObject **states;       /* n owned states */
-    PyObject **args;         /* n * players tuples (obs row view, player) */
     Py_buffer b[11];
     int nbuf;
     float *obs; int8_t *mask; int32_t *legal, *nlegal, *player, *actor;
@@ -58,14 +63,18 @@ static int get_buffer(Vec *v, PyObject *obj, Py_ssize_t items, Py_ssize_t itemsi
     return 0;
 }
 
-static int method(PyTypeObject *tp, const char *name, int flags, PyCFunction *out) {
+static int method(PyTypeObject *tp, PyTypeObject *core, const char *name, int flags) {
     PyObject *d = PyObject_GetAttrString((PyObject *)tp, name);
     if (!d) return -1;
     int ok = Py_IS_TYPE(d, &PyMethodDescr_Type)
         && (((PyMethodDescrObject *)d)->d_method->ml_flags & (METH_O | METH_NOARGS | METH_VARARGS
                                                               | METH_FASTCALL | METH_KEYWORDS)) == flags
         && PyType_IsSubtype(tp, ((PyDescrObject *)d)->d_type);
-    if (ok) *out = ((PyMethodDescrObject *)d)->d_method->ml_meth;
+    /* the engine's own function (an engine may copy its descriptors onto a subclass) */
+    PyObject *own = ok ? PyDict_GetItemString(core->tp_dict, name) : NULL;
+    ok = ok && own && Py_IS_TYPE(own, &PyMethodDescr_Type)
+        && ((PyMethodDescrObject *)own)->d_method->ml_meth
+           == ((PyMethodDescrObject *)d)->d_method->ml_meth;
     Py_DECREF(d);
     if (!ok) {
         PyErr_Format(PyExc_TypeError, "%s.%s is not the compiled engine's method", tp->tp_name,
@@ -86,54 +95,37 @@ static void sort_ids(int32_t *a, Py_ssize_t k) {
     }
 }
 
-/* After a game's state changed: its seat to act, observation, legal ids and mask. */
+/* After a game's state changed: its seat to act, observation, legal ids and mask.  On
+ * an error the batch is inconsistent (the callers then demand a reset). */
 static int refresh(Vec *v, Py_ssize_t i) {
     PyObject *st = v->states[i];
-    PyObject *r = v->current_player(st, NULL);
-    if (!r) return -1;
-    long p = PyLong_AsLong(r);
-    Py_DECREF(r);
-    if (p == -1 && PyErr_Occurred()) return -1;
+    int p = v->api->current_player(st);
     if (p < 0 || p >= v->players) {
-        PyErr_Format(PyExc_RuntimeError, "game %zd: no player to act (%ld)", i, p);
+        PyErr_Format(PyExc_RuntimeError, "game %zd: no player to act (%d)", i, p);
         return -1;
     }
     v->player[i] = (int32_t)p;
-    r = v->observe_into(st, v->args[i * v->players + p]);
-    if (!r) return -1;
-    Py_DECREF(r);
-    PyObject *ids = v->legal_ids(st, NULL);
-    if (!ids) return -1;
-    if (!PyList_Check(ids)) {
-        Py_DECREF(ids);
-        PyErr_SetString(PyExc_TypeError, "legal_action_ids() gave no list");
+    if (v->api->observe(st, p, v->obs + i * (Py_ssize_t)v->obs_size, v->obs_size) < 0)
         return -1;
-    }
-    Py_ssize_t k = PyList_GET_SIZE(ids);
-    if (k > v->width || k == 0) {
-        Py_DECREF(ids);
-        PyErr_Format(PyExc_RuntimeError, "game %zd: %zd legal actions (width %d)", i, k,
-                     v->width);
-        return -1;
-    }
     int32_t *row = v->legal + i * (Py_ssize_t)v->width;
     int8_t *mask = v->mask + i * (Py_ssize_t)v->nact;
     int32_t old = v->nlegal[i];
     for (int32_t j = 0; j < old; j++) mask[row[j]] = 0;
-    for (Py_ssize_t j = 0; j < k; j++) {
-        long a = PyLong_AsLong(PyList_GET_ITEM(ids, j));
-        if (a < 0 || a >= v->nact) {
-            Py_DECREF(ids);
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_RuntimeError, "legal id %ld out of range", a);
+    v->nlegal[i] = 0;
+    int k = v->api->legal_ids(st, row, v->width);
+    if (k < 0) return -1;
+    if (k == 0) {
+        PyErr_Format(PyExc_RuntimeError, "game %zd: no legal action", i);
+        return -1;
+    }
+    for (int j = 0; j < k; j++)
+        if (row[j] < 0 || row[j] >= v->nact) {
+            PyErr_Format(PyExc_RuntimeError, "legal id %d out of range", (int)row[j]);
             return -1;
         }
-        row[j] = (int32_t)a;
-    }
-    Py_DECREF(ids);
     sort_ids(row, k);
-    for (Py_ssize_t j = 0; j < k; j++) mask[row[j]] = 1;
-    for (Py_ssize_t j = k; j < old; j++) row[j] = -1;
+    for (int j = 0; j < k; j++) mask[row[j]] = 1;
+    for (int32_t j = k; j < old; j++) row[j] = -1;
     v->nlegal[i] = (int32_t)k;
     return 0;
 }
@@ -176,21 +168,38 @@ static PyObject *Vec_reset(Vec *v, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-/* step(actions): one action id per game (an int64 buffer of n); every id is checked
- * against the masks first, so a bad one raises and changes nothing. */
+/* With many games their states and rows no longer stay in the cache, and each step
+ * starts by missing on them: the next game's engine state (the whole object, its
+ * size from its type) and observation row are asked for while this game steps. */
+static inline void prefetch_game(Vec *v, Py_ssize_t i) {
+    const char *o = (const char *)v->states[i];
+    Py_ssize_t size = Py_TYPE(v->states[i])->tp_basicsize;
+    for (Py_ssize_t b = 0; b < size; b += 64) __builtin_prefetch(o + b, 1, 3);
+    const char *row = (const char *)(v->obs + i * (Py_ssize_t)v->obs_size);
+    for (Py_ssize_t b = 0; b < (Py_ssize_t)sizeof(float) * v->obs_size; b += 64)
+        __builtin_prefetch(row + b, 1, 3);
+}
+
+/* step(actions): one action id per game (a one-dimensional int64 buffer of n); every id
+ * is checked against the masks first, so a bad one raises and changes nothing.  Anything
+ * else (a list, another dtype or shape) gives NotImplemented and changes nothing: the
+ * Python side converts it then, so an array already right costs no numpy call. */
 static PyObject *Vec_step(Vec *v, PyObject *arg) {
     if (!v->ready) {
         PyErr_SetString(PyExc_RuntimeError, "reset() first (or again, after an error)");
         return NULL;
     }
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
-    if (view.itemsize != 8 || view.len != v->n * 8 || !view.format
-            || (strcmp(view.format, "q") && strcmp(view.format, "l")
-                && strcmp(view.format, "<q") && strcmp(view.format, "<l"))) {
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    const char *f = view.format ? view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    if (view.itemsize != 8 || view.ndim != 1 || view.len != v->n * 8
+            || !((f[0] == 'q' || f[0] == 'l') && f[1] == '\0')) {
         PyBuffer_Release(&view);
-        PyErr_Format(PyExc_ValueError, "actions: %zd int64 ids expected", v->n);
-        return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
     }
     const int64_t *act = (const int64_t *)view.buf;
     for (Py_ssize_t i = 0; i < v->n; i++) {
@@ -206,13 +215,9 @@ static PyObject *Vec_step(Vec *v, PyObject *arg) {
     memset(v->trunc, 0, v->n);
     for (Py_ssize_t i = 0; i < v->n; i++) {
         PyObject *st = v->states[i];
-        PyObject *id = PyLong_FromLongLong(act[i]);
-        if (!id) goto fail;
-        PyObject *ok = v->apply_id(st, id);
-        Py_DECREF(id);
-        if (!ok) goto fail;
-        int played = ok == Py_True;
-        Py_DECREF(ok);
+        if (i + 1 < v->n) prefetch_game(v, i + 1);
+        int played = v->api->apply_id(st, (Py_ssize_t)act[i]);
+        if (played < 0) goto fail;
         if (!played) {
             PyErr_Format(PyExc_RuntimeError, "game %zd: the engine refused action %lld",
                          i, (long long)act[i]);
@@ -220,11 +225,7 @@ static PyObject *Vec_step(Vec *v, PyObject *arg) {
         }
         v->actor[i] = v->player[i];
         v->moves[i]++;
-        PyObject *over = v->is_terminal(st, NULL);
-        if (!over) goto fail;
-        int ended = over == Py_True;
-        Py_DECREF(over);
-        if (ended) {
+        if (v->api->is_terminal(st)) {
             PyObject *ret = PyObject_CallMethodNoArgs(st, v->s_returns);
             if (!ret) goto fail;
             PyObject *seq = PySequence_Fast(ret, "returns() is a sequence");
@@ -276,11 +277,6 @@ static void Vec_clear_all(Vec *v) {
         PyMem_Free(v->states);
         v->states = NULL;
     }
-    if (v->args) {
-        for (Py_ssize_t i = 0; i < v->n * v->players; i++) Py_CLEAR(v->args[i]);
-        PyMem_Free(v->args);
-        v->args = NULL;
-    }
     for (int k = 0; k < v->nbuf; k++) PyBuffer_Release(&v->b[k]);
     v->nbuf = 0;
     PyMem_Free(v->episode);
@@ -289,6 +285,8 @@ static void Vec_clear_all(Vec *v) {
     Py_CLEAR(v->error);
     Py_CLEAR(v->s_returns);
     Py_CLEAR(v->state_type);
+    Py_CLEAR(v->capsule);
+    v->api = NULL;
 }
 
 static void Vec_dealloc(Vec *v) {
@@ -296,32 +294,34 @@ static void Vec_dealloc(Vec *v) {
     Py_TYPE(v)->tp_free((PyObject *)v);
 }
 
-/* Batch(factory, probe, players, obs_size, nact, width, cap, error, obs_rows, obs, mask,
+/* Batch(factory, probe, c_api, n, players, obs_size, nact, width, cap, error, obs, mask,
  *       legal, nlegal, player, actor, rewards, terminated, truncated, seed, moves) */
 static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
-    PyObject *factory, *probe, *error, *rows, *bufs[10], *moves;
+    PyObject *factory, *probe, *capsule, *error, *bufs[10], *moves;
+    Py_ssize_t n;
     int players, obs_size, nact, width;
     long long cap;
     if (kw && PyDict_GET_SIZE(kw)) {
         PyErr_SetString(PyExc_TypeError, "Batch takes positional arguments");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "OOiiiiLOOOOOOOOOOOOO", &factory, &probe, &players, &obs_size,
-                          &nact, &width, &cap, &error, &rows, &bufs[B_OBS], &bufs[B_MASK],
+    if (!PyArg_ParseTuple(args, "OOOniiiiLOOOOOOOOOOOO", &factory, &probe, &capsule, &n,
+                          &players, &obs_size, &nact, &width, &cap, &error, &bufs[B_OBS],
+                          &bufs[B_MASK],
                           &bufs[B_LEGAL], &bufs[B_NLEGAL], &bufs[B_PLAYER], &bufs[B_ACTOR],
                           &bufs[B_REWARDS], &bufs[B_TERM], &bufs[B_TRUNC], &bufs[B_SEED],
                           &moves))
         return -1;
     Vec_clear_all(v);
-    if (!PyList_Check(rows) || PyList_GET_SIZE(rows) < 1) {
-        PyErr_SetString(PyExc_ValueError, "obs_rows: a list of one row view per game");
+    if (n < 1) {
+        PyErr_SetString(PyExc_ValueError, "at least one game");
         return -1;
     }
     if (players < 2 || players > 6 || obs_size < 1 || nact < 1 || width < 1 || cap < 0) {
         PyErr_SetString(PyExc_ValueError, "bad sizes");
         return -1;
     }
-    v->n = PyList_GET_SIZE(rows);
+    v->n = n;
     v->players = players; v->obs_size = obs_size; v->nact = nact; v->width = width;
     v->cap = cap;
     v->factory = Py_NewRef(factory);
@@ -330,13 +330,23 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
     v->state_type = (PyTypeObject *)Py_NewRef((PyObject *)Py_TYPE(probe));
     if (!v->s_returns) return -1;
     PyTypeObject *tp = v->state_type;
-    if (method(tp, "_apply_id", METH_O, &v->apply_id) < 0
-            || method(tp, "legal_action_ids", METH_NOARGS, &v->legal_ids) < 0
-            || method(tp, "current_player", METH_NOARGS, &v->current_player) < 0
-            || method(tp, "is_terminal", METH_NOARGS, &v->is_terminal) < 0
-            || method(tp, "_observe_into", METH_VARARGS, &v->observe_into) < 0)
+    v->api = PyCapsule_GetPointer(capsule, ENGINE_API_CAPSULE);
+    if (!v->api) return -1;
+    v->capsule = Py_NewRef(capsule);
+    if (v->api->version != ENGINE_API_VERSION || !v->api->observe
+            || !PyType_IsSubtype(tp, v->api->core_type)) {
+        PyErr_Format(PyExc_TypeError, "%s is not the C entry's engine (or has no "
+                     "observation)", tp->tp_name);
         return -1;
-    Py_ssize_t n = v->n;
+    }
+    /* The state's methods of these names must be the engine's own, which the C entry
+     * does (a subclass overriding one in Python would make the batch differ). */
+    if (method(tp, v->api->core_type, "_apply_id", METH_O) < 0
+            || method(tp, v->api->core_type, "legal_action_ids", METH_NOARGS) < 0
+            || method(tp, v->api->core_type, "current_player", METH_NOARGS) < 0
+            || method(tp, v->api->core_type, "is_terminal", METH_NOARGS) < 0
+            || method(tp, v->api->core_type, "_observe_into", METH_VARARGS) < 0)
+        return -1;
     void *p;
     if (get_buffer(v, bufs[B_OBS], n * obs_size, 4, "obs", &p) < 0) return -1;
     v->obs = p;
@@ -361,15 +371,8 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
     if (get_buffer(v, moves, n, 8, "moves", &p) < 0) return -1;
     v->moves = p;
     v->states = PyMem_Calloc((size_t)n, sizeof(PyObject *));
-    v->args = PyMem_Calloc((size_t)(n * players), sizeof(PyObject *));
     v->episode = PyMem_Calloc((size_t)n, sizeof(int64_t));
-    if (!v->states || !v->args || !v->episode) { PyErr_NoMemory(); return -1; }
-    for (Py_ssize_t i = 0; i < n; i++)
-        for (int q = 0; q < players; q++) {
-            PyObject *t = Py_BuildValue("(Oi)", PyList_GET_ITEM(rows, i), q);
-            if (!t) return -1;
-            v->args[i * players + q] = t;
-        }
+    if (!v->states || !v->episode) { PyErr_NoMemory(); return -1; }
     v->ready = 0;
     return 0;
 }

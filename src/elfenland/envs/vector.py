@@ -35,6 +35,7 @@ seat to act's; see ``docs/research.md`` for its conventions and PufferLib).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -70,6 +71,16 @@ def legal_width(game: str) -> int:
     moves = rows[rows[:, 0] == 9]  # Kind.MOVE
     most = max(int((moves[:, 3] == town).sum()) for town in range(int(moves[:, 3].max()) + 1))
     return int((rows[:, 0] != 9).sum()) + most
+
+
+def engine_c_api(state: GameState) -> Any:
+    """The C entry (a capsule, ``core/_engine_api.h``) of the compiled engine ``state``
+    is a state of: its module's ``_c_api`` beside its ``Core``; None on the pure engine."""
+    for cls in type(state).__mro__:
+        module = sys.modules.get(cls.__module__)
+        if getattr(module, "Core", None) is cls:
+            return getattr(module, "_c_api", None)
+    return None
 
 
 class VectorGames:
@@ -130,16 +141,16 @@ class VectorGames:
         def factory(seed: int) -> GameState:
             return new_game(players=players, seed=seed, **options)
 
-        fast = _vector is not None and hasattr(probe, "_apply_id") \
-            and hasattr(probe, "_observe_into")
+        c_api = engine_c_api(probe)
+        fast = _vector is not None and c_api is not None and hasattr(probe, "_observe_into")
         if compiled and not fast:
             raise ValueError("the compiled batch needs the compiled engine and _vector")
         self.compiled = fast if compiled is None else bool(compiled)
         self._batch: Any
         if self.compiled:
             self._batch = _vector.Batch(
-                factory, probe, players, size, nact, self.legal_width, self.max_game_length,
-                IllegalActionError, list(w["obs"]), *(w[k] for k in (
+                factory, probe, c_api, n, players, size, nact, self.legal_width,
+                self.max_game_length, IllegalActionError, *(w[k] for k in (
                     "obs", "mask", "legal_ids", "num_legal", "player", "actor", "rewards",
                     "terminated", "truncated", "seeds", "moves")))
         else:
@@ -158,11 +169,14 @@ class VectorGames:
         legal (by ``mask``) raises ``IllegalActionError`` before any game moves."""
         if not self._started:
             raise IllegalActionError("reset() first")
-        ids = np.ascontiguousarray(actions, dtype=np.int64)
-        if ids.shape != (self.num_envs,):
-            raise IllegalActionError(f"one action id per game: shape ({self.num_envs},), "
-                                     f"not {ids.shape}")
-        self._batch.step(ids)
+        # An int64 array of N ids goes straight to the loop (no numpy call: at N = 1
+        # that is most of a step's cost); the loop declines anything else unread.
+        if self._batch.step(actions) is NotImplemented:
+            ids = np.ascontiguousarray(actions, dtype=np.int64)
+            if ids.shape != (self.num_envs,):
+                raise IllegalActionError(f"one action id per game: shape ({self.num_envs},), "
+                                         f"not {ids.shape}")
+            self._batch.step(ids)
 
     def state(self, i: int) -> GameState:
         """Game i's engine state (to read; playing on it breaks the batch's arrays)."""
@@ -240,8 +254,11 @@ class _PythonBatch:
             self._start(i)
             self._refresh(i)
 
-    def step(self, actions: npt.NDArray[np.int64]) -> None:
+    def step(self, actions: Any) -> Any:
         g = self.g
+        if not (isinstance(actions, np.ndarray) and actions.dtype == np.int64
+                and actions.shape == (g.num_envs,)):
+            return NotImplemented  # as the C loop: VectorGames.step converts it
         for i, a in enumerate(actions.tolist()):
             if not 0 <= a < g.num_actions or not g.mask[i, a]:
                 raise IllegalActionError(f"game {i}: action {a} is not legal now")
@@ -262,6 +279,7 @@ class _PythonBatch:
                 self.episode[i] += 1
                 self._start(i)
             self._refresh(i)
+        return None
 
     def state(self, i: int) -> GameState:
         return self.states[i]

@@ -134,6 +134,8 @@ static PyObject *new_rng(PyObject *seed);
 static void hist_release(Core *c);
 #define ENGINE_NEW_RNG new_rng
 #define ENGINE_FORGET_HISTORY hist_release
+static int observe_checked(Core *c, int player, float *out, Py_ssize_t size);
+#define ENGINE_OBSERVE observe_checked
 
 /* The code every compiled engine shares (randomness, checked input, the common methods,
  * configure): one copy for all of them. */
@@ -1467,6 +1469,22 @@ static void observe(S *s, int player, float *v) {
             w[NT] = (float)distance_to_card(s, p);
         }
     }
+}
+
+/* The observation of ``player`` into ``out`` of ``size`` floats (the C entry's, and
+ * _observe_into's once it has the buffer): 0, or -1 with the error. */
+static int observe_checked(Core *c, int player, float *out, Py_ssize_t size) {
+    if (player < 0 || player >= c->st.n) {
+        PyErr_Format(PyExc_ValueError, "no player %d", player);
+        return -1;
+    }
+    if (size != obs_size(c->st.n)) {
+        PyErr_Format(PyExc_ValueError, "the buffer must hold %zd items of type 'f'",
+                     obs_size(c->st.n));
+        return -1;
+    }
+    observe(&c->st, player, out);
+    return 0;
 }
 
 /* _observe_into(buffer, player): the observation vector of ``player`` into ``buffer``. */

@@ -100,6 +100,8 @@ typedef struct {
 
 static void hist_release(Core *c);
 #define ENGINE_FORGET_HISTORY hist_release
+static int observe_checked(Core *c, int player, float *out, Py_ssize_t size);
+#define ENGINE_OBSERVE observe_checked
 
 /* The code every compiled engine shares (randomness, checked input, the common methods,
  * configure): one copy for all of them. */
@@ -1423,6 +1425,24 @@ static void observe(S *s, int player, float *v) {
             for (int k = 0; k < NK; k++) w[5 + k] = (float)s->hands[p][k];
     }
 #undef REL
+}
+
+/* The observation of ``player`` into ``out`` of ``size`` floats (the C entry's, and
+ * _observe_into's once it has the buffer): 0, or -1 with the error. */
+static int observe_checked(Core *c, int player, float *out, Py_ssize_t size) {
+    if (check_ready(c) < 0) return -1;
+    if (player < 0 || player >= c->st.n) {
+        PyErr_Format(PyExc_ValueError, "no player %d", player);
+        return -1;
+    }
+    ObsLayout l;
+    obs_layout(c->st.n, &l);
+    if (size != l.size) {
+        PyErr_Format(PyExc_ValueError, "the buffer must hold %d items of type 'f'", l.size);
+        return -1;
+    }
+    observe(&c->st, player, out);
+    return 0;
 }
 
 /* _observe_into(buffer, player): the observation vector of ``player`` into ``buffer``. */

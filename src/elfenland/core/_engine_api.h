@@ -1,0 +1,34 @@
+/* The compiled engines' C entry for the batched environment (envs/_vector.c): the
+ * operations a step needs, on C types, so that stepping N games makes no Python object
+ * per game per step (no int per action id, no list of legal ids, no argument tuple or
+ * buffer export per observation).  Each engine module exports one, filled by
+ * core/_engine_common.h, as the capsule ``_c_api`` (named ENGINE_API_CAPSULE); these
+ * functions do what the methods of the same names do, with the same checks and errors,
+ * and the methods stay the reference (tests/envs/test_vector.py compares the two).
+ */
+#ifndef ELFENLAND_ENGINE_API_H
+#define ELFENLAND_ENGINE_API_H
+
+#include <Python.h>
+#include <stdint.h>
+
+#define ENGINE_API_CAPSULE "elfenland._engine_c_api"
+#define ENGINE_API_VERSION 1
+
+typedef struct {
+    int version;               /* ENGINE_API_VERSION */
+    PyTypeObject *core_type;   /* every state these functions take is one of these */
+    /* legal_action_ids(): the count written to out (at most cap ids), or -1 with the
+     * error set (more than cap: a RuntimeError) */
+    int (*legal_ids)(PyObject *state, int32_t *out, int cap);
+    /* _apply_id(id): 1 played, 0 not legal now (nothing changed), -1 error */
+    int (*apply_id)(PyObject *state, Py_ssize_t id);
+    /* current_player(), is_terminal() */
+    int (*current_player)(PyObject *state);
+    int (*is_terminal)(PyObject *state);
+    /* _observe_into(out, player) into size floats: 0, or -1 with the error set; NULL
+     * for an engine without an observation */
+    int (*observe)(PyObject *state, int player, float *out, Py_ssize_t size);
+} EngineAPI;
+
+#endif
