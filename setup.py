@@ -46,7 +46,7 @@ if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):
         "elfenland.envs._vector",
         sources=["src/elfenland/envs/_vector.c"],
         depends=COMMON,
-        extra_compile_args=["-O2"],
+        extra_compile_args=["-O2", *WARNINGS],
         optional=True,
     ))
 

@@ -112,6 +112,18 @@ def test_the_python_loop_is_the_same(game: str) -> None:
     assert play(game, 3, 4, 1_200, compiled=False, cap=150) > 0
 
 
+def test_the_c_entry_is_the_compiled_engines_only() -> None:
+    """The C loop reaches an engine through its module's ``_c_api`` capsule; a pure
+    state has none (and then the Python loop runs)."""
+    from elfenland.envs.vector import engine_c_api
+    from elfenland.games.elfenland.state import ElfenlandState
+
+    for game in ("elfenland", "king-of-the-elves"):
+        state = elfenland.new_game(game=game, players=2, seed=0)
+        assert (engine_c_api(state) is not None) == hasattr(state, "_apply_id")
+    assert engine_c_api(ElfenlandState(players=2, seed=0)) is None
+
+
 def test_rule_options_reach_every_game() -> None:
     v = VectorGames("elfenland", 3, 3, rules="moon", destination=True)
     v.reset(7)
@@ -127,7 +139,10 @@ def test_an_illegal_action_raises_and_changes_nothing() -> None:
     history = [v.state(i).history_length() for i in range(4)]
     bad = good.copy()
     bad[2] = next(a for a in range(v.num_actions) if not v.mask[2, a])
-    for actions in (bad, np.full(4, -1), np.full(4, v.num_actions), good[:3], [[1, 2]]):
+    # an int64 array of the right shape goes straight to the C loop; any other (here a
+    # column of the same 4 ids, an int64 buffer of 4 items too) is converted and refused
+    for actions in (bad, np.full(4, -1), np.full(4, v.num_actions), good[:3], [[1, 2]],
+                    good.reshape(4, 1), bad.astype(np.int32), list(bad)):
         with pytest.raises(IllegalActionError):
             v.step(actions)
     for before, now in zip(snapshot, (v.obs, v.mask, v.legal_ids, v.player, v.moves),

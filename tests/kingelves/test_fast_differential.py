@@ -194,6 +194,45 @@ def test_clones_are_independent() -> None:
     assert b == before and c != b and len(c.history) == 120 and len(b.history) == 40
 
 
+def test_clones_share_history_entries_and_each_keeps_the_pure_log() -> None:
+    """The compiled history is a buffer of entries (id, player, fact; a tuple fact held
+    by reference) that clones share until one of them appends: the clone appending
+    first makes the original copy its entries, a clone dropped lets the original append
+    in place over the dead clone's.  Every branch's log (the facts, tuples included) and
+    state stay the pure engine's, played with the same ids."""
+    a, p = FastState(players=3, seed=5), KingOfTheElvesState(players=3, seed=5)
+    r = random.Random(5)
+
+    def play(x: KingOfTheElvesState, y: KingOfTheElvesState, steps: int) -> None:
+        for _ in range(steps):
+            if x.is_terminal():
+                return
+            ids = x.legal_action_ids()
+            i = ids[r.randrange(len(ids))]
+            x.apply_action(i)
+            y.apply_action(i)
+
+    clones = []
+    for branch in range(12):
+        play(a, p, 37)
+        c, q = a.clone(), p.clone()
+        play(c, q, 23)
+        assert c.log == q.log and c == q
+        if branch % 3 == 0:
+            clones.append((c, q))  # kept alive: the original copies when it appends
+        del c, q
+        play(a, p, 11)
+        assert a.log == p.log and a == p
+    for c, q in clones:
+        play(c, q, 5)
+        assert c.log == q.log and c == q
+    link, tuples = a._chain, 0
+    while link is not None:
+        tuples += isinstance(link[3], tuple)
+        link = link[0]
+    assert tuples >= 3  # declarations and stops went through the entries too
+
+
 def test_engine_backend_follows_the_build_and_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert elfenland.engine_backend("king-of-the-elves") == "compiled"
     game = elfenland.new_game("king-of-the-elves", players=2, seed=1)

@@ -397,8 +397,10 @@ static PyTypeObject VecType = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_vector", "The batched environment's loop (see vector.py).", -1,
-    NULL,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_vector",
+    .m_doc = "The batched environment's loop (see vector.py).",
+    .m_size = -1,
 };
 
 PyMODINIT_FUNC PyInit__vector(void) {
