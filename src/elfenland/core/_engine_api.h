@@ -29,6 +29,10 @@ typedef struct {
     /* _observe_into(out, player) into size floats: 0, or -1 with the error set; NULL
      * for an engine without an observation */
     int (*observe)(PyObject *state, int player, float *out, Py_ssize_t size);
+    /* a hint, no effect: the state's memory a step reads (its struct, its legal ids)
+     * is fetched into the cache ahead of the step (a batch of many games asks for the
+     * next game's while one steps) */
+    void (*prefetch)(PyObject *state);
 } EngineAPI;
 
 #endif

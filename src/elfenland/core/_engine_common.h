@@ -354,6 +354,13 @@ static int api_current_player(PyObject *state) {
 
 static int api_is_terminal(PyObject *state) { return ((Core *)state)->st.phase == P_OVER; }
 
+static void api_prefetch(PyObject *state) {
+    const Core *c = (const Core *)state;
+    for (size_t b = 0; b < sizeof(Core); b += 64) __builtin_prefetch((const char *)c + b, 1, 3);
+    if (c->legal_valid)
+        for (int i = 0; i < c->nlegal; i += 16) __builtin_prefetch(c->legal + i, 0, 3);
+}
+
 #ifdef ENGINE_OBSERVE
 static int api_observe(PyObject *state, int player, float *out, Py_ssize_t size) {
     return ENGINE_OBSERVE((Core *)state, player, out, size);
@@ -639,6 +646,7 @@ static PyObject *engine_module(PyObject *m, PyTypeObject *core_type) {
     api.apply_id = api_apply_id;
     api.current_player = api_current_player;
     api.is_terminal = api_is_terminal;
+    api.prefetch = api_prefetch;
 #ifdef ENGINE_OBSERVE
     api.observe = api_observe;
 #else

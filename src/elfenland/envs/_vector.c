@@ -169,12 +169,11 @@ static PyObject *Vec_reset(Vec *v, PyObject *arg) {
 }
 
 /* With many games their states and rows no longer stay in the cache, and each step
- * starts by missing on them: the next game's engine state (the whole object, its
- * size from its type) and observation row are asked for while this game steps. */
+ * starts by missing on them: the next game's engine state (as its engine knows it:
+ * the struct and the legal ids) and observation row are asked for while this game
+ * steps. */
 static inline void prefetch_game(Vec *v, Py_ssize_t i) {
-    const char *o = (const char *)v->states[i];
-    Py_ssize_t size = Py_TYPE(v->states[i])->tp_basicsize;
-    for (Py_ssize_t b = 0; b < size; b += 64) __builtin_prefetch(o + b, 1, 3);
+    v->api->prefetch(v->states[i]);
     const char *row = (const char *)(v->obs + i * (Py_ssize_t)v->obs_size);
     for (Py_ssize_t b = 0; b < (Py_ssize_t)sizeof(float) * v->obs_size; b += 64)
         __builtin_prefetch(row + b, 1, 3);
