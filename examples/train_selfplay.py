@@ -11,7 +11,8 @@ caravan share what they have in common.  The update is PPO's clipped objective w
 Monte Carlo returns (the game's result for the seat that acted, 1 shared among the
 winners) minus a learned value: simple, and right for a game whose only reward is at the
 end.  Transitions wait in a buffer until their game ends; the stored log-probabilities
-keep the ratio honest for the few that wait across an update.
+keep the ratio honest for the few that wait across an update.  ``--imitate`` (with
+``--dagger`` rounds) first clones the greedy bot, so that self-play starts from its play.
 
 Every ``--eval-every`` updates the policy (its most likely action) plays seat 0 against
 random players in fresh games, and prints its mean return (0.5 = a random player's in a
