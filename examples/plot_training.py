@@ -98,7 +98,11 @@ def main() -> None:
     parser.add_argument("--title", default="")
     args = parser.parse_args()
     entries = [json.loads(line) for line in Path(args.log).read_text().splitlines() if line]
-    title = args.title or (f"Self-play PPO, {entries[0]['game']}, {entries[0]['players']} "
+    how = "Self-play PPO"
+    if entries and entries[0].get("imitation_games"):  # cloned first (--imitate, --dagger)
+        how = "Greedy cloned" + (" with DAgger" if entries[0].get("dagger_rounds") else "") \
+            + ", then self-play PPO"
+    title = args.title or (f"{how}, {entries[0]['game']}, {entries[0]['players']} "
                            "players: win rate of the policy" if entries else "")
     Path(args.out).write_text(svg(entries, title))
 

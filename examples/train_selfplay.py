@@ -11,7 +11,8 @@ caravan share what they have in common.  The update is PPO's clipped objective w
 Monte Carlo returns (the game's result for the seat that acted, 1 shared among the
 winners) minus a learned value: simple, and right for a game whose only reward is at the
 end.  Transitions wait in a buffer until their game ends; the stored log-probabilities
-keep the ratio honest for the few that wait across an update.
+keep the ratio honest for the few that wait across an update.  ``--imitate`` (with
+``--dagger`` rounds) first clones the greedy bot, so that self-play starts from its play.
 
 Every ``--eval-every`` updates the policy (its most likely action) plays seat 0 against
 random players in fresh games, and prints its mean return (0.5 = a random player's in a
@@ -121,49 +122,74 @@ def evaluate(policy: Policy, game: str, players: int, options: dict[str, Any], g
 
 
 def imitate(policy: Policy, optimiser: torch.optim.Optimizer, args: argparse.Namespace,
-            options: dict[str, Any]) -> float:
-    """Behaviour cloning before self-play: greedy bots play ``args.imitate`` games in
-    every seat of a batch, and the policy learns to score their choices first
-    (cross-entropy over the legal actions).  Self-play then starts from a policy that
-    already plays like the greedy bot instead of from random play."""
+            options: dict[str, Any]) -> tuple[float, int, int]:
+    """Behaviour cloning before self-play, with DAgger's correction.  First greedy bots
+    play ``args.imitate`` games in every seat of a batch, and the policy learns to score
+    their choices (cross-entropy over the legal actions).  Then each of ``args.dagger``
+    rounds plays as many games again with the policy itself (its most likely action) in
+    one seat of each game (rotating with the game) among greedy bots, the greedy bot
+    still naming its choice in every position: plain cloning only shows the policy the
+    positions greedy play leads to, and its first mistakes take it where it never
+    learned anything; these rounds teach it what greedy would do there.  Every round
+    trains on all positions gathered so far (stored as bytes: the observation's values
+    are small counts).  Self-play then starts from a policy that plays like the greedy
+    bot instead of from random play.  Returns the last loss, the positions learned from
+    and how many of them the policy itself had reached (its seat in the DAgger rounds)."""
     from elfenland.bots.base import make_bot
 
     n = args.envs
     v = VectorGames(args.game, n, args.players, **options)
-    v.reset(10**7 + args.seed)
+    small = bool(v.layout.high().max() <= 255)
     bots = [make_bot("greedy", args.game, args.seed + i) for i in range(n)]
     blocks: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
-    finished = 0
-    while finished < args.imitate:
-        width = int(v.num_legal.max())
-        ids = v.legal_ids[:, :width].astype(np.int64)
-        chosen = np.array([bots[i].choose(v.state(i)).id for i in range(n)], np.int64)
-        pick = (ids == chosen[:, None]).argmax(1)
-        blocks.append((torch.as_tensor(v.obs.copy()), torch.as_tensor(ids),
-                       torch.as_tensor(pick)))
-        v.step(chosen)
-        finished += int((v.terminated | v.truncated).sum())
-    for group in optimiser.param_groups:
-        group["lr"] = args.imitate_lr
     rng = np.random.default_rng(args.seed)
-    loss_value = float("nan")
-    for _ in range(args.imitate_epochs):
-        order = rng.permutation(len(blocks))
-        for start in range(0, len(order), 16):  # 16 batch steps: 16 × envs positions
-            chunk = [blocks[j] for j in order[start:start + 16]]
-            k = max(int(b[1].shape[1]) for b in chunk)
-            obs = torch.cat([b[0] for b in chunk]).to(args.device)
-            ids = torch.cat([nn.functional.pad(b[1], (0, k - b[1].shape[1]), value=-1)
-                             for b in chunk]).to(args.device)
-            pick = torch.cat([b[2] for b in chunk]).to(args.device)
-            logits, _ = policy(obs, ids)
-            loss = nn.functional.cross_entropy(logits, pick)
-            optimiser.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            optimiser.step()
-            loss_value = float(loss.detach())
-    return loss_value
+    loss_value, own = float("nan"), 0
+    for round_ in range(args.dagger + 1):
+        v.reset(10**7 + args.seed + 10**5 * round_)
+        started, next_game, finished = np.arange(n), n, 0
+        with torch.no_grad():
+            table = policy.actions()
+        while finished < args.imitate:
+            width = int(v.num_legal.max())
+            ids = v.legal_ids[:, :width].astype(np.int64)
+            chosen = np.array([bots[i].choose(v.state(i)).id for i in range(n)], np.int64)
+            pick = (ids == chosen[:, None]).argmax(1)
+            obs = v.obs.astype(np.uint8) if small else v.obs.copy()
+            blocks.append((torch.as_tensor(obs), torch.as_tensor(ids), torch.as_tensor(pick)))
+            act = chosen
+            mine = np.flatnonzero(v.player == started % args.players) if round_ \
+                else np.empty(0, np.int64)
+            own += len(mine)
+            if len(mine):
+                with torch.no_grad():
+                    logits, _ = policy(torch.as_tensor(v.obs[mine], device=args.device),
+                                       torch.as_tensor(ids[mine], device=args.device), table)
+                act = chosen.copy()
+                act[mine] = ids[mine, logits.argmax(-1).cpu().numpy()]
+            v.step(act)
+            ended = np.flatnonzero(v.terminated | v.truncated)
+            finished += len(ended)
+            for i in ended:
+                started[i], next_game = next_game, next_game + 1
+        for group in optimiser.param_groups:
+            group["lr"] = args.imitate_lr
+        for _ in range(args.imitate_epochs):
+            order = rng.permutation(len(blocks))
+            for start in range(0, len(order), 16):  # 16 batch steps: 16 × envs positions
+                chunk = [blocks[j] for j in order[start:start + 16]]
+                k = max(int(b[1].shape[1]) for b in chunk)
+                obs_t = torch.cat([b[0] for b in chunk]).float().to(args.device)
+                ids_t = torch.cat([nn.functional.pad(b[1], (0, k - b[1].shape[1]), value=-1)
+                                   for b in chunk]).to(args.device)
+                pick_t = torch.cat([b[2] for b in chunk]).to(args.device)
+                logits, _ = policy(obs_t, ids_t)
+                loss = nn.functional.cross_entropy(logits, pick_t)
+                optimiser.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                optimiser.step()
+                loss_value = float(loss.detach())
+    return loss_value, sum(len(b[2]) for b in blocks), own
 
 
 def markers_of(games: VectorGames) -> tuple[int, float]:
@@ -206,7 +232,12 @@ def main() -> None:
                         help="first clone the greedy bot: this many games of greedy bots "
                              "in every seat, then cross-entropy on their choices (counted "
                              "in the training time)")
-    parser.add_argument("--imitate-epochs", type=int, default=4)
+    parser.add_argument("--imitate-epochs", type=int, default=4,
+                        help="passes over the cloning data after each round")
+    parser.add_argument("--dagger", type=int, default=0,
+                        help="after cloning, this many DAgger rounds (--imitate games each, "
+                             "the policy in one seat of each game, greedy naming the "
+                             "choice in every position; counted in the training time)")
     parser.add_argument("--imitate-lr", type=float, default=1e-3)
     parser.add_argument("--eval-every", type=int, default=10)
     parser.add_argument("--eval-games", type=int, default=200)
@@ -244,6 +275,7 @@ def main() -> None:
     wall, cpu = 0.0, 0.0
     wall0, cpu0 = time.time(), time.process_time()
     loss_value = float("nan")
+    cloned: dict[str, int] = {}
 
     def settings() -> dict[str, Any]:
         return {"game": args.game, "players": args.players, "obs_size": games.layout.size,
@@ -276,7 +308,8 @@ def main() -> None:
                     "steps": steps_done, "vs_random": score, "vs_greedy": greedy,
                     "eval_games": args.eval_games, "eval_greedy": args.eval_greedy,
                     "players": args.players, "game": args.game,
-                    "imitation_games": args.imitate}) + "\n")
+                    "imitation_games": args.imitate,
+                    "dagger_rounds": args.dagger, **cloned}) + "\n")
             torch.save({"state_dict": policy.state_dict(), **settings()},
                        f"{args.log}.{update}.pt")
         wall0, cpu0 = time.time(), time.process_time()
@@ -284,7 +317,8 @@ def main() -> None:
     print(f"{'update':>6} {'minutes':>8} {'cpu min':>8} {'steps':>10} {'loss':>8} "
           f"{'vs random':>10} {'vs greedy':>10}")
     if args.imitate:
-        loss_value = imitate(policy, optimiser, args, options)
+        loss_value, positions, own = imitate(policy, optimiser, args, options)
+        cloned.update(imitation_positions=positions, dagger_positions=own)
         report()
         for group in optimiser.param_groups:
             group["lr"] = args.lr

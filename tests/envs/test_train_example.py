@@ -64,3 +64,22 @@ def test_the_exported_weights_score_as_the_torch_policy(tmp_path: Path,
     saved["state_dict"]["embed.weight"][:, 0] += 1.0
     worst, differ = export["check"](export["torch_policy"](saved), again, positions=40)
     assert worst > 1e-2
+
+
+def test_dagger_rounds_put_the_policy_in_a_seat_among_greedy_bots(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--imitate`` clones greedy play; each ``--dagger`` round then plays as many games
+    with the policy itself in one seat of each game (the greedy bot's choice still the
+    label everywhere): the log counts the positions learned from and those the policy
+    reached, about a quarter of the second round's."""
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setattr(sys, "argv", [
+        str(EXAMPLE), "--game", "elfenland", "--players", "4", "--envs", "4", "--steps", "10",
+        "--imitate", "4", "--dagger", "1", "--imitate-epochs", "1", "--updates", "1",
+        "--eval-every", "1", "--eval-games", "4", "--device", "cpu", "--log", str(log)])
+    runpy.run_path(str(EXAMPLE), run_name="__main__")
+    first = json.loads(log.read_text().splitlines()[0])
+    assert first["update"] == 0 and first["dagger_rounds"] == 1
+    total, own = first["imitation_positions"], first["dagger_positions"]
+    assert total > 4 * 100 and 0.03 < own / total < 0.3
+    assert (tmp_path / "log.jsonl.0.pt").exists()

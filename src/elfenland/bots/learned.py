@@ -1,5 +1,7 @@
-"""The ``learned`` level: the self-play PPO policy of ``examples/train_selfplay.py``,
-played from weights shipped with the package, without PyTorch.
+"""The ``learned`` level: the policy trained by ``examples/train_selfplay.py`` (the
+greedy bot cloned with DAgger rounds, then self-play PPO; the shipped weights are the
+training log's best evaluation), played from weights shipped with the package, without
+PyTorch.
 
 The trainer's network scores each legal action by a dot product: the observation of the
 seat to act goes through two ReLU layers and a linear *query*; each action's structured

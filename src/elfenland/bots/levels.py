@@ -96,7 +96,7 @@ def _elfenland_learned(seed: int | None) -> Bot:
     return LearnedBot("elfenland", seed)
 
 
-# The self-play policy, for the games it has shipped weights for (bots/learned.py).
+# The trained policy, for the games it has shipped weights for (bots/learned.py).
 BY_GAME[("learned", "elfenland")] = _elfenland_learned
 BOT_LEVELS["learned"] = _factory("learned")
 
