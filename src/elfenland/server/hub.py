@@ -58,16 +58,7 @@ from .lobby import (
 )
 from .ownership import SingleProcess
 from .players import Players
-from .store import (
-    EventRecord,
-    Fence,
-    GameRecord,
-    Handover,
-    PostgresStore,
-    SeatRecord,
-    SqliteStore,
-    Store,
-)
+from .store import EventRecord, Fence, GameRecord, Handover, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
 from .undo import effective_actions, undo_refusal
 
@@ -170,34 +161,11 @@ class Hub:
             return await asyncio.get_running_loop().run_in_executor(
                 self._db_pool, partial(fn, *args))
         except StoreUnavailable as exc:
-            raise self._unavailable(exc) from None
+            self.store_down(exc)
+            raise ServerError("unavailable",
+                              "the game store is unreachable just now; try again") from None
         except LeaseLost as exc:
             raise self._lost(exc) from None
-
-    async def append(self, game_id: str, row: int, player: int, action: str, finished: bool,
-                     clock: str | None) -> None:
-        """Store one action of the play path with the game's fence, with ``db``'s
-        answers.  PostgreSQL's append is sent and read on the event loop itself
-        (``PostgresStore.append_on_loop``: no hop to a database thread and back); other
-        stores, and a store whose ``append_action`` is not PostgreSQL's own (a test
-        double), append on a database thread."""
-        fence = self._fence(game_id)
-        store = self.store
-        if not (isinstance(store, PostgresStore) and store.on_loop):
-            await self.db(store.append_action, game_id, row, player, action, finished,
-                          clock, fence)
-            return
-        try:
-            await store.append_on_loop(game_id, row, player, action, finished, clock, fence)
-        except StoreUnavailable as exc:
-            raise self._unavailable(exc) from None
-        except LeaseLost as exc:
-            raise self._lost(exc) from None
-
-    def _unavailable(self, exc: StoreUnavailable) -> ServerError:
-        """The store is out of reach: watch for its return; the caller may retry."""
-        self.store_down(exc)
-        return ServerError("unavailable", "the game store is unreachable just now; try again")
 
     def _fence(self, game_id: str) -> Fence | None:
         """The token to store a change of the game with (None with one process)."""
@@ -317,12 +285,7 @@ class Hub:
 
     async def startup(self) -> None:
         """Start the event bus, then the directory: one process brings back every
-        unfinished game, so its bots play on after a restart.  PostgreSQL's appends get
-        their connections on this event loop, unless ``append_action`` is not its own."""
-        store = self.store
-        if (isinstance(store, PostgresStore)
-                and type(store).append_action is PostgresStore.append_action):
-            await store.open_on_loop()
+        unfinished game, so its bots play on after a restart."""
         await self.events.start()
         await self.directory.startup()
 
@@ -339,8 +302,6 @@ class Hub:
             for conn in game.connections:
                 conn.drop()
         self._cpu_pool.shutdown(wait=False, cancel_futures=True)
-        if isinstance(self.store, PostgresStore):
-            await self.store.close_on_loop()
         self.players.close()
         self._db_pool.shutdown(wait=True)
         self._probe_pool.shutdown(wait=True)

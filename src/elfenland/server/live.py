@@ -13,10 +13,10 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..core.errors import ActionParseError, ElfenlandError, GameOverError
 from ..core.game import GameState, JSONDict
@@ -25,13 +25,14 @@ from .clock import Clock
 from .errors import ServerError, StoreConflict
 from .lobby import engine_options, summary
 from .ratelimit import TokenBucket
-from .store import EventRecord, GameRecord
+from .store import EventRecord, Fence, GameRecord, Store
 from .tokens import token_matches
 
 __all__ = ["PLAY_ONLY_KEYS", "RECONNECT", "Connection", "Host", "LiveGame", "build_state",
            "event_json", "now_iso"]
 
 log = logging.getLogger("elfenland.server")
+T = TypeVar("T")
 
 #: WebSocket close code asking the client to reconnect (through the load balancer).
 RECONNECT = 1012
@@ -213,15 +214,10 @@ class LiveGame:
         if clock is not None:
             clock = clock.turn(None if finished else state.current_player(), seq, time.time())
         try:
-            await host.append(self.id, row, player, text, finished,
-                              clock.dumps() if clock is not None else None)
+            await host.db(host.store.append_action, self.id, row, player, text, finished,
+                          clock.dumps() if clock is not None else None, host._fence(self.id))
         except ServerError:
             raise  # unavailable: nothing is known to be stored, so nothing is shown
-        except asyncio.CancelledError:
-            # Ended while the store was answering: whether it holds the action is not
-            # known, so the game is read again before its next change.
-            self.suspect = True
-            raise
         except Exception as exc:
             if isinstance(exc, StoreConflict):  # a stale idea of the game, or lost its lease
                 log.warning("cannot store action %d of game %s: %s", row, self.id, exc)
@@ -298,11 +294,16 @@ class LiveGame:
 
 
 class Host(Protocol):
-    """What a game asks of the process serving it (``hub.Hub``): to store an action with
-    the game's fence, and to tell the clock, the other sockets, the bus and the bots."""
+    """What a game asks of the process serving it (``hub.Hub``): the store and its
+    database threads, the fence of each change, and telling the clock, the other sockets,
+    the bus and the bots."""
 
-    async def append(self, game_id: str, row: int, player: int, action: str,
-                     finished: bool, clock: str | None) -> None: ...
+    @property
+    def store(self) -> Store: ...
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T: ...
+
+    def _fence(self, game_id: str) -> Fence | None: ...
 
     def _arm(self, game: LiveGame) -> None: ...
 

@@ -10,7 +10,6 @@ from a URL.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import threading
@@ -743,10 +742,6 @@ class PostgresStore(Store):
             name="elfenland-store")
         # Opening does not wait: the first call reports a store that is down.
         self._pool.open(wait=False)
-        #: The play path's appends on the event loop (``open_on_loop``), and the pool
-        #: checks started after one found PostgreSQL gone.
-        self._loop_pool: Any = None
-        self._checks: set[asyncio.Task[None]] = set()
         super().__init__()
 
     def _configure(self, conn: Any) -> None:
@@ -811,7 +806,27 @@ class PostgresStore(Store):
         the statement's first part: the share lock on the lease row is taken as ``g``
         asks whether ``f`` has a row, before the games row changes, and held until the
         statement commits; the writer is recorded with the action (``w``)."""
-        sql, params = _append_statement(game_id, seq, player, action, finished, clock, fence)
+        params: dict[str, Any] = {"gid": game_id, "seq": seq, "player": player,
+                                  "action": action, "clock": clock,
+                                  "status": "finished" if finished else "running"}
+        fenced = also = ""
+        if fence is not None:
+            params.update(owner=fence.owner, epoch=fence.epoch)
+            fenced = ("f AS (SELECT owner, epoch FROM leases WHERE game_id = %(gid)s "
+                      "AND owner = %(owner)s AND epoch = %(epoch)s FOR SHARE), ")
+            also = ("w AS (INSERT INTO action_writers (game_id, seq, owner, epoch) "
+                    "SELECT g.id, %(seq)s, f.owner, f.epoch FROM g, f RETURNING 1), ")
+        clock_cte = ("c AS (INSERT INTO clocks (game_id, state) SELECT id, %(clock)s FROM g "
+                     "ON CONFLICT (game_id) DO UPDATE SET state = excluded.state "
+                     "RETURNING 1), " if clock is not None else "")
+        held = "EXISTS (SELECT 1 FROM f)" if fenced else "TRUE"
+        sql = ("WITH " + fenced
+               + "g AS (UPDATE games SET seq = %(seq)s, status = %(status)s "
+               "WHERE id = %(gid)s AND seq = %(seq)s - 1 AND " + held + " RETURNING id), "
+               + clock_cte + also
+               + "a AS (INSERT INTO actions (game_id, seq, player, action) "
+               "SELECT id, %(seq)s, %(player)s, %(action)s FROM g RETURNING 1) "
+               "SELECT " + held + ", EXISTS (SELECT 1 FROM a)")
         try:
             with self._connection() as conn:
                 row = conn.execute(sql, params).fetchone()
@@ -819,103 +834,10 @@ class PostgresStore(Store):
             if self._is_conflict(exc):
                 raise StoreConflict(f"game {game_id} already has action {seq}") from None
             raise
-        _append_answer(row, game_id, seq)
-
-    # -- the play path's appends, on the event loop -----------------------------------
-    async def open_on_loop(self, size: int = 4) -> None:
-        """Open the pool of asynchronous connections ``append_on_loop`` uses, on the
-        running event loop (the hub's, at its start).  The same statement as
-        ``append_action``, but the event loop sends it and reads its answer itself: no
-        hop to a database thread and back, which is two wake-ups of a thread per action
-        (each waiting for a core on a busy machine) and the GIL handed over twice.
-        ``size`` connections, as many as the database threads that used to do it."""
-        from psycopg_pool import AsyncConnectionPool
-
-        self._loop_pool = AsyncConnectionPool(
-            self.url, min_size=min(2, size), max_size=size, open=False,
-            timeout=self.timeout, kwargs={"autocommit": True},
-            configure=self._configure_async, reconnect_timeout=self.reconnect,
-            name="elfenland-append")
-        await self._loop_pool.open(wait=False)
-
-    async def _configure_async(self, conn: Any) -> None:
-        """``_configure`` for the event loop's connections."""
-        if self.idle_in_transaction is not None:
-            ms = int(self.idle_in_transaction * 1000)
-            await conn.execute(f"SET idle_in_transaction_session_timeout = {ms}")
-
-    async def close_on_loop(self) -> None:
-        pool, self._loop_pool = self._loop_pool, None
-        if pool is not None:
-            with suppress(Exception):  # closing is best effort
-                await pool.close(timeout=2.0)
-        for task in list(self._checks):
-            task.cancel()
-
-    @property
-    def on_loop(self) -> bool:
-        """Whether ``append_on_loop`` may be used (``open_on_loop`` was)."""
-        return self._loop_pool is not None
-
-    async def append_on_loop(self, game_id: str, seq: int, player: int, action: str,
-                             finished: bool = False, clock: str | None = None,
-                             fence: Fence | None = None) -> None:
-        """``append_action`` on the event loop, with the same answers: ``StoreConflict``,
-        ``LeaseLost``, and ``StoreUnavailable`` for a lost connection (the pool's idle
-        connections are then checked in the background, as ``_connection`` does)."""
-        pool = self._loop_pool
-        if pool is None:
-            raise StoreUnavailable("the store's event-loop connections are closed")
-        sql, params = _append_statement(game_id, seq, player, action, finished, clock, fence)
-        conn = None
-        try:
-            async with pool.connection() as conn:
-                row = await (await conn.execute(sql, params)).fetchone()
-        except Exception as exc:
-            if self._is_conflict(exc):
-                raise StoreConflict(f"game {game_id} already has action {seq}") from None
-            if not _pg_outage(exc, conn):
-                raise
-            check = asyncio.get_running_loop().create_task(pool.check())
-            self._checks.add(check)
-            check.add_done_callback(self._checks.discard)
-            raise StoreUnavailable(f"the PostgreSQL store is unreachable: {exc}") from exc
-        _append_answer(row, game_id, seq)
-
-
-def _append_statement(game_id: str, seq: int, player: int, action: str, finished: bool,
-                      clock: str | None, fence: Fence | None) -> tuple[str, dict[str, Any]]:
-    """``PostgresStore.append_action``'s one statement and its parameters."""
-    params: dict[str, Any] = {"gid": game_id, "seq": seq, "player": player,
-                              "action": action, "clock": clock,
-                              "status": "finished" if finished else "running"}
-    fenced = also = ""
-    if fence is not None:
-        params.update(owner=fence.owner, epoch=fence.epoch)
-        fenced = ("f AS (SELECT owner, epoch FROM leases WHERE game_id = %(gid)s "
-                  "AND owner = %(owner)s AND epoch = %(epoch)s FOR SHARE), ")
-        also = ("w AS (INSERT INTO action_writers (game_id, seq, owner, epoch) "
-                "SELECT g.id, %(seq)s, f.owner, f.epoch FROM g, f RETURNING 1), ")
-    clock_cte = ("c AS (INSERT INTO clocks (game_id, state) SELECT id, %(clock)s FROM g "
-                 "ON CONFLICT (game_id) DO UPDATE SET state = excluded.state "
-                 "RETURNING 1), " if clock is not None else "")
-    held = "EXISTS (SELECT 1 FROM f)" if fenced else "TRUE"
-    sql = ("WITH " + fenced
-           + "g AS (UPDATE games SET seq = %(seq)s, status = %(status)s "
-           "WHERE id = %(gid)s AND seq = %(seq)s - 1 AND " + held + " RETURNING id), "
-           + clock_cte + also
-           + "a AS (INSERT INTO actions (game_id, seq, player, action) "
-           "SELECT id, %(seq)s, %(player)s, %(action)s FROM g RETURNING 1) "
-           "SELECT " + held + ", EXISTS (SELECT 1 FROM a)")
-    return sql, params
-
-
-def _append_answer(row: Any, game_id: str, seq: int) -> None:
-    """What the append statement's row says: stored, or which refusal."""
-    if not row[0]:
-        raise LeaseLost(game_id)
-    if not row[1]:
-        raise StoreConflict(f"game {game_id} is not at seq {seq - 1}")
+        if not row[0]:
+            raise LeaseLost(game_id)
+        if not row[1]:
+            raise StoreConflict(f"game {game_id} is not at seq {seq - 1}")
 
 
 #: SQLSTATE classes of a lost or refused connection (08: connection exception, 57:
