@@ -23,7 +23,11 @@ that code and the cluster of this one, side by side in the same run (``--skip-si
 leaves out the one-process rows).  ``--rounds R`` measures each set-up R times, the two
 alternating (before, after; after, before; ...), so that a machine whose load changes
 during the run favours neither, and prints the medians, the spread and the ratios; on a
-loaded machine the CPU time per action is the steadiest of the figures.
+loaded machine the CPU time per action is the steadiest of the figures.  With a before,
+each set-up first runs once uncounted (``--warm-rounds``): otherwise the bench's first
+run, the only one not following another run's teardown, favours the set-up that goes
+first.  Each row ends with the p99 of each quarter of its measured window (a cold start
+shows as a slow first quarter) and the machine's load average.
 
     python bench/cluster.py                              # N = 300 and 1000
     python bench/cluster.py --games 300 --seconds 20 --failover-rounds 3
@@ -148,6 +152,7 @@ def load(port: int, games: int, seconds: float, level: str, seed: int, warm_up: 
     total = Tally()
     for t in parts:
         total.latencies += t.latencies
+        total.at += t.at
         total.actions += t.actions
         total.games_done += t.games_done
         total.errors += t.errors
@@ -155,13 +160,26 @@ def load(port: int, games: int, seconds: float, level: str, seed: int, warm_up: 
     return total, seconds, cpu
 
 
+def by_quarter(tally: Tally, elapsed: float) -> str:
+    """The p99 of each quarter of the measured window, in ms: a cold start (connections
+    still being opened, code paths run the first time) shows as a slow first quarter,
+    a neighbour's burst on a shared machine as one slow quarter anywhere."""
+    parts: list[list[float]] = [[], [], [], []]
+    for lat, at in zip(tally.latencies, tally.at, strict=True):
+        parts[min(3, max(0, int(at / elapsed * 4)))].append(lat)
+    return "/".join(f"{pct(p, 0.99) * 1000:.0f}" for p in parts)
+
+
 def row(label: str, n: int, tally: Tally, elapsed: float, cpu: Cpu) -> str:
+    """One measured run; ends with the p99 of each quarter of the window and the
+    machine's load average (1 min) at its end."""
     lat = tally.latencies
     med = statistics.median(lat) * 1000 if lat else float("nan")
     per_action = cpu.servers / max(tally.actions, 1) * 1000
     return (f"{label:<14} {n:>6} {tally.actions / elapsed:>10.1f} {med:>11.1f} ms "
             f"{pct(lat, 0.99) * 1000:>8.1f} ms {len(lat):>8} {tally.games_done:>8} "
             f"{tally.errors:>6} {per_action:>8.2f} ms {cpu.busy * 100:>5.0f} %"
+            f"  p99/quarter {by_quarter(tally, elapsed)} ms, load {os.getloadavg()[0]:.2f}"
             + (f"  ({', '.join(f'{k} {v}' for k, v in tally.reasons.most_common())})"
                if tally.reasons else ""))
 
@@ -360,6 +378,9 @@ def main() -> int:
                         help="measure each set-up this many times, before and after "
                              "alternating (and which goes first alternating by round); "
                              "prints the medians, the spread and the ratios")
+    parser.add_argument("--warm-rounds", type=int, default=None,
+                        help="runs of each set-up measured and left out before the "
+                             "rounds (default: 1 with --before, else 0)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
@@ -380,6 +401,15 @@ def main() -> int:
             if not args.skip_single:
                 _single(args, n)
             results: dict[str, list[Result]] = {}
+            # A discarded run of each set-up first: the first run of a bench is the only
+            # one that does not follow another run's teardown (its schema dropped, its
+            # processes' sessions ended, PostgreSQL writing that out), and would favour
+            # whichever set-up goes first.
+            warm = args.warm_rounds if args.warm_rounds is not None else (
+                1 if args.before else 0)
+            for _ in range(warm):
+                for label, src in variants:
+                    _cluster(args, n, "(warm) " + label[:7], src, serve_args)
             for r in range(args.rounds):
                 # Before and after alternate, and which goes first alternates by round: a
                 # machine whose load drifts over the run favours neither.

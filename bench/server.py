@@ -47,6 +47,9 @@ class Tally:
     reasons: Counter[str] = field(default_factory=Counter)
     #: Nothing is counted before this moment: the games are being created until then.
     since: float = 0.0
+    #: When each latency was taken, in seconds after ``since`` (where in the measured
+    #: window the slow ones fall: a cold start shows in its first seconds).
+    at: list[float] = field(default_factory=list)
 
     def counting(self) -> bool:
         return time.monotonic() >= self.since
@@ -160,6 +163,7 @@ async def one_seat(base: str, ws_base: str, players: int, level: str, rng: rando
                         if sent_at is not None and seq > sent_seq:
                             if tally.counting():
                                 tally.latencies.append(time.perf_counter() - sent_at)
+                                tally.at.append(time.monotonic() - tally.since)
                             sent_at = None
                         if seq > last_seq:
                             if tally.counting():

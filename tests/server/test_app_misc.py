@@ -7,6 +7,7 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
+from typing import Any
 
 import pytest
 
@@ -89,3 +90,35 @@ def test_a_seat_gets_a_level_that_can_play_its_game(level: str, game: str, playe
     state = elfenland.new_game(game, players=players, seed=4)
     bot = bots.make_bot(seated, game, 1)
     assert bot.choose(state) in state.legal_actions()
+
+
+class _NoThreads(ThreadPoolExecutor):
+    """An executor that counts what is handed to it."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.submitted = 0
+
+    def submit(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.submitted += 1
+        return super().submit(*args, **kwargs)
+
+
+def test_a_random_bot_decides_on_the_event_loop_as_it_would_on_a_thread() -> None:
+    """A random bot's decision (one seeded draw) is taken without the hop to a bot thread
+    and back, and is the action the thread would have chosen; other levels, and a
+    ``random`` level registered anew, still go to the thread."""
+    state = elfenland.new_game(players=4, seed=3)
+    with _NoThreads() as pool:
+        for seed in range(20):
+            text, own = asyncio.run(botseats.bot_decision(pool, "random", "elfenland", seed,
+                                                          state, 1.0))
+            assert own and text == str(bots.make_bot("random", "elfenland", seed).choose(state))
+        assert pool.submitted == 0
+        asyncio.run(botseats.bot_decision(pool, "greedy", "elfenland", 1, state, 5.0))
+        assert pool.submitted == 1
+    with _NoThreads() as pool, pytest.MonkeyPatch.context() as mp:
+        mp.setitem(bots.BOT_LEVELS, "random", lambda game, seed: _Slow())
+        text, own = asyncio.run(botseats.bot_decision(pool, "random", "elfenland", 9, state,
+                                                      0.1))
+        assert pool.submitted == 1 and not own
