@@ -406,15 +406,16 @@ def test_search_bids_within_its_share_of_its_own_worth() -> None:
     bids = passes_where_greedy_raises = 0
     for seed in (3, 4):
         state = new(4, seed, rounds=2)
-        bots = [ElfengoldSearchBot(seed, iterations=1, seconds=None)] + [
+        me = ElfengoldSearchBot(seed, iterations=1, seconds=None)
+        bots: list[ElfengoldGreedyBot | ElfengoldSearchBot] = [me] + [
             ElfengoldGreedyBot(seed + i) for i in range(1, 4)]
         while not state.is_terminal():
             p = state.current_player()
             if p == 0 and state.phase is Phase.AUCTION:
                 greedy_pick = ElfengoldGreedyBot(99).pick(state, state.legal_actions())
-                action = bots[0].choose(state)
+                action = me.choose(state)
                 assert isinstance(action, Action)
-                own = bots[0].greedy.worth(state, 0, state.row[0], denial=False)
+                own = me.greedy.worth(state, 0, state.row[0], denial=False)
                 if action.kind is Kind.BID:
                     bids += 1
                     assert action.amount <= int(BID_SHARE * own)
@@ -449,8 +450,9 @@ def test_search_is_deterministic_for_a_seed() -> None:
     logs = []
     for _ in range(2):
         state = new(3, 12, rounds=2)
-        bots = [ElfengoldSearchBot(4, iterations=2, seconds=None),
-                ElfengoldGreedyBot(5), ElfengoldSearchBot(6, iterations=2, seconds=None)]
+        bots: list[ElfengoldGreedyBot | ElfengoldSearchBot] = [
+            ElfengoldSearchBot(4, iterations=2, seconds=None, place_search=True),
+            ElfengoldGreedyBot(5), ElfengoldSearchBot(6, iterations=2, seconds=None)]
         log = []
         while not state.is_terminal():
             action = bots[state.current_player()].choose(state)
