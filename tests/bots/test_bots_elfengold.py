@@ -18,6 +18,7 @@ from elfenland.bots.elfengold_greedy import RESERVE, ElfengoldGreedyBot, PlanCac
 from elfenland.bots.elfengold_planner import CARD_COINS, plan_move
 from elfenland.bots.elfengold_search import (
     BID_SHARE,
+    LAST_SHARE,
     ElfengoldSearchBot,
     look_ahead,
     standing,
@@ -401,10 +402,12 @@ def test_look_ahead_move_collects_as_many_towns_and_stands_better(seed: int) -> 
 # ----------------------------------------------------------------- the search bot's play
 def test_search_bids_within_its_share_of_its_own_worth() -> None:
     """The search bot bids up to ``BID_SHARE`` of what an item adds to its own move (no
-    denial) and never past its coins less the reserve; where the greedy bot (which adds
-    half a rival's gain) would raise, it passes at times: the coins kept break ties."""
-    bids = passes_where_greedy_raises = 0
-    for seed in (3, 4):
+    denial), ``LAST_SHARE`` in the last round (whose coins only break ties), and never
+    past its coins less the reserve; where the greedy bot (which adds half a rival's
+    gain) would raise, it passes at times: the coins kept break ties.  In the last round
+    it bids past ``BID_SHARE`` at times: the coins are turned into towns."""
+    bids = passes_where_greedy_raises = last_round_raises = 0
+    for seed in (3, 4, 5, 6):
         state = new(4, seed, rounds=2)
         me = ElfengoldSearchBot(seed, iterations=1, seconds=None)
         bots: list[ElfengoldGreedyBot | ElfengoldSearchBot] = [me] + [
@@ -416,16 +419,18 @@ def test_search_bids_within_its_share_of_its_own_worth() -> None:
                 action = me.choose(state)
                 assert isinstance(action, Action)
                 own = me.greedy.worth(state, 0, state.row[0], denial=False)
+                last = state.round >= state.rules.rounds
                 if action.kind is Kind.BID:
                     bids += 1
-                    assert action.amount <= int(BID_SHARE * own)
+                    assert action.amount <= int((LAST_SHARE if last else BID_SHARE) * own)
                     assert action.amount <= state.coins[0] - RESERVE
+                    last_round_raises += last and action.amount > int(BID_SHARE * own)
                 elif greedy_pick.kind is Kind.BID:
                     passes_where_greedy_raises += 1
             else:
                 action = bots[p].choose(state)
             state.apply_action(action)
-    assert bids and passes_where_greedy_raises
+    assert bids and passes_where_greedy_raises and last_round_raises
 
 
 def test_search_moves_for_gold_in_the_last_round() -> None:
