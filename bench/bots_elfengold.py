@@ -4,18 +4,21 @@ decision of the bot under test (median, 99th percentile, worst; CPU and wall).
 
     nice -n 10 python bench/bots_elfengold.py --match greedy-random --games 200
     nice -n 10 python bench/bots_elfengold.py --match search-greedy --games 200 \\
-        --iterations 8 --max-seconds 3000
+        --max-seconds 3000
 
 Seats are rotated and seeds paired: game ``i`` deals seed ``seed + i // players`` and
 seats the bot under test at ``i % players``, so every deal is played with the bot in
-every seat (a seat's advantage and a deal's luck cancel out in whole blocks).  The
-search bot gets a fixed iteration budget (``--iterations``) and no clock
-(``--search-seconds`` adds one), so a loaded machine changes how long the match takes,
-not its result; its decision times are measured in the same run, under that same
-budget: CPU seconds (what the bot's work costs, nearly independent of the load) and wall
-seconds (what a player waits on this machine as loaded as it was).  One process, one
-game at a time (the machine is shared): ``--max-seconds`` stops the match after the game
-that passes it and prints the figures of the games played, saying how many that was.
+every seat (a seat's advantage and a deal's luck cancel out in whole blocks); ``--seed
+26 --games 100`` plays exactly games 100-199 of ``--seed 1 --games 200``, so a match may
+run as halves side by side.  The search bot gets a fixed iteration budget
+(``--iterations``, the deals of its placement search, which ``--place-search`` turns
+on) and no clock (``--search-seconds`` adds one), so a loaded machine changes how long
+the match takes, not its result; its decision times are measured in the same run, under
+that same budget: CPU seconds (what the bot's work costs, nearly independent of the
+load) and wall seconds (what a player waits on this machine as loaded as it was).  One
+process, one game at a time (the machine is shared): ``--max-seconds`` stops the match
+after the game that passes it and prints the figures of the games played, saying how
+many that was.
 A shared win counts as a fraction (1 / number of winners).
 """
 
@@ -35,9 +38,11 @@ from elfenland.games.registry import new_game
 GOALS = {"greedy-random": 0.90, "search-greedy": 0.40}
 
 
-def make(level: str, seed: int, iterations: int, seconds: float | None) -> Bot:
+def make(level: str, seed: int, iterations: int, seconds: float | None,
+         place_search: bool = False) -> Bot:
     if level == "search":
-        return ElfengoldSearchBot(seed, iterations=iterations, seconds=seconds)
+        return ElfengoldSearchBot(seed, iterations=iterations, seconds=seconds,
+                                  place_search=place_search)
     return make_bot(level, "elfengold", seed)
 
 
@@ -60,6 +65,8 @@ def main() -> None:
                         help="deals per searched placement (the search's fixed budget)")
     parser.add_argument("--search-seconds", type=float, default=None,
                         help="also a wall-clock budget per decision (default: none)")
+    parser.add_argument("--place-search", action="store_true",
+                        help="the search bot searches its placements (off by default)")
     parser.add_argument("--witch", action="store_true")
     parser.add_argument("--random-gold", action="store_true")
     args = parser.parse_args()
@@ -81,8 +88,8 @@ def main() -> None:
         seat = i % n
         levels = [them] * n
         levels[seat] = me
-        bots = [make(level, seed * 16 + s, args.iterations, args.search_seconds)
-                for s, level in enumerate(levels)]
+        bots = [make(level, seed * 16 + s, args.iterations, args.search_seconds,
+                     args.place_search) for s, level in enumerate(levels)]
         state = new_game("elfengold", players=n, seed=seed, witch=args.witch,
                          random_gold=args.random_gold)
         assert isinstance(state, ElfengoldState)
@@ -109,7 +116,8 @@ def main() -> None:
         if time.perf_counter() - started > args.max_seconds:
             break
     low, high = wilson(wins, played)
-    budget = (f"iterations={args.iterations} search_seconds={args.search_seconds}"
+    budget = (f"iterations={args.iterations} search_seconds={args.search_seconds} "
+              f"place_search={args.place_search}"
               if me == "search" else "")
     print(f"elfengold {me} vs {n - 1} {them}: {played} of {args.games} games asked "
           f"({time.perf_counter() - started:.0f} s wall), options: "

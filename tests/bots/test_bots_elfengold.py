@@ -14,9 +14,15 @@ import pytest
 
 import elfenland
 from elfenland.bots import make_bot
-from elfenland.bots.elfengold_greedy import ElfengoldGreedyBot, PlanCache
+from elfenland.bots.elfengold_greedy import RESERVE, ElfengoldGreedyBot, PlanCache
 from elfenland.bots.elfengold_planner import CARD_COINS, plan_move
-from elfenland.bots.elfengold_search import ElfengoldSearchBot, look_ahead, standing
+from elfenland.bots.elfengold_search import (
+    BID_SHARE,
+    LAST_SHARE,
+    ElfengoldSearchBot,
+    look_ahead,
+    standing,
+)
 from elfenland.cli import main
 from elfenland.core.transport import COST_TABLE, Transport
 from elfenland.games.elfengold.actions import Action, Kind
@@ -212,8 +218,8 @@ def test_search_plays_legal_short_games(players: int) -> None:
 
 def test_levels_are_registered_for_elfengold() -> None:
     assert make_bot("greedy", "elfengold", 1).name == "greedy"
-    search = make_bot("search", "elfengold", 1)
-    assert search.name == "search"
+    assert make_bot("search", "elfengold", 1).name == "search"
+    search = ElfengoldSearchBot(1, place_search=True)
     state = new(4, 9)
     while state.phase is not Phase.PLACE:
         state.apply_action(make_bot("greedy", "elfengold", 2).choose(state))
@@ -248,8 +254,9 @@ OPTION_SETS: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("config", range(len(OPTION_SETS)))
 def test_search_plays_legal_games_under_every_option(config: int) -> None:
-    state = new(4, 90 + config, rounds=2, **OPTION_SETS[config])
-    bots = [ElfengoldSearchBot(7 + i, iterations=2, seconds=None, look=i == 2)
+    state = new(4, 100 + config, rounds=2, **OPTION_SETS[config])
+    bots = [ElfengoldSearchBot(7 + i, iterations=2, seconds=None, look=i == 2,
+                               place_search=i == 0)
             if i % 2 == 0 else ElfengoldGreedyBot(7 + i) for i in range(4)]
     phases: set[str] = set()
     while not state.is_terminal():
@@ -317,7 +324,8 @@ def test_gold_piece_goes_where_the_bots_own_move_earns_most_from_it() -> None:
     best = max(earned, key=lambda k: earned[k])
     assert best == "gold tichih-ergeren" and earned[best] > earned["gold elvenhold-ergeren"]
     assert str(ElfengoldGreedyBot(1).choose(s)) == best
-    assert str(ElfengoldSearchBot(1, iterations=4, seconds=None).choose(s)) == best
+    assert str(ElfengoldSearchBot(1, iterations=4, seconds=None, place_search=True)
+               .choose(s)) == best
 
 
 def test_sea_monster_goes_on_the_rivals_planned_lake_crossing() -> None:
@@ -329,7 +337,8 @@ def test_sea_monster_goes_on_the_rivals_planned_lake_crossing() -> None:
     assert rival.new_towns == 1
     crossing = s.board.routes[rival.actions[0].route].id
     assert crossing == "r45"  # strykhaven-virst, a lake link
-    for bot in (ElfengoldGreedyBot(1), ElfengoldSearchBot(1, iterations=4, seconds=None)):
+    for bot in (ElfengoldGreedyBot(1),
+                ElfengoldSearchBot(1, iterations=4, seconds=None, place_search=True)):
         action = bot.choose(s)
         assert isinstance(action, Action)
         assert action.kind is Kind.MONSTER and action.route == rival.actions[0].route
@@ -361,7 +370,7 @@ def test_search_time_budget_holds_inside_an_iteration() -> None:
     candidates and inside every plan, so no deal is half counted and the greedy choice
     is played."""
     s = placing_state(4)
-    bot = ElfengoldSearchBot(5, iterations=1000, seconds=0.0)
+    bot = ElfengoldSearchBot(5, iterations=1000, seconds=0.0, place_search=True)
     legal = s.legal_actions()
     action = bot.choose(s)
     assert action in legal
@@ -370,8 +379,8 @@ def test_search_time_budget_holds_inside_an_iteration() -> None:
 
 def test_search_iteration_budget_does_not_depend_on_the_clock() -> None:
     s = placing_state(6)
-    a = ElfengoldSearchBot(11, iterations=3, seconds=None)
-    b = ElfengoldSearchBot(11, iterations=3, seconds=None)
+    a = ElfengoldSearchBot(11, iterations=3, seconds=None, place_search=True)
+    b = ElfengoldSearchBot(11, iterations=3, seconds=None, place_search=True)
     assert a.choose(s.clone()) == b.choose(s.clone())
     assert a.iterations_done == b.iterations_done == 3 * a.searches
 
@@ -388,3 +397,71 @@ def test_look_ahead_move_collects_as_many_towns_and_stands_better(seed: int) -> 
         assert a in after.legal_actions(), str(a)
         after.apply_action(a)
     assert after.markers(0) - s.markers(0) == ahead.new_towns
+
+
+# ----------------------------------------------------------------- the search bot's play
+def test_search_bids_within_its_share_of_its_own_worth() -> None:
+    """The search bot bids up to ``BID_SHARE`` of what an item adds to its own move (no
+    denial), ``LAST_SHARE`` in the last round (whose coins only break ties), and never
+    past its coins less the reserve; where the greedy bot (which adds half a rival's
+    gain) would raise, it passes at times: the coins kept break ties.  In the last round
+    it bids past ``BID_SHARE`` at times: the coins are turned into towns."""
+    bids = passes_where_greedy_raises = last_round_raises = 0
+    for seed in (3, 4, 5, 6):
+        state = new(4, seed, rounds=2)
+        me = ElfengoldSearchBot(seed, iterations=1, seconds=None)
+        bots: list[ElfengoldGreedyBot | ElfengoldSearchBot] = [me] + [
+            ElfengoldGreedyBot(seed + i) for i in range(1, 4)]
+        while not state.is_terminal():
+            p = state.current_player()
+            if p == 0 and state.phase is Phase.AUCTION:
+                greedy_pick = ElfengoldGreedyBot(99).pick(state, state.legal_actions())
+                action = me.choose(state)
+                assert isinstance(action, Action)
+                own = me.greedy.worth(state, 0, state.row[0], denial=False)
+                last = state.round >= state.rules.rounds
+                if action.kind is Kind.BID:
+                    bids += 1
+                    assert action.amount <= int((LAST_SHARE if last else BID_SHARE) * own)
+                    assert action.amount <= state.coins[0] - RESERVE
+                    last_round_raises += last and action.amount > int(BID_SHARE * own)
+                elif greedy_pick.kind is Kind.BID:
+                    passes_where_greedy_raises += 1
+            else:
+                action = bots[p].choose(state)
+            state.apply_action(action)
+    assert bids and passes_where_greedy_raises and last_round_raises
+
+
+def test_search_moves_for_gold_in_the_last_round() -> None:
+    """In the last round cards score nothing: the move the search bot makes collects as
+    many towns as the planner's and earns at least as much gold, and on some boards more
+    (the planner alone keeps cards worth ``CARD_COINS`` each instead)."""
+    more = 0
+    for seed in range(16):
+        s = move_position(seed, witch=seed % 3 == 0)
+        s.round = s.rules.rounds
+        plain = plan_move(s, 0)
+        last = plan_move(s, 0, card_coins=0)
+        assert last.new_towns == plain.new_towns
+        net = last.gold - last.coins_spent
+        assert net >= plain.gold - plain.coins_spent
+        more += net > plain.gold - plain.coins_spent
+        assert ElfengoldSearchBot(1, iterations=1, seconds=None).choose(s) == last.first
+    assert more
+
+
+def test_search_is_deterministic_for_a_seed() -> None:
+    logs = []
+    for _ in range(2):
+        state = new(3, 12, rounds=2)
+        bots: list[ElfengoldGreedyBot | ElfengoldSearchBot] = [
+            ElfengoldSearchBot(4, iterations=2, seconds=None, place_search=True),
+            ElfengoldGreedyBot(5), ElfengoldSearchBot(6, iterations=2, seconds=None)]
+        log = []
+        while not state.is_terminal():
+            action = bots[state.current_player()].choose(state)
+            log.append(str(action))
+            state.apply_action(action)
+        logs.append(log)
+    assert logs[0] == logs[1]

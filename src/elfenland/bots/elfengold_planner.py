@@ -154,8 +154,11 @@ CLOCK_EVERY: Final = 256
 class _Search:
     def __init__(self, s: ElfengoldState, p: int, edges: list[list[Edge]],
                  budget: int, deadline: float | None = None,
-                 end_bonus: Sequence[int] | None = None) -> None:
+                 end_bonus: Sequence[int] | None = None,
+                 card_coins: int = CARD_COINS) -> None:
         self.edges = edges
+        #: What a card left in hand is worth (``plan_move``'s ``card_coins``).
+        self.card_coins = card_coins
         #: Added to a move's worth for ending in each town (``plan_move``'s ``end_bonus``).
         self.end_bonus = end_bonus
         #: The same edges as plain tuples, read in the hot loop (attribute access on a
@@ -193,7 +196,7 @@ class _Search:
             memo[key] = None
             return None
         dist = 0 if self.target is None else self.distances[town][self.target]
-        left = CARD_COINS * (total - owed)
+        left = self.card_coins * (total - owed)
         if self.end_bonus is not None:
             left += self.end_bonus[town]
         best: tuple[Value, Edge | None] = ((0, -dist, left), None)
@@ -310,18 +313,20 @@ def plan_move(s: ElfengoldState, p: int | None = None, wild_kinds: Sequence[int]
               hand: Sequence[int] | None = None, start: int | None = None,
               visited: int | None = None, max_steps: int = MAX_STEPS,
               budget: int = BUDGET, deadline: float | None = None,
-              end_bonus: Sequence[int] | None = None) -> GoldJourney:
+              end_bonus: Sequence[int] | None = None,
+              card_coins: int = CARD_COINS) -> GoldJourney:
     """The best move for player ``p`` (default: the player to act) from the board as it
     is; ``hand``, ``start`` and ``visited`` replace the state's (look-ahead).
     ``deadline`` (a ``time.perf_counter()`` value) stops the deepening like the budget
     does, checked inside the search every ``CLOCK_EVERY`` states; without it the answer
     depends on the state alone, never on the machine's load.  ``end_bonus`` (per town)
     is added to the worth of a move ending there: it ranks after the towns (and the town
-    card), and the journey's own ``worth`` leaves it out."""
+    card), and the journey's own ``worth`` leaves it out.  ``card_coins`` is what a card
+    left in hand is worth against gold: 0 in the last round, when cards score nothing."""
     if p is None:
         p = s.current
     edges = edges_of(s, wild_kinds)
-    search = _Search(s, p, edges, budget, deadline, end_bonus)
+    search = _Search(s, p, edges, budget, deadline, end_bonus, card_coins)
     h0: Hand = tuple(s.hands[p] if hand is None else hand)
     town0 = s.boots[p] if start is None else start
     vis0 = s.visited[p] if visited is None else visited
