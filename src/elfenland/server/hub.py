@@ -135,11 +135,13 @@ class Hub:
         self.limits = config.limits
         # SQLite has one writer at a time anyway; PostgreSQL commits in parallel.
         workers = 1 if isinstance(store, SqliteStore) else 4
-        self._db_pool = ThreadPoolExecutor(workers, thread_name_prefix="elfenland-db")
+        self._db_pool = ThreadPoolExecutor(workers, thread_name_prefix="elfenland-db",
+                                           initializer=store.pin_thread)
         # Health checks get a thread (and so a store connection) of their own: queued
         # behind a busy server's game writes they would time out, and a load balancer
         # would take a server that is merely busy for a dead one.
-        self._probe_pool = ThreadPoolExecutor(1, thread_name_prefix="elfenland-probe")
+        self._probe_pool = ThreadPoolExecutor(1, thread_name_prefix="elfenland-probe",
+                                              initializer=store.pin_thread)
         self._cpu_pool = ThreadPoolExecutor(config.bot_threads,
                                             thread_name_prefix="elfenland-bot")
         self.games: dict[str, LiveGame] = {}

@@ -231,6 +231,12 @@ class Store(ABC):
     def _q(self, sql: str) -> str:
         return sql if self.placeholder == "?" else sql.replace("?", self.placeholder)
 
+    def pin_thread(self) -> None:
+        """Called by a thread that will make many calls (the hub's database threads, as
+        they start): its connection is kept between calls.  SQLite's connections are
+        per thread already."""
+        return None
+
     def close(self) -> None:
         with self._lock:
             for conn in self._all:
@@ -715,7 +721,13 @@ class PostgresStore(Store):
     that round trip cost about 12% of the cluster's actions per second at 1,000 games
     (bench/cluster.py), and a call on a dead connection is refused with the same
     retryable error a check would have led to.  A call made while PostgreSQL is away waits
-    at most ``timeout`` seconds for a connection, then raises ``StoreUnavailable``."""
+    at most ``timeout`` seconds for a connection, then raises ``StoreUnavailable``.
+
+    A thread that called ``pin_thread`` (the hub's database and health-check threads)
+    keeps the connection it borrowed until it breaks, when it goes back to the pool
+    (which throws it away and makes another): the borrow and return at every call,
+    under the pool's lock shared by every thread, cost about a fifth of a call's time
+    on the database threads (bench/store_calls.py).  Other threads borrow per call."""
 
     placeholder = "%s"
     #: Seconds a call waits for a working connection before it reports the store down.
@@ -742,6 +754,11 @@ class PostgresStore(Store):
             name="elfenland-store")
         # Opening does not wait: the first call reports a store that is down.
         self._pool.open(wait=False)
+        #: The connections pinned threads hold (closed by ``close``).
+        self._pinned: set[Any] = set()
+        #: Outages met so far: a pinned connection borrowed before the last one is
+        #: given back at its next use instead of failing a second call.
+        self._outages = 0
         super().__init__()
 
     def _configure(self, conn: Any) -> None:
@@ -756,16 +773,60 @@ class PostgresStore(Store):
     def _connect(self) -> Any:  # pragma: no cover - the pool makes the connections
         raise NotImplementedError
 
+    def pin_thread(self) -> None:
+        self._local.pin = True
+
+    def _pinned_conn(self, timeout: float | None) -> Any:
+        """The calling pinned thread's connection, borrowed from the pool if it has none
+        (or the one it had was closed)."""
+        local = self._local
+        conn = getattr(local, "pinned", None)
+        if conn is not None and not (conn.closed or conn.broken) \
+                and local.outages == self._outages:
+            return conn
+        if conn is not None:
+            # Broken, or held since before an outage another thread met: the pool's check
+            # replaced the idle connections then; this one is given back to be checked too.
+            self._unpin(conn)
+        conn = self._pool.getconn(timeout)
+        local.pinned, local.outages = conn, self._outages
+        with self._lock:
+            self._pinned.add(conn)
+        return conn
+
+    def _unpin(self, conn: Any) -> None:
+        """Give a pinned connection back: the pool rolls back one left in a transaction
+        and replaces one that broke."""
+        self._local.pinned = None
+        with self._lock:
+            self._pinned.discard(conn)
+        with suppress(Exception):  # a closed pool closes it instead
+            self._pool.putconn(conn)
+
     @contextmanager
     def _connection(self, timeout: float | None = None) -> Iterator[Any]:
-        """A checked connection from the pool; a lost one becomes ``StoreUnavailable``."""
+        """A connection from the pool (a pinned thread's own); a lost one becomes
+        ``StoreUnavailable``."""
+        from psycopg.pq import TransactionStatus
+
         conn = None
+        pinned = getattr(self._local, "pin", False)
         try:
-            with self._pool.connection(timeout) as conn:
-                yield conn
+            if pinned:
+                conn = self._pinned_conn(timeout)
+                try:
+                    yield conn
+                finally:
+                    if conn.broken or conn.closed or \
+                            conn.info.transaction_status != TransactionStatus.IDLE:
+                        self._unpin(conn)
+            else:
+                with self._pool.connection(timeout) as conn:
+                    yield conn
         except Exception as exc:
             if not _pg_outage(exc, conn):
                 raise
+            self._outages += 1
             with suppress(Exception):  # the store is down: the check may fail too
                 self._pool.check()
             raise StoreUnavailable(f"the PostgreSQL store is unreachable: {exc}") from exc
@@ -783,7 +844,13 @@ class PostgresStore(Store):
             conn.execute("SELECT 1").fetchone()
 
     def close(self) -> None:
-        with suppress(Exception):  # closing is best effort
+        with self._lock:
+            pinned = list(self._pinned)
+            self._pinned.clear()
+        for conn in pinned:
+            with suppress(Exception):  # closing is best effort
+                conn.close()
+        with suppress(Exception):
             self._pool.close(timeout=2.0)
 
     def _is_conflict(self, exc: BaseException) -> bool:
