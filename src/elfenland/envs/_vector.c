@@ -364,16 +364,20 @@ static PyObject *Vec_sample(Vec *v, PyObject *const *args, Py_ssize_t nargs,
     if (out == Py_None) {
         out = v->actions_obj;
     } else if (out != v->actions_obj) {
-        if (PyObject_GetBuffer(out, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS
-                               | PyBUF_FORMAT) < 0)
-            return NULL;
-        held = 1;
-        const char *f = view.format ? view.format : "B";
-        if (*f == '<' || *f == '=' || *f == '@') f++;
-        if (view.itemsize != 8 || view.ndim != 1 || view.len != v->n * 8
-                || !((f[0] == 'q' || f[0] == 'l') && f[1] == '\0')) {
-            PyBuffer_Release(&view);
-            PyErr_Format(PyExc_ValueError, "out: a writable int64 array of %zd ids", v->n);
+        int fits = PyObject_GetBuffer(out, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS
+                                      | PyBUF_FORMAT) == 0;
+        if (fits) {
+            held = 1;
+            const char *f = view.format ? view.format : "B";
+            if (*f == '<' || *f == '=' || *f == '@') f++;
+            fits = view.itemsize == 8 && view.ndim == 1 && view.len == v->n * 8
+                && (f[0] == 'q' || f[0] == 'l') && f[1] == '\0';
+        }
+        if (!fits) {
+            if (held) PyBuffer_Release(&view);
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "out: a writable C-contiguous int64 array of %zd "
+                         "ids", v->n);
             return NULL;
         }
         dst = (int64_t *)view.buf;

@@ -371,7 +371,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
       self-play learner credits to the seats' own past steps;
     * ``info`` also holds ``player`` (the seat to act now), ``actor``, ``legal_ids`` and
       ``num_legal``, ``seeds``;
-    * autoreset: ``SAME_STEP`` (the observation after an end is already the new game's).
+    * autoreset: ``SAME_STEP`` (the observation after an end is already the new game's);
+    * ``sample_legal_actions()``: a uniformly random legal id per game, drawn in C and
+      seeded by ``reset`` (what ``action_space.sample(mask=tuple(obs["action_mask"]))``
+      draws, without numpy's cost per game or its own seeding).
 
     The arrays are the batch's own, rewritten by the next ``step``: copy what you keep.
     """
@@ -408,6 +411,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             seed = int(np.random.SeedSequence().entropy % 2**62)  # type: ignore[operator]
         self.games.reset(int(seed))
         return self._observation(), self._info()
+
+    def sample_legal_actions(self, out: Any = None) -> npt.NDArray[np.int64]:
+        """A uniformly random legal id of every game (see ``VectorGames``)."""
+        return self.games.sample_legal_actions(out)
 
     def step(self, actions: Any) -> tuple[dict[str, Any], Any, Any, Any, dict[str, Any]]:
         g = self.games
