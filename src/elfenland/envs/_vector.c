@@ -84,19 +84,31 @@ static inline uint64_t next64(uint64_t *state) {
     return mix64(*state);
 }
 
+/* The high 64 bits of a * b, the low ones in *low (with a 128-bit type where the
+ * compiler has one, else from 32-bit halves: the same bits). */
+static inline uint64_t mul_high(uint64_t a, uint64_t b, uint64_t *low) {
+#ifdef __SIZEOF_INT128__
+    unsigned __int128 m = (unsigned __int128)a * b;
+    *low = (uint64_t)m;
+    return (uint64_t)(m >> 64);
+#else
+    uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+    *low = (mid << 32) | (uint32_t)ll;
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+
 /* A uniform integer in [0, range), range >= 1 (Lemire 2019: multiply, reject the few
  * low parts that would make some values likelier). */
 static inline uint64_t bounded(uint64_t *state, uint64_t range) {
-    unsigned __int128 m = (unsigned __int128)next64(state) * range;
-    uint64_t low = (uint64_t)m;
+    uint64_t low, high = mul_high(next64(state), range, &low);
     if (low < range) {
         uint64_t floor = (0 - range) % range;
-        while (low < floor) {
-            m = (unsigned __int128)next64(state) * range;
-            low = (uint64_t)m;
-        }
+        while (low < floor) high = mul_high(next64(state), range, &low);
     }
-    return (uint64_t)(m >> 64);
+    return high;
 }
 
 static int get_buffer(Vec *v, PyObject *obj, Py_ssize_t items, Py_ssize_t itemsize,
