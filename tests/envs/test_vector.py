@@ -198,3 +198,20 @@ def test_the_arrays_are_read_only_to_the_user(compiled: bool | None) -> None:
     before = v.obs.copy()
     v.step(v.legal_ids[:, 0])
     assert not np.array_equal(before, v.obs) or (v.moves == 1).all()
+
+
+@pytest.mark.parametrize("compiled", [None, False])
+def test_a_dropped_batch_is_freed(compiled: bool | None) -> None:
+    """Nothing the C batch holds refers back to its ``VectorGames`` (the C type is not
+    tracked by the garbage collector, so such a cycle would never be freed)."""
+    import gc
+    import weakref
+
+    v = VectorGames("elfenland", 2, 2, compiled=compiled)
+    v.reset(0)
+    v.step(v.sample_legal_actions())
+    v.step([int(a) for a in v.sample_legal_actions()])  # through the conversion too
+    ref = weakref.ref(v)
+    del v
+    gc.collect()
+    assert ref() is None

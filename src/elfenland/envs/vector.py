@@ -43,6 +43,7 @@ seat to act's; see ``docs/research.md`` for its conventions and PufferLib).
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any, Final
@@ -123,6 +124,20 @@ class _Sampler:
         return m >> 64
 
 
+def _action_ids(num_envs: int, actions: Any) -> npt.NDArray[np.int64]:
+    """Any action ids other than an int64 array of N, as one (or the error).  A function
+    of N alone, not a method: the C batch holds it, and a batch holding its owner would
+    make a cycle through a type the garbage collector does not see (a leak)."""
+    try:
+        ids = np.ascontiguousarray(actions, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise IllegalActionError(f"action ids, not {actions!r}") from error
+    if ids.shape != (num_envs,):
+        raise IllegalActionError(f"one action id per game: shape ({num_envs},), "
+                                 f"not {ids.shape}")
+    return ids
+
+
 class VectorGames:
     """N games of one game, player count and rule set, stepped together."""
 
@@ -191,30 +206,20 @@ class VectorGames:
             raise ValueError("the compiled batch needs the compiled engine and _vector")
         self.compiled = fast if compiled is None else bool(compiled)
         self._batch: Any
+        convert = functools.partial(_action_ids, n)
         if self.compiled:
             self._batch = _vector.Batch(
                 factory, probe, c_api, n, players, size, nact, self.legal_width,
-                self.max_game_length, IllegalActionError, self._convert, *(w[k] for k in (
+                self.max_game_length, IllegalActionError, convert, *(w[k] for k in (
                     "obs", "mask", "legal_ids", "num_legal", "player", "actor", "rewards",
                     "terminated", "truncated", "seeds", "moves", "actions")))
         else:
-            self._batch = _PythonBatch(self, factory)
+            self._batch = _PythonBatch(self, factory, convert)
         # The calls a learner makes every step go to the loop with no Python frame
         # between (at N = 1 a frame is a tenth of a step): these attributes are the
         # loop's own methods, documented as ``step`` and ``sample_legal_actions`` below.
         self.step: Callable[[Any], None] = self._batch.step
         self.sample_legal_actions: Callable[..., npt.NDArray[np.int64]] = self._batch.sample
-
-    def _convert(self, actions: Any) -> npt.NDArray[np.int64]:
-        """Any action ids other than an int64 array of N, as one (or the error)."""
-        try:
-            ids = np.ascontiguousarray(actions, dtype=np.int64)
-        except (TypeError, ValueError, OverflowError) as error:
-            raise IllegalActionError(f"action ids, not {actions!r}") from error
-        if ids.shape != (self.num_envs,):
-            raise IllegalActionError(f"one action id per game: shape ({self.num_envs},), "
-                                     f"not {ids.shape}")
-        return ids
 
     def reset(self, seed: int = 0) -> None:
         """Every slot starts a new game: slot i with seed ``seed + i``."""
@@ -262,10 +267,11 @@ class _Arrays:
 class _PythonBatch:
     """The same loop in Python, for the pure engine (the C loop's semantics exactly)."""
 
-    def __init__(self, games: VectorGames, factory: Callable[[int], GameState]) -> None:
+    def __init__(self, games: VectorGames, factory: Callable[[int], GameState],
+                 convert: Callable[[Any], npt.NDArray[np.int64]]) -> None:
         self.g = _Arrays(games)
         self.factory = factory
-        self.convert = games._convert
+        self.convert = convert
         self.states: list[GameState] = []
         self.samplers: list[_Sampler] = []
         self.episode = [0] * games.num_envs
