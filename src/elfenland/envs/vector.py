@@ -139,7 +139,20 @@ def _action_ids(num_envs: int, actions: Any) -> npt.NDArray[np.int64]:
 
 
 class VectorGames:
-    """N games of one game, player count and rule set, stepped together."""
+    """N games of one game, player count and rule set, stepped together.
+
+    ``step(actions)``: play ``actions[i]`` (an action id) in game i, for every i.  An id
+    that is not legal (by ``mask``) raises ``IllegalActionError`` before any game moves.
+    ``actions`` is best the batch's own ``actions`` array (read as it is) or another
+    int64 array of N (read through its buffer); anything else is converted.
+
+    ``sample_legal_actions(out=None)``: a uniformly random legal id of every game, in
+    ``out`` (a writable int64 array of N) or else in ``actions``; returns that array.
+    Deterministic: each game's draws depend on its seed alone (see the module's text).
+
+    Both are attributes set at construction to the loop's own methods, so that a call
+    reaches the C loop with no Python frame between.
+    """
 
     def __init__(self, game: str = "elfenland", num_envs: int = 64, players: int = 4, *,
                  max_game_length: int | None = None, compiled: bool | None = None,
@@ -216,8 +229,7 @@ class VectorGames:
         else:
             self._batch = _PythonBatch(self, factory, convert)
         # The calls a learner makes every step go to the loop with no Python frame
-        # between (at N = 1 a frame is a tenth of a step): these attributes are the
-        # loop's own methods, documented as ``step`` and ``sample_legal_actions`` below.
+        # between (at N = 1 a frame was a tenth of a step): see the class's text.
         self.step: Callable[[Any], None] = self._batch.step
         self.sample_legal_actions: Callable[..., npt.NDArray[np.int64]] = self._batch.sample
 
@@ -226,15 +238,6 @@ class VectorGames:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ValueError(f"a seed is an integer, not {seed!r}")
         self._batch.reset(seed)
-
-    # ``step(actions)``: play ``actions[i]`` (an action id) in game i, for every i.  An
-    # id that is not legal (by ``mask``) raises ``IllegalActionError`` before any game
-    # moves.  ``actions`` is best the batch's own ``actions`` array (read as it is) or
-    # another int64 array of N (read through its buffer); anything else is converted.
-    #
-    # ``sample_legal_actions(out=None)``: a uniformly random legal id of every game, in
-    # ``out`` (a writable int64 array of N) or else in ``actions``; returns that array.
-    # Deterministic: each game's draws depend on its seed alone (see the module's text).
 
     def state(self, i: int) -> GameState:
         """Game i's engine state (to read; playing on it breaks the batch's arrays)."""
