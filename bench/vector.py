@@ -8,23 +8,32 @@ this process's CPU time per round, the modes taking turns so a busy machine slow
 alike; rates are steps per CPU second (one core):
 
 * ``raw engine``: ``ids = state.legal_action_ids()`` and ``state.apply_action(id)``, a
-  random legal id chosen with ``random.Random`` (no observation, no mask);
+  random legal id chosen with ``ids[rng.randrange(len(ids))]`` (``random.Random``; no
+  observation, no mask);
 * ``raw + obs + mask``: the same plus the acting seat's observation and the legal-action
   mask written by the engine into numpy buffers (``_observe_into``, ``_legal_mask_into``),
   what a single-game learner needs each step;
-* ``vector N=…``: ``VectorGames.step(actions)`` over N games, which leaves the acting
-  seat's observation, the mask and the padded legal ids of every game in its arrays; the
-  random legal id of each game is picked with numpy from ``legal_ids`` and ``num_legal``
-  (counted in the rate: a learner pays that too).  ``step µs`` is the step call alone
-  per game step: one call in ``SAMPLE`` is timed (CPU time read around it, less what
-  reading the clock twice costs, measured first).
+* ``vector N=…``: ``games.step(games.sample_legal_actions())`` over N games: a uniformly
+  random legal id of each game drawn in C, then the step, which leaves the acting
+  seat's observation, the mask and the padded legal ids of every game in the batch's
+  arrays.
+
+Every loop pays for its random choice (an agent pays for its own too), and each mode
+also times its choice alone, in a loop of its own for a tenth of the round's time
+(``pick µs``: ``randrange`` over the legal-id lists of the round's first game, or
+``sample_legal_actions()``, which changes no game and can be called again and again);
+``step µs`` is the loop's µs/step less that: the engine's step alone.  (Timing single
+step calls with the clock read around each, as this script did before, read 0.05–0.1 µs
+more than the whole loop: two system calls around a sub-microsecond call disturb it.)
 
 Reading this process's CPU clock is a system call (about 1 µs here), so every loop reads
 it once per ``CLOCK_EVERY`` steps (the raw loops once per game, hundreds of steps), not
 once per step: at N = 1 it would otherwise be most of what the vector mode measures.
 
-Columns: steps/s, µs/step, and ``raw/mode`` (the raw engine's rate over the mode's: the
-issue's goal is a batched step with observation and mask within 1.5× of the raw step).
+Columns: steps/s, µs/step (the whole loop), ``pick µs``, ``step µs``, then the mode
+over the raw engine: ``loop ÷ raw`` (µs/step over the raw loop's) and ``step ÷ raw``
+(step µs over the raw engine's step µs).  The issue's goal: a batched step with
+observation and mask within 1.5× of the raw engine's step.
 """
 
 from __future__ import annotations
@@ -45,20 +54,8 @@ Loop = Callable[[float], tuple[int, float]]
 
 #: The vector loops read the clock once per this many game steps (at least once a call).
 CLOCK_EVERY = 256
-#: One step call in this many is timed for ``step µs``.
-SAMPLE = 16
-
-
-def clock_cost() -> float:
-    """CPU seconds that reading the CPU clock twice adds to a timed interval."""
-    best = float("inf")
-    for _ in range(5):
-        total = 0.0
-        for _ in range(2000):
-            t = time.process_time()
-            total += time.process_time() - t
-        best = min(best, total / 2000)
-    return best
+#: The random choice alone is timed for this share of each round's seconds.
+PICK_SHARE = 0.1
 
 
 def raw_loop(game: str, players: int, observe: bool) -> Loop:
@@ -70,46 +67,50 @@ def raw_loop(game: str, players: int, observe: bool) -> Loop:
 
     def run(seconds: float) -> tuple[int, float]:
         steps = 0
+        lists: list[list[int]] = []  # the first game's legal-id lists, for the pick alone
         start = time.process_time()
         while time.process_time() - start < seconds:
             state = elfenland.new_game(game=game, players=players, seed=next(seeds))
+            first = not lists
             while not state.is_terminal():
                 if observe:
                     state._observe_into(obs, state.current_player())  # type: ignore[attr-defined]
                     state._legal_mask_into(mask)  # type: ignore[attr-defined]
                 ids = state.legal_action_ids()
+                if first:
+                    lists.append(ids)
                 state.apply_action(ids[rng.randrange(len(ids))])
                 steps += 1
-        return steps, 0.0
+        picked = 0
+        start = time.process_time()
+        while (elapsed := time.process_time() - start) < seconds * PICK_SHARE:
+            for ids in lists:
+                ids[rng.randrange(len(ids))]
+            picked += len(lists)
+        return steps, elapsed * steps / picked
     return run
 
 
-def vector_loop(game: str, players: int, n: int, overhead: float) -> Loop:
+def vector_loop(game: str, players: int, n: int) -> Loop:
     v = VectorGames(game, n, players)
     v.reset(0)
-    rng = np.random.default_rng(0)
-    rows = np.arange(n)
+    step, sample = v.step, v.sample_legal_actions
     calls = max(1, CLOCK_EVERY // n)
 
     def run(seconds: float) -> tuple[int, float]:
         steps = 0
-        in_step = 0.0
-        sampled = 0
         start = time.process_time()
         while time.process_time() - start < seconds:
-            for c in range(calls):
-                pick = (rng.random(n) * v.num_legal).astype(np.int64)
-                actions = v.legal_ids[rows, pick].astype(np.int64)
-                if (steps // n + c) % SAMPLE:
-                    v.step(actions)
-                    continue
-                t = time.process_time()
-                v.step(actions)
-                in_step += time.process_time() - t - overhead
-                sampled += n
+            for _ in range(calls):
+                step(sample())
             steps += n * calls
-        # the sampled calls' time, scaled to all steps
-        return steps, in_step * steps / max(sampled, 1)
+        picked = 0
+        start = time.process_time()
+        while (elapsed := time.process_time() - start) < seconds * PICK_SHARE:
+            for _ in range(calls):
+                sample()
+            picked += n * calls
+        return steps, elapsed * steps / picked
     return run
 
 
@@ -122,10 +123,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, nargs="+", default=[1, 64, 1024])
     parser.add_argument("--game", nargs="+", default=["elfenland", "king-of-the-elves"])
     args = parser.parse_args()
-    overhead = clock_cost()
     print(f"backend: {elfenland.engine_backend()}; load average {os.getloadavg()[0]:.2f}")
     print(f"{'game':<18}{'players':>8}{'mode':>20}{'steps/s':>12}{'µs/step':>9}"
-          f"{'step µs':>9}{'raw/mode':>10}")
+          f"{'pick µs':>9}{'step µs':>9}{'loop ÷ raw':>11}{'step ÷ raw':>11}")
     for game in args.game:
         for players in args.players:
             loops: dict[str, Loop] = {
@@ -133,24 +133,26 @@ def main() -> None:
                 "raw + obs + mask": raw_loop(game, players, observe=True),
             }
             for n in args.n:
-                loops[f"vector N={n}"] = vector_loop(game, players, n, overhead)
+                loops[f"vector N={n}"] = vector_loop(game, players, n)
             for run in loops.values():
                 run(0.05)
             steps = dict.fromkeys(loops, 0)
-            in_step = dict.fromkeys(loops, 0.0)
+            in_pick = dict.fromkeys(loops, 0.0)
             for _ in range(args.rounds):
                 for mode, run in loops.items():
                     count, t = run(args.seconds)
                     steps[mode] += count
-                    in_step[mode] += t
+                    in_pick[mode] += t
             total = args.seconds * args.rounds
-            rate = {mode: count / total for mode, count in steps.items()}
+            loop_us = {mode: 1e6 * total / count for mode, count in steps.items()}
+            pick_us = {mode: 1e6 * in_pick[mode] / steps[mode] for mode in loops}
+            step_us = {mode: loop_us[mode] - pick_us[mode] for mode in loops}
+            raw = "raw engine"
             for mode in loops:
-                step_us = f"{1e6 * in_step[mode] / steps[mode]:>9.2f}" if in_step[mode] \
-                    else f"{'':>9}"
-                print(f"{game:<18}{players:>8}{mode:>20}{rate[mode]:>12,.0f}"
-                      f"{1e6 / rate[mode]:>9.2f}{step_us}"
-                      f"{rate['raw engine'] / rate[mode]:>9.2f}x")
+                print(f"{game:<18}{players:>8}{mode:>20}{1e6 / loop_us[mode]:>12,.0f}"
+                      f"{loop_us[mode]:>9.2f}{pick_us[mode]:>9.3f}{step_us[mode]:>9.2f}"
+                      f"{loop_us[mode] / loop_us[raw]:>10.2f}x"
+                      f"{step_us[mode] / step_us[raw]:>10.2f}x")
     print(f"load average {os.getloadavg()[0]:.2f}")
 
 

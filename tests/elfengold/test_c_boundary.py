@@ -8,7 +8,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from tests.elfenland_engine.crash import assert_refused, refused, run
+from tests._compiled_harness import (
+    assert_uninitialised_calls_raise,
+    field_write_test,
+    reconfigure,
+)
+from tests.elfenland_engine.crash import assert_refused, refused
 
 from elfenland.core.errors import ElfenlandError, IllegalActionError
 from elfenland.games.elfengold import Action, ElfengoldState, Kind, fast
@@ -79,45 +84,24 @@ WRITES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(WRITES))
-def test_a_bad_field_write_is_refused_before_anything_changes(case: str) -> None:
-    setup, write = WRITES[case]
-    assert_refused(refused(setup, write, PLAY))
+test_a_bad_field_write_is_refused_before_anything_changes = field_write_test(WRITES, PLAY)
 
 
 def test_a_state_made_without_init_raises_instead_of_crashing() -> None:
-    proc = run("""
-from elfenland.core.rng import Rng
-from elfenland.games.elfengold.fast import FastElfengoldState as F
-for call in (lambda s: s.resample_from_infostate(0, Rng(1)),
-             lambda s: s.apply_action(0), lambda s: s._start(2),
-             lambda s: s.clone().legal_actions(), lambda s: s.legal_action_ids()):
-    s = F.__new__(F)
-    try:
-        call(s)
-    except ElfenlandError as exc:
-        print("typed:", exc)
-print("clean exit")
-""")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.count("typed:") == 5 and "clean exit" in proc.stdout, proc.stdout
+    assert_uninitialised_calls_raise(
+        "from elfenland.games.elfengold.fast import FastElfengoldState as F",
+        ["s.resample_from_infostate(0, Rng(1))", "s.apply_action(0)", "s._start(2)",
+         "s.clone().legal_actions()", "s.legal_action_ids()"])
 
 
 def test_a_second_configure_is_refused_and_changes_nothing() -> None:
-    proc = run("""
-from elfenland.games.elfengold import fast
-try:
-    fast._speedups.configure({"sizes": [1, 2, 0, 1, 3]})
-except ElfenlandError as exc:
-    print("refused", type(exc).__name__)
-s = fast.FastElfengoldState(players=3, seed=4)
-print("routes", len(s.counters), "coins", s.coins)
-""")
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = reconfigure("elfenland.games.elfengold", '{"sizes": [1, 2, 0, 1, 3]}',
+                      's = fast.FastElfengoldState(players=3, seed=4)\n'
+                      'print("routes", len(s.counters), "coins", s.coins)',
+                      refusal="ElfenlandError")
     from elfenland.games.elfenland.board import load_board
 
-    assert "refused" in proc.stdout, proc.stdout
-    assert f"routes {len(load_board().routes)} coins [12, 12, 12]" in proc.stdout, proc.stdout
+    assert f"routes {len(load_board().routes)} coins [12, 12, 12]" in out, out
 
 
 def test_a_bad_player_or_out_of_range_id_is_a_typed_error() -> None:

@@ -13,27 +13,23 @@ On CI (``CI`` set) a missing compiled engine is a failure, not a skip: CI builds
 
 from __future__ import annotations
 
-import copy
-import os
-import pickle
 import random
 from typing import Any
 
 import pytest
+from tests._compiled_harness import (
+    EnginePair,
+    assert_copies_are_the_game,
+    assert_new_fields_are_named,
+    random_steps,
+    require_compiled,
+)
 
-from elfenland.core.errors import ElfenlandError, IllegalActionError
 from elfenland.core.rng import Rng
 from elfenland.games.elfengold import ElfengoldState, Phase, deserialize, fast, num_actions
 from elfenland.games.elfengold.position import from_position
 
-if not fast.AVAILABLE:
-    if os.environ.get("CI"):
-        pytest.fail("the compiled Elfengold engine was not built on CI", pytrace=False)
-    pytest.skip("the compiled engine is not built on this machine", allow_module_level=True)
-
-if fast.STALE:
-    pytest.fail(f"the compiled Elfengold engine lags the pure one: {', '.join(fast.STALE)}",
-                pytrace=False)
+require_compiled(fast, "Elfengold")
 
 FastState = fast.FastElfengoldState
 
@@ -87,81 +83,18 @@ def full_check(a: ElfengoldState, b: ElfengoldState, whole: bool = True) -> None
         assert a.serialize() == b.serialize()
 
 
-def check_resample(a: ElfengoldState, b: ElfengoldState, seed: int, r: random.Random) -> int:
-    """Resample both for the player to act, then play on from clones; returns steps."""
-    p = a.current_player()
-    ra = a.resample_from_infostate(p, Rng(seed))
-    rb = b.resample_from_infostate(p, Rng(seed))
-    assert isinstance(rb, FastState)
-    assert ra.to_position() == rb.to_position()
-    assert ra.serialize() == rb.serialize()
-    ca, cb = ra.clone(), rb.clone()
-    steps = 0
-    while steps < 25 and not ca.is_terminal():
-        legal = ca.legal_action_ids()
-        assert legal == cb.legal_action_ids()
-        x = legal[r.randrange(len(legal))]
-        ca.apply_action(x)
-        cb.apply_action(x)
-        steps += 1
-        assert brief(ca) == brief(cb)
-    full_check(ca, cb)
-    # The copies played on; the resampled states they came from did not move.
-    assert ra.to_position() == rb.to_position() and rb._length == 0
-    return steps
+def same_last_log_entry(a: ElfengoldState, b: ElfengoldState) -> None:
+    assert a.log_entries(a._length - 1) == b.log_entries(b._length - 1)
 
 
-def play_pair(n: int, seed: int, options: dict[str, Any]) -> int:
-    a = ElfengoldState(players=n, seed=seed, **options)
-    b = FastState(players=n, seed=seed, **options)
-    assert type(b) is FastState
-    full_check(a, b)
-    r = random.Random(seed * 7919 + n)
-    steps = 0
-    while not a.is_terminal():
-        legal = a.legal_action_ids()
-        assert legal == b.legal_action_ids()
-        assert b.current_player() == a.current_player()
-        x = legal[r.randrange(len(legal))]
-        if steps % 11 == 3:
-            # An illegal action: the same error and message, and nothing changes.
-            bad = r.randrange(num_actions())
-            if bad not in legal:
-                with pytest.raises(IllegalActionError) as err_a:
-                    a.apply_action(bad)
-                with pytest.raises(IllegalActionError) as err_b:
-                    b.apply_action(bad)
-                assert str(err_a.value) == str(err_b.value)
-        action = a.parse_action(x)
-        a.apply_action(action)
-        # The compiled engine takes the action object, its text or its id alike.
-        b.apply_action((action, str(action), x)[steps % 3])
-        steps += 1
-        assert brief(a) == brief(b)
-        assert a.log_entries(a._length - 1) == b.log_entries(b._length - 1)
-        if steps % FULL_EVERY == 0:
-            full_check(a, b, whole=False)
-        if steps % 389 == 0 and not a.is_terminal():
-            steps += check_resample(a, b, seed * 1000 + steps, r)
-    assert b.is_terminal()
-    full_check(a, b)
-    with pytest.raises(ElfenlandError) as over_a:
-        a.apply_action("end")
-    with pytest.raises(ElfenlandError) as over_b:
-        b.apply_action("end")
-    assert str(over_a.value) == str(over_b.value)
-    return steps
+PAIR = EnginePair(ElfengoldState, FastState, brief, full_check, num_actions(), "end",
+                  full_every=FULL_EVERY, resample_every=389, by_id=True,
+                  mid_check=lambda a, b: full_check(a, b, whole=False),
+                  after_step=same_last_log_entry)
 
 
 def test_compiled_engine_plays_exactly_like_the_pure_one() -> None:
-    total = 0
-    seed = 0
-    while total < STEPS_WANTED:
-        for options in CONFIGS:
-            for n in PLAYERS:
-                total += play_pair(n, seed, options)
-        seed += 1
-    assert total >= STEPS_WANTED
+    assert PAIR.play_all(CONFIGS, PLAYERS, STEPS_WANTED) >= STEPS_WANTED
 
 
 def test_every_option_is_played_by_the_differential_test() -> None:
@@ -198,11 +131,8 @@ def test_auction_sales_defaults_and_returns_are_logged_alike() -> None:
 
 
 def test_saved_games_and_positions_load_on_either_engine() -> None:
-    b = FastState(players=4, seed=5, witch=True)
-    r = random.Random(1)
-    for _ in range(300):
-        legal = b.legal_action_ids()
-        b.apply_action(legal[r.randrange(len(legal))])
+    b = random_steps(FastState(players=4, seed=5, witch=True), 300, random.Random(1),
+                     by_id=True)
     text = b.serialize()
     again = fast.deserialize_fast(text)
     assert isinstance(again, FastState)
@@ -219,30 +149,15 @@ def test_saved_games_and_positions_load_on_either_engine() -> None:
 
 
 def test_pickles_and_deep_copies_are_the_same_game() -> None:
-    b = FastState(players=3, seed=8)
-    r = random.Random(8)
-    for _ in range(150):
-        legal = b.legal_action_ids()
-        b.apply_action(legal[r.randrange(len(legal))])
-    for copy_ in (pickle.loads(pickle.dumps(b)), copy.deepcopy(b)):
-        assert type(copy_) is FastState and copy_ == b
-        assert copy_.log_entries() == b.log_entries()
-        assert copy_.legal_actions()[0] is b.legal_actions()[0]
+    b = random_steps(FastState(players=3, seed=8), 150, random.Random(8), by_id=True)
+    assert_copies_are_the_game(b, log=lambda s: s.log_entries())
 
 
 def test_clones_are_independent() -> None:
-    b = FastState(players=3, seed=2, witch=True)
     r = random.Random(2)
-    for _ in range(80):
-        legal = b.legal_action_ids()
-        b.apply_action(legal[r.randrange(len(legal))])
+    b = random_steps(FastState(players=3, seed=2, witch=True), 80, r, by_id=True)
     before = b.to_pure()
-    c = b.clone()
-    for _ in range(120):
-        if c.is_terminal():
-            break
-        legal = c.legal_action_ids()
-        c.apply_action(legal[r.randrange(len(legal))])
+    c = random_steps(b.clone(), 120, r, by_id=True)
     assert b == before and c != b
     # The lists a reader gets are copies: writing into them does not change the game.
     b.hands[b.current][0] += 5
@@ -261,20 +176,10 @@ def test_a_field_or_option_new_to_the_pure_engine_switches_the_compiled_one_off(
     """When the pure engine grows a field or a rule option the C code does not mirror,
     ``fast.STALE`` names it: the compiled engine then does not serve, and this module
     fails."""
-    from dataclasses import dataclass
-
     from elfenland.games.elfengold import Rules
 
-    probe = ElfengoldState(players=2, seed=0)
-    assert fast._gaps(probe, Rules, fast._KNOWN_STATE, fast._KNOWN_RULES) == []
-    probe.bank = 5  # type: ignore[attr-defined]
-
-    @dataclass(frozen=True)
-    class MoreRules(Rules):
-        dragon_gold: bool = False
-
-    assert fast._gaps(probe, MoreRules, fast._KNOWN_STATE, fast._KNOWN_RULES) == [
-        "state field bank", "rule option dragon_gold"]
+    assert_new_fields_are_named(fast, ElfengoldState(players=2, seed=0), Rules, "bank",
+                                "dragon_gold")
     assert fast._numbering_gaps() == []
 
 
@@ -309,11 +214,7 @@ def test_a_new_game_is_the_same_however_it_is_asked_for(args: tuple[Any, ...],
     {"players": 2, "seed": 1, "colour": "red"},
 ])
 def test_a_bad_new_game_fails_alike(kwargs: dict[str, Any]) -> None:
-    with pytest.raises(ElfenlandError) as pure:
-        ElfengoldState(**kwargs)
-    with pytest.raises(ElfenlandError) as compiled:
-        FastState(**kwargs)
-    assert type(compiled.value) is type(pure.value) and str(compiled.value) == str(pure.value)
+    PAIR.assert_bad_new_game_fails_alike(kwargs)
 
 
 def test_engine_backend_follows_the_build_and_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -356,7 +257,7 @@ def test_resampling_deals_alike_in_every_phase_for_every_seat() -> None:
             assert ra.to_position() == rb.to_position()
             assert ra.origin == rb.origin and ra.history == rb.history == []
             if step % 50 == 0:
-                check_resample(a, b, step, r)
+                PAIR.check_resample(a, b, step, r)
             x = a.legal_action_ids()[r.randrange(len(a.legal_action_ids()))]
             a.apply_action(x)
             b.apply_action(x)

@@ -8,12 +8,15 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from tests._compiled_harness import (
+    assert_uninitialised_calls_raise,
+    field_write_test,
+    reconfigure,
+)
 
 from elfenland.core.errors import ElfenlandError, IllegalActionError
 from elfenland.games.elfenland import Action, ElfenlandState, Phase, fast
 from elfenland.games.elfenland.actions import Kind, Pay
-
-from .crash import assert_refused, refused, run
 
 pytestmark = pytest.mark.skipif(not fast.AVAILABLE, reason="compiled engine not built")
 
@@ -50,45 +53,23 @@ WRITES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(WRITES))
-def test_a_bad_field_write_is_refused_before_anything_changes(case: str) -> None:
-    setup, write = WRITES[case]
-    assert_refused(refused(setup, write, PLAY))
+test_a_bad_field_write_is_refused_before_anything_changes = field_write_test(WRITES, PLAY)
 
 
 def test_a_state_made_without_init_raises_instead_of_crashing() -> None:
-    proc = run("""
-from elfenland.core.rng import Rng
-from elfenland.games.elfenland.fast import FastElfenlandState as F
-for call in (lambda s: s._resample(0, Rng(1)), lambda s: s.resample_from_infostate(0, Rng(1)),
-             lambda s: s.apply_action(s.legal_actions()[0]), lambda s: s._start(2),
-             lambda s: s.clone().legal_actions()):
-    s = F.__new__(F)
-    try:
-        call(s)
-    except ElfenlandError as exc:
-        print("typed:", exc)
-print("clean exit")
-""")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.count("typed:") == 5 and "clean exit" in proc.stdout, proc.stdout
+    assert_uninitialised_calls_raise(
+        "from elfenland.games.elfenland.fast import FastElfenlandState as F",
+        ["s._resample(0, Rng(1))", "s.resample_from_infostate(0, Rng(1))",
+         "s.apply_action(s.legal_actions()[0])", "s._start(2)", "s.clone().legal_actions()"])
 
 
 def test_a_failed_configure_changes_nothing() -> None:
-    proc = run("""
-from elfenland.games.elfenland import fast
-try:
-    fast._speedups.configure({"sizes": [1, 2, 0, 1]})
-except Exception as exc:
-    print("refused", type(exc).__name__)
-s = elfenland.new_game(players=3, seed=4)
-print("routes", len(s.route_counter))
-""")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "refused" in proc.stdout and "routes 72" not in proc.stdout
+    out = reconfigure("elfenland.games.elfenland", '{"sizes": [1, 2, 0, 1]}',
+                      'print("routes", len(elfenland.new_game(players=3, seed=4).route_counter))')
+    assert "routes 72" not in out
     from elfenland.games.elfenland.board import load_board
 
-    assert f"routes {len(load_board().routes)}" in proc.stdout, proc.stdout
+    assert f"routes {len(load_board().routes)}" in out, out
 
 
 def test_lists_read_from_a_compiled_state_are_copies() -> None:

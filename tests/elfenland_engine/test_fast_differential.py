@@ -11,29 +11,25 @@ On CI (``CI`` set) a missing compiled engine is a failure, not a skip: CI builds
 
 from __future__ import annotations
 
-import copy
-import os
-import pickle
 import random
 import subprocess
 import sys
 from typing import Any
 
 import pytest
+from tests._compiled_harness import (
+    EnginePair,
+    assert_copies_are_the_game,
+    assert_new_fields_are_named,
+    random_steps,
+    require_compiled,
+)
 
 import elfenland
-from elfenland.core.errors import ElfenlandError, IllegalActionError
 from elfenland.core.rng import Rng
 from elfenland.games.elfenland import ElfenlandState, fast, num_actions
 
-if not fast.AVAILABLE:
-    if os.environ.get("CI"):
-        pytest.fail("the compiled engine was not built on CI", pytrace=False)
-    pytest.skip("the compiled engine is not built on this machine", allow_module_level=True)
-
-if fast.STALE:
-    pytest.fail(f"the compiled engine lags the pure one: {', '.join(fast.STALE)}",
-                pytrace=False)
+require_compiled(fast)
 
 FastState = fast.FastElfenlandState
 
@@ -83,85 +79,12 @@ def full_check(a: ElfenlandState, b: ElfenlandState) -> None:
     assert a.returns() == b.returns()
 
 
-def check_resample(a: ElfenlandState, b: ElfenlandState, seed: int, r: random.Random) -> int:
-    """Resample both for the player to act, then play on from the copies; returns steps."""
-    p = a.current_player()
-    ra = a.resample_from_infostate(p, Rng(seed))
-    rb = b.resample_from_infostate(p, Rng(seed))
-    assert isinstance(rb, FastState)
-    assert ra.to_position() == rb.to_position()
-    assert ra.serialize() == rb.serialize()
-    ca, cb = ra.clone(), rb.clone()
-    steps = 0
-    while steps < 25 and not ca.is_terminal():
-        legal = ca.legal_actions()
-        assert [x.id for x in legal] == cb.legal_action_ids()
-        x = legal[r.randrange(len(legal))]
-        ca.apply_action(x)
-        cb.apply_action(x)
-        steps += 1
-        assert brief(ca) == brief(cb)
-    full_check(ca, cb)
-    # The copies played on; the resampled states they came from did not move.
-    assert ra.to_position() == rb.to_position() and rb._length == 0
-    return steps
-
-
-def play_pair(n: int, seed: int, options: dict[str, Any],
-              preset: dict[str, Any] | None = None) -> int:
-    a = ElfenlandState(players=n, seed=seed, **options)
-    b = FastState(players=n, seed=seed, **options)
-    assert type(b) is FastState
-    for name, value in (preset or {}).items():  # a position random play seldom reaches
-        setattr(a, name, copy.deepcopy(value))
-        setattr(b, name, copy.deepcopy(value))
-    full_check(a, b)
-    r = random.Random(seed * 7919 + n)
-    steps = 0
-    while not a.is_terminal():
-        legal = a.legal_actions()
-        fast_legal = b.legal_actions()
-        assert [x.id for x in legal] == [x.id for x in fast_legal]
-        assert [str(x) for x in legal] == [str(x) for x in fast_legal]
-        assert b.current_player() == a.current_player()
-        x = legal[r.randrange(len(legal))]
-        if steps % 11 == 3:
-            # An illegal action: the same error and message, and nothing changes.
-            bad = r.randrange(num_actions())
-            if bad not in {y.id for y in legal}:
-                with pytest.raises(IllegalActionError) as err_a:
-                    a.apply_action(bad)
-                with pytest.raises(IllegalActionError) as err_b:
-                    b.apply_action(bad)
-                assert str(err_a.value) == str(err_b.value)
-        a.apply_action(x)
-        # The compiled engine takes the action object, its text or its id alike.
-        b.apply_action((x, str(x), x.id)[steps % 3])
-        steps += 1
-        assert brief(a) == brief(b)
-        if steps % 53 == 0 or a.is_terminal():
-            full_check(a, b)
-        if steps % 89 == 0 and not a.is_terminal():
-            steps += check_resample(a, b, seed * 1000 + steps, r)
-    assert b.is_terminal()
-    full_check(a, b)
-    with pytest.raises(ElfenlandError) as over_a:
-        a.apply_action("end")
-    with pytest.raises(ElfenlandError) as over_b:
-        b.apply_action("end")
-    assert str(over_a.value) == str(over_b.value)
-    return steps
+PAIR = EnginePair(ElfenlandState, FastState, brief, full_check, num_actions(), "end",
+                  full_every=53, resample_every=89, compare_text=True)
 
 
 def test_compiled_engine_plays_exactly_like_the_pure_one() -> None:
-    total = 0
-    seed = 0
-    while total < STEPS_WANTED:
-        for options in CONFIGS:
-            for n in PLAYERS:
-                total += play_pair(n, seed, options)
-        seed += 1
-    assert total >= STEPS_WANTED
+    assert PAIR.play_all(CONFIGS, PLAYERS, STEPS_WANTED) >= STEPS_WANTED
 
 
 @pytest.mark.parametrize("options", [
@@ -182,7 +105,7 @@ def test_a_player_with_every_town_ends_the_game_alike(options: dict[str, Any]) -
         for seed in range(4):
             a = ElfenlandState(players=n, seed=seed, **options)
             preset = {"visited": [0, everything] + [0] * (n - 2), "starting": 2}
-            steps = play_pair(n, seed, options, preset)
+            steps = PAIR.play_pair(n, seed, options, preset)
             assert steps > 0
             for name, value in preset.items():
                 setattr(a, name, value)
@@ -197,11 +120,7 @@ def test_a_player_with_every_town_ends_the_game_alike(options: dict[str, Any]) -
 
 
 def test_saved_games_and_positions_load_on_either_engine() -> None:
-    b = FastState(players=4, seed=5, rules="moon")
-    r = random.Random(1)
-    for _ in range(120):
-        legal = b.legal_actions()
-        b.apply_action(legal[r.randrange(len(legal))])
+    b = random_steps(FastState(players=4, seed=5, rules="moon"), 120, random.Random(1))
     text = b.serialize()
     again = fast.deserialize_fast(text)
     assert isinstance(again, FastState)
@@ -216,28 +135,15 @@ def test_saved_games_and_positions_load_on_either_engine() -> None:
 
 
 def test_pickles_and_deep_copies_are_the_same_game() -> None:
-    b = FastState(players=3, seed=8)
-    r = random.Random(8)
-    for _ in range(70):
-        legal = b.legal_actions()
-        b.apply_action(legal[r.randrange(len(legal))])
-    for copy_ in (pickle.loads(pickle.dumps(b)), copy.deepcopy(b)):
-        assert type(copy_) is FastState and copy_ == b and copy_.log == b.log
-        x = b.legal_actions()[0]
-        assert copy_.legal_actions()[0] is x
+    b = random_steps(FastState(players=3, seed=8), 70, random.Random(8))
+    assert_copies_are_the_game(b)
 
 
 def test_clones_are_independent() -> None:
-    b = FastState(players=3, seed=2)
     r = random.Random(2)
-    for _ in range(40):
-        legal = b.legal_actions()
-        b.apply_action(legal[r.randrange(len(legal))])
+    b = random_steps(FastState(players=3, seed=2), 40, r)
     before = b.to_pure()
-    c = b.clone()
-    for _ in range(60):
-        legal = c.legal_actions()
-        c.apply_action(legal[r.randrange(len(legal))])
+    c = random_steps(b.clone(), 60, r)
     assert b == before and c != b
     # The lists a reader gets are copies: writing into them does not change the game.
     b.hands[b.current][0] += 5
@@ -301,20 +207,10 @@ for game in ("elfenland", "king-of-the-elves"):
 def test_a_field_or_option_new_to_the_pure_engine_switches_the_compiled_one_off() -> None:
     """When the pure engine grows a field or a rule option the C code does not mirror,
     ``fast.STALE`` names it: the compiled engine is then not used, and this module fails."""
-    from dataclasses import dataclass
-
     from elfenland.games.elfenland import Rules
 
-    probe = ElfenlandState(players=2, seed=0)
-    assert fast._gaps(probe, Rules, fast._KNOWN_STATE, fast._KNOWN_RULES) == []
-    probe.first_player = 1  # type: ignore[attr-defined]
-
-    @dataclass(frozen=True)
-    class MoreRules(Rules):
-        ferry: bool = False
-
-    assert fast._gaps(probe, MoreRules, fast._KNOWN_STATE, fast._KNOWN_RULES) == [
-        "state field first_player", "rule option ferry"]
+    assert_new_fields_are_named(fast, ElfenlandState(players=2, seed=0), Rules,
+                                "first_player", "ferry")
 
 
 @pytest.mark.parametrize(("args", "kwargs"), [
@@ -353,11 +249,7 @@ def test_a_new_game_is_the_same_however_it_is_asked_for(args: tuple[Any, ...],
     {"players": 2, "seed": 1, "hand_limit": 0}, {"players": 2, "seed": 1, "colour": "red"},
 ])
 def test_a_bad_new_game_fails_alike(kwargs: dict[str, Any]) -> None:
-    with pytest.raises(ElfenlandError) as pure:
-        ElfenlandState(**kwargs)
-    with pytest.raises(ElfenlandError) as compiled:
-        FastState(**kwargs)
-    assert type(compiled.value) is type(pure.value) and str(compiled.value) == str(pure.value)
+    PAIR.assert_bad_new_game_fails_alike(kwargs)
     with pytest.raises(TypeError):
         FastState(2, 1, players=2)
 

@@ -131,8 +131,9 @@ def test_rule_options_reach_every_game() -> None:
     assert play("elfenland", 3, 4, 2_000, compiled=None, rules="moon", destination=True) > 0
 
 
-def test_an_illegal_action_raises_and_changes_nothing() -> None:
-    v = VectorGames("elfenland", 4, 3)
+@pytest.mark.parametrize("compiled", [None, False])
+def test_an_illegal_action_raises_and_changes_nothing(compiled: bool | None) -> None:
+    v = VectorGames("elfenland", 4, 3, compiled=compiled)
     v.reset(1)
     good = v.legal_ids[:, 0].astype(np.int64)
     snapshot = [a.copy() for a in (v.obs, v.mask, v.legal_ids, v.player, v.moves)]
@@ -152,7 +153,9 @@ def test_an_illegal_action_raises_and_changes_nothing() -> None:
     v.step(good)
     assert (v.moves == 1).all()
     with pytest.raises(IllegalActionError):
-        VectorGames("elfenland", 2, 2).step([0, 0])  # not reset
+        VectorGames("elfenland", 2, 2, compiled=compiled).step([0, 0])  # not reset
+    with pytest.raises(IllegalActionError):
+        v.step(["a", "b", "c", "d"])  # not ids at all
     with pytest.raises(ValueError):
         VectorGames("elfenland", 0, 2)
 
@@ -195,3 +198,20 @@ def test_the_arrays_are_read_only_to_the_user(compiled: bool | None) -> None:
     before = v.obs.copy()
     v.step(v.legal_ids[:, 0])
     assert not np.array_equal(before, v.obs) or (v.moves == 1).all()
+
+
+@pytest.mark.parametrize("compiled", [None, False])
+def test_a_dropped_batch_is_freed(compiled: bool | None) -> None:
+    """Nothing the C batch holds refers back to its ``VectorGames`` (the C type is not
+    tracked by the garbage collector, so such a cycle would never be freed)."""
+    import gc
+    import weakref
+
+    v = VectorGames("elfenland", 2, 2, compiled=compiled)
+    v.reset(0)
+    v.step(v.sample_legal_actions())
+    v.step([int(a) for a in v.sample_legal_actions()])  # through the conversion too
+    ref = weakref.ref(v)
+    del v
+    gc.collect()
+    assert ref() is None

@@ -6,7 +6,11 @@ child interpreter and must end cleanly, the write refused with a typed
 from __future__ import annotations
 
 import pytest
-from tests.elfenland_engine.crash import assert_refused, refused, run
+from tests._compiled_harness import (
+    assert_uninitialised_calls_raise,
+    field_write_test,
+    reconfigure,
+)
 
 from elfenland.games.kingelves import fast
 
@@ -42,41 +46,22 @@ WRITES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(WRITES))
-def test_a_bad_field_write_is_refused_before_anything_changes(case: str) -> None:
-    setup, write = WRITES[case]
-    assert_refused(refused(setup, write, PLAY))
+test_a_bad_field_write_is_refused_before_anything_changes = field_write_test(WRITES, PLAY)
 
 
 def test_a_state_made_without_init_raises_instead_of_crashing() -> None:
-    proc = run("""
-from elfenland.core.rng import Rng
-from elfenland.games.kingelves.fast import FastKingOfTheElvesState as F
-for call in (lambda s: s._resample(0, Rng(1)), lambda s: s._start(2, 12, [9] * 19),
-             lambda s: s.legal_actions(), lambda s: s.clone().apply_action(0)):
-    s = F.__new__(F)
-    try:
-        call(s)
-    except ElfenlandError as exc:
-        print("typed:", exc)
-print("clean exit")
-""")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.count("typed:") == 4 and "clean exit" in proc.stdout, proc.stdout
+    assert_uninitialised_calls_raise(
+        "from elfenland.games.kingelves.fast import FastKingOfTheElvesState as F",
+        ["s._resample(0, Rng(1))", "s._start(2, 12, [9] * 19)", "s.legal_actions()",
+         "s.clone().apply_action(0)"])
 
 
 def test_a_failed_configure_changes_nothing() -> None:
-    proc = run("""
-from elfenland.games.kingelves import fast
-try:
-    fast._speedups.configure({"rounds": [1] * 7, "constants": [0] * 8})
-except Exception as exc:
-    print("refused", type(exc).__name__)
-s = fast.FastKingOfTheElvesState(players=3, seed=4)
-print("hand", sum(s.hands[0]))
-""")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "refused" in proc.stdout and "hand 10" in proc.stdout, proc.stdout
+    out = reconfigure("elfenland.games.kingelves",
+                      '{"rounds": [1] * 7, "constants": [0] * 8}',
+                      's = fast.FastKingOfTheElvesState(players=3, seed=4)\n'
+                      'print("hand", sum(s.hands[0]))')
+    assert "hand 10" in out, out
 
 
 def test_lists_read_from_a_compiled_state_are_copies() -> None:

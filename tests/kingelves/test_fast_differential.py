@@ -12,26 +12,21 @@ On CI (``CI`` set) a missing compiled engine is a failure, not a skip: CI builds
 from __future__ import annotations
 
 import copy
-import os
-import pickle
 import random
 from typing import Any
 
 import pytest
+from tests._compiled_harness import (
+    EnginePair,
+    assert_copies_are_the_game,
+    random_steps,
+    require_compiled,
+)
 
 import elfenland
-from elfenland.core.errors import ElfenlandError, IllegalActionError
-from elfenland.core.rng import Rng
 from elfenland.games.kingelves import KingOfTheElvesState, fast, num_actions
 
-if not fast.AVAILABLE:
-    if os.environ.get("CI"):
-        pytest.fail("the compiled engine was not built on CI", pytrace=False)
-    pytest.skip("the compiled engine is not built on this machine", allow_module_level=True)
-
-if fast.STALE:
-    pytest.fail(f"the compiled engine lags the pure one: {', '.join(fast.STALE)}",
-                pytrace=False)
+require_compiled(fast)
 
 FastState = fast.FastKingOfTheElvesState
 
@@ -76,85 +71,16 @@ def full_check(a: KingOfTheElvesState, b: KingOfTheElvesState) -> None:
     assert a.returns() == b.returns()
 
 
-def check_resample(a: KingOfTheElvesState, b: KingOfTheElvesState, seed: int,
-                   r: random.Random) -> int:
-    p = a.current_player()
-    ra = a.resample_from_infostate(p, Rng(seed))
-    rb = b.resample_from_infostate(p, Rng(seed))
-    assert isinstance(rb, FastState)
-    assert ra.to_position() == rb.to_position()
-    assert ra.serialize() == rb.serialize()
-    ca, cb = ra.clone(), rb.clone()
-    steps = 0
-    while steps < 25 and not ca.is_terminal():
-        legal = ca.legal_actions()
-        assert [x.id for x in legal] == cb.legal_action_ids()
-        x = legal[r.randrange(len(legal))]
-        ca.apply_action(x)
-        cb.apply_action(x)
-        steps += 1
-        assert brief(ca) == brief(cb)
-    full_check(ca, cb)
-    assert ra.to_position() == rb.to_position() and rb._length == 0
-    return steps
-
-
-def play_pair(n: int, seed: int, options: dict[str, Any]) -> int:
-    a = KingOfTheElvesState(players=n, seed=seed, **options)
-    b = FastState(players=n, seed=seed, **options)
-    assert type(b) is FastState
-    full_check(a, b)
-    r = random.Random(seed * 7919 + n)
-    steps = 0
-    while not a.is_terminal():
-        legal = a.legal_actions()
-        fast_legal = b.legal_actions()
-        assert [x.id for x in legal] == [x.id for x in fast_legal]
-        assert b.current_player() == a.current_player()
-        x = legal[r.randrange(len(legal))]
-        if steps % 11 == 3:
-            bad = r.randrange(num_actions())
-            if bad not in {y.id for y in legal}:
-                with pytest.raises(IllegalActionError) as err_a:
-                    a.apply_action(bad)
-                with pytest.raises(IllegalActionError) as err_b:
-                    b.apply_action(bad)
-                assert str(err_a.value) == str(err_b.value)
-        a.apply_action(x)
-        b.apply_action((x, str(x), x.id)[steps % 3])
-        steps += 1
-        assert brief(a) == brief(b)
-        if steps % 223 == 0 or a.is_terminal():
-            full_check(a, b)
-        if steps % 151 == 0 and not a.is_terminal():
-            steps += check_resample(a, b, seed * 1000 + steps, r)
-    assert b.is_terminal()
-    full_check(a, b)
-    with pytest.raises(ElfenlandError) as over_a:
-        a.apply_action("stop")
-    with pytest.raises(ElfenlandError) as over_b:
-        b.apply_action("stop")
-    assert str(over_a.value) == str(over_b.value)
-    return steps
+PAIR = EnginePair(KingOfTheElvesState, FastState, brief, full_check, num_actions(), "stop",
+                  full_every=223, resample_every=151)
 
 
 def test_compiled_engine_plays_exactly_like_the_pure_one() -> None:
-    total = 0
-    seed = 0
-    while total < STEPS_WANTED:
-        for options in CONFIGS:
-            for n in PLAYERS:
-                total += play_pair(n, seed, options)
-        seed += 1
-    assert total >= STEPS_WANTED
+    assert PAIR.play_all(CONFIGS, PLAYERS, STEPS_WANTED) >= STEPS_WANTED
 
 
 def test_saved_games_and_positions_load_on_either_engine() -> None:
-    b = FastState(players=3, seed=5, magic_spell=True)
-    r = random.Random(1)
-    for _ in range(150):
-        legal = b.legal_actions()
-        b.apply_action(legal[r.randrange(len(legal))])
+    b = random_steps(FastState(players=3, seed=5, magic_spell=True), 150, random.Random(1))
     text = b.serialize()
     again = fast.deserialize_fast(text)
     assert isinstance(again, FastState)
@@ -169,28 +95,15 @@ def test_saved_games_and_positions_load_on_either_engine() -> None:
 
 
 def test_pickles_and_deep_copies_are_the_same_game() -> None:
-    b = FastState(players=3, seed=8)
-    r = random.Random(8)
-    for _ in range(70):
-        legal = b.legal_actions()
-        b.apply_action(legal[r.randrange(len(legal))])
-    for copy_ in (pickle.loads(pickle.dumps(b)), copy.deepcopy(b)):
-        assert type(copy_) is FastState and copy_ == b and copy_.log == b.log
-        x = b.legal_actions()[0]
-        assert copy_.legal_actions()[0] is x
+    b = random_steps(FastState(players=3, seed=8), 70, random.Random(8))
+    assert_copies_are_the_game(b)
 
 
 def test_clones_are_independent() -> None:
-    b = FastState(players=4, seed=2)
     r = random.Random(2)
-    for _ in range(40):
-        legal = b.legal_actions()
-        b.apply_action(legal[r.randrange(len(legal))])
+    b = random_steps(FastState(players=4, seed=2), 40, r)
     before = b.to_pure()
-    c = b.clone()
-    for _ in range(80):
-        legal = c.legal_actions()
-        c.apply_action(legal[r.randrange(len(legal))])
+    c = random_steps(b.clone(), 80, r)
     assert b == before and c != b and len(c.history) == 120 and len(b.history) == 40
 
 

@@ -17,6 +17,18 @@
  * (kept sorted in the padded ``legal`` row) are cleared and the new ones set, so a step
  * touches O(legal actions) bytes of the mask, not the whole action space (21,958 bytes
  * in Elfenland).
+ *
+ * ``sample`` picks a uniformly random legal id in every game (what a random agent, an
+ * exploration step or ``action_space.sample(mask)`` wants) with a small PRNG per game,
+ * splitmix64, seeded from the game's own seed at each (re)start: a game's random play
+ * is then a function of its seed alone, whatever N is and whichever slot it is in.  The
+ * bound is Lemire's multiply-and-reject, so every legal id is exactly equally likely.
+ * vector.py's Python loop does the same arithmetic (tests compare the two).
+ *
+ * Per call, ``step`` and ``sample`` cost little beyond the games' own work at N = 1: the
+ * arrays are pointers taken once at construction, and the batch's own ``actions``
+ * array (what ``sample`` fills by default) is recognised by identity, not exported as
+ * a buffer again.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -25,6 +37,10 @@
 #include <string.h>
 
 #include "../core/_engine_api.h"
+
+/* The arrays the batch writes (and reads: the actions), exported once. */
+enum { B_OBS, B_MASK, B_LEGAL, B_NLEGAL, B_PLAYER, B_ACTOR, B_REWARDS, B_TERM, B_TRUNC, B_SEED,
+       B_MOVES, B_ACTIONS, B_COUNT };
 
 typedef struct {
     PyObject_HEAD
@@ -38,15 +54,62 @@ typedef struct {
     PyObject *capsule;       /* holds the engine's module's C entry */
     const EngineAPI *api;
     PyObject **states;       /* n owned states */
-    Py_buffer b[11];
+    Py_buffer b[B_COUNT];
     int nbuf;
     float *obs; int8_t *mask; int32_t *legal, *nlegal, *player, *actor;
     float *rewards; uint8_t *term, *trunc; int64_t *seed, *moves, *episode;
+    PyObject *actions_obj;   /* the batch's own actions array (N int64) ... */
+    int64_t *actions;        /* ... and its data, exported once (b[]) */
+    uint64_t *rng;           /* n splitmix64 states: the sampler of each game */
+    PyObject *convert;       /* callable(actions) -> an int64 array of n, or raises */
     long long base_seed;
-    int ready;
+    int ready, started;
 } Vec;
 
-enum { B_OBS, B_MASK, B_LEGAL, B_NLEGAL, B_PLAYER, B_ACTOR, B_REWARDS, B_TERM, B_TRUNC, B_SEED };
+/* The sampler's PRNG: splitmix64 (Steele, Lea, Flood 2014; the seeding generator of
+ * xoshiro), one 64-bit state per game. */
+#define SPLITMIX_GAMMA 0x9E3779B97F4A7C15ULL
+/* A game of seed s starts its sampler at mix(s ^ SAMPLER_SALT) (so it is not the game's
+ * own card-drawing stream, nor its neighbour's shifted by one). */
+#define SAMPLER_SALT 0x5851F42D4C957F2DULL
+
+static inline uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t next64(uint64_t *state) {
+    *state += SPLITMIX_GAMMA;
+    return mix64(*state);
+}
+
+/* The high 64 bits of a * b, the low ones in *low (with a 128-bit type where the
+ * compiler has one, else from 32-bit halves: the same bits). */
+static inline uint64_t mul_high(uint64_t a, uint64_t b, uint64_t *low) {
+#ifdef __SIZEOF_INT128__
+    unsigned __int128 m = (unsigned __int128)a * b;
+    *low = (uint64_t)m;
+    return (uint64_t)(m >> 64);
+#else
+    uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+    *low = (mid << 32) | (uint32_t)ll;
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+
+/* A uniform integer in [0, range), range >= 1 (Lemire 2019: multiply, reject the few
+ * low parts that would make some values likelier). */
+static inline uint64_t bounded(uint64_t *state, uint64_t range) {
+    uint64_t low, high = mul_high(next64(state), range, &low);
+    if (low < range) {
+        uint64_t floor = (0 - range) % range;
+        while (low < floor) high = mul_high(next64(state), range, &low);
+    }
+    return high;
+}
 
 static int get_buffer(Vec *v, PyObject *obj, Py_ssize_t items, Py_ssize_t itemsize,
                       const char *what, void **out) {
@@ -146,6 +209,7 @@ static int start(Vec *v, Py_ssize_t i) {
     Py_XSETREF(v->states[i], st);
     v->seed[i] = seed;
     v->moves[i] = 0;
+    v->rng[i] = mix64((uint64_t)seed ^ SAMPLER_SALT);
     return 0;
 }
 
@@ -164,7 +228,7 @@ static PyObject *Vec_reset(Vec *v, PyObject *arg) {
         v->episode[i] = 0;
         if (start(v, i) < 0 || refresh(v, i) < 0) { v->ready = 0; return NULL; }
     }
-    v->ready = 1;
+    v->ready = v->started = 1;
     Py_RETURN_NONE;
 }
 
@@ -179,32 +243,58 @@ static inline void prefetch_game(Vec *v, Py_ssize_t i) {
         __builtin_prefetch(row + b, 1, 3);
 }
 
-/* step(actions): one action id per game (a one-dimensional int64 buffer of n); every id
- * is checked against the masks first, so a bad one raises and changes nothing.  Anything
- * else (a list, another dtype or shape) gives NotImplemented and changes nothing: the
- * Python side converts it then, so an array already right costs no numpy call. */
+/* The ids ``arg`` holds, as n int64: the batch's own ``actions`` array is taken as it
+ * is (its data pointer was exported once); another C-contiguous one-dimensional int64
+ * buffer of n is exported for this call (``view`` is then to be released: *held = 1);
+ * anything else (a list, another dtype or shape) goes through ``convert`` (vector.py:
+ * numpy's conversion, which raises on a wrong shape), whose result is then held in
+ * *owned.  NULL with the error set. */
+static const int64_t *action_ids(Vec *v, PyObject *arg, Py_buffer *view, int *held,
+                                 PyObject **owned) {
+    *held = 0;
+    *owned = NULL;
+    if (arg == v->actions_obj) return v->actions;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (PyObject_GetBuffer(arg, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0) {
+            const char *f = view->format ? view->format : "B";
+            if (*f == '<' || *f == '=' || *f == '@') f++;
+            if (view->itemsize == 8 && view->ndim == 1 && view->len == v->n * 8
+                    && (f[0] == 'q' || f[0] == 'l') && f[1] == '\0') {
+                *held = 1;
+                return (const int64_t *)view->buf;
+            }
+            PyBuffer_Release(view);
+        } else {
+            PyErr_Clear();
+        }
+        if (attempt) break;
+        *owned = PyObject_CallOneArg(v->convert, arg);
+        if (!*owned) return NULL;
+        arg = *owned;
+    }
+    Py_CLEAR(*owned);
+    PyErr_SetString(PyExc_TypeError, "convert() gave no int64 array of n ids");
+    return NULL;
+}
+
+/* step(actions): one action id per game; every id is checked against the masks first,
+ * so a bad one raises and changes nothing. */
 static PyObject *Vec_step(Vec *v, PyObject *arg) {
     if (!v->ready) {
-        PyErr_SetString(PyExc_RuntimeError, "reset() first (or again, after an error)");
+        if (!v->started) PyErr_SetString(v->error, "reset() first");
+        else PyErr_SetString(PyExc_RuntimeError, "reset() again, after an error");
         return NULL;
     }
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        Py_RETURN_NOTIMPLEMENTED;
-    }
-    const char *f = view.format ? view.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') f++;
-    if (view.itemsize != 8 || view.ndim != 1 || view.len != v->n * 8
-            || !((f[0] == 'q' || f[0] == 'l') && f[1] == '\0')) {
-        PyBuffer_Release(&view);
-        Py_RETURN_NOTIMPLEMENTED;
-    }
-    const int64_t *act = (const int64_t *)view.buf;
+    int held;
+    PyObject *owned;
+    const int64_t *act = action_ids(v, arg, &view, &held, &owned);
+    if (!act) return NULL;
     for (Py_ssize_t i = 0; i < v->n; i++) {
         int64_t a = act[i];
         if (a < 0 || a >= v->nact || !v->mask[i * (Py_ssize_t)v->nact + a]) {
-            PyBuffer_Release(&view);
+            if (held) PyBuffer_Release(&view);
+            Py_XDECREF(owned);
             PyErr_Format(v->error, "game %zd: action %lld is not legal now", i, (long long)a);
             return NULL;
         }
@@ -251,13 +341,65 @@ static PyObject *Vec_step(Vec *v, PyObject *arg) {
         }
         if (refresh(v, i) < 0) goto fail;
     }
-    PyBuffer_Release(&view);
+    if (held) PyBuffer_Release(&view);
+    Py_XDECREF(owned);
     Py_RETURN_NONE;
 fail:
     /* An engine error half-way: the batch is inconsistent, so it must be reset. */
-    PyBuffer_Release(&view);
+    if (held) PyBuffer_Release(&view);
+    Py_XDECREF(owned);
     v->ready = 0;
     return NULL;
+}
+
+/* sample(out=None): a uniformly random legal id of every game, into ``out`` (a writable
+ * C-contiguous int64 buffer of n) or, without one, into the batch's own ``actions``
+ * array; returns the array filled. */
+static PyObject *Vec_sample(Vec *v, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+    PyObject *out = Py_None;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs + nkw > 1 || (nkw && PyUnicode_CompareWithASCIIString(
+                                      PyTuple_GET_ITEM(kwnames, 0), "out") != 0)) {
+        PyErr_SetString(PyExc_TypeError, "sample(out=None)");
+        return NULL;
+    }
+    if (nargs + nkw == 1) out = args[0];
+    if (!v->ready) {
+        if (!v->started) PyErr_SetString(v->error, "reset() first");
+        else PyErr_SetString(PyExc_RuntimeError, "reset() again, after an error");
+        return NULL;
+    }
+    int64_t *dst = v->actions;
+    Py_buffer view;
+    int held = 0;
+    if (out == Py_None) {
+        out = v->actions_obj;
+    } else if (out != v->actions_obj) {
+        int fits = PyObject_GetBuffer(out, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS
+                                      | PyBUF_FORMAT) == 0;
+        if (fits) {
+            held = 1;
+            const char *f = view.format ? view.format : "B";
+            if (*f == '<' || *f == '=' || *f == '@') f++;
+            fits = view.itemsize == 8 && view.ndim == 1 && view.len == v->n * 8
+                && (f[0] == 'q' || f[0] == 'l') && f[1] == '\0';
+        }
+        if (!fits) {
+            if (held) PyBuffer_Release(&view);
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "out: a writable C-contiguous int64 array of %zd "
+                         "ids", v->n);
+            return NULL;
+        }
+        dst = (int64_t *)view.buf;
+    }
+    for (Py_ssize_t i = 0; i < v->n; i++) {
+        uint64_t k = bounded(&v->rng[i], (uint64_t)v->nlegal[i]);
+        dst[i] = v->legal[i * (Py_ssize_t)v->width + (Py_ssize_t)k];
+    }
+    if (held) PyBuffer_Release(&view);
+    return Py_NewRef(out);
 }
 
 static PyObject *Vec_state(Vec *v, PyObject *arg) {
@@ -280,6 +422,11 @@ static void Vec_clear_all(Vec *v) {
     v->nbuf = 0;
     PyMem_Free(v->episode);
     v->episode = NULL;
+    PyMem_Free(v->rng);
+    v->rng = NULL;
+    v->actions = NULL;
+    Py_CLEAR(v->actions_obj);
+    Py_CLEAR(v->convert);
     Py_CLEAR(v->factory);
     Py_CLEAR(v->error);
     Py_CLEAR(v->s_returns);
@@ -293,10 +440,11 @@ static void Vec_dealloc(Vec *v) {
     Py_TYPE(v)->tp_free((PyObject *)v);
 }
 
-/* Batch(factory, probe, c_api, n, players, obs_size, nact, width, cap, error, obs, mask,
- *       legal, nlegal, player, actor, rewards, terminated, truncated, seed, moves) */
+/* Batch(factory, probe, c_api, n, players, obs_size, nact, width, cap, error, convert,
+ *       obs, mask, legal, nlegal, player, actor, rewards, terminated, truncated, seed,
+ *       moves, actions) */
 static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
-    PyObject *factory, *probe, *capsule, *error, *bufs[10], *moves;
+    PyObject *factory, *probe, *capsule, *error, *convert, *bufs[B_COUNT];
     Py_ssize_t n;
     int players, obs_size, nact, width;
     long long cap;
@@ -304,12 +452,12 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_TypeError, "Batch takes positional arguments");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "OOOniiiiLOOOOOOOOOOOO", &factory, &probe, &capsule, &n,
-                          &players, &obs_size, &nact, &width, &cap, &error, &bufs[B_OBS],
-                          &bufs[B_MASK],
+    if (!PyArg_ParseTuple(args, "OOOniiiiLOOOOOOOOOOOOOO", &factory, &probe, &capsule, &n,
+                          &players, &obs_size, &nact, &width, &cap, &error, &convert,
+                          &bufs[B_OBS], &bufs[B_MASK],
                           &bufs[B_LEGAL], &bufs[B_NLEGAL], &bufs[B_PLAYER], &bufs[B_ACTOR],
                           &bufs[B_REWARDS], &bufs[B_TERM], &bufs[B_TRUNC], &bufs[B_SEED],
-                          &moves))
+                          &bufs[B_MOVES], &bufs[B_ACTIONS]))
         return -1;
     Vec_clear_all(v);
     if (n < 1) {
@@ -325,6 +473,7 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
     v->cap = cap;
     v->factory = Py_NewRef(factory);
     v->error = Py_NewRef(error);
+    v->convert = Py_NewRef(convert);
     v->s_returns = PyUnicode_InternFromString("returns");
     v->state_type = (PyTypeObject *)Py_NewRef((PyObject *)Py_TYPE(probe));
     if (!v->s_returns) return -1;
@@ -367,18 +516,24 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
     v->trunc = p;
     if (get_buffer(v, bufs[B_SEED], n, 8, "seed", &p) < 0) return -1;
     v->seed = p;
-    if (get_buffer(v, moves, n, 8, "moves", &p) < 0) return -1;
+    if (get_buffer(v, bufs[B_MOVES], n, 8, "moves", &p) < 0) return -1;
     v->moves = p;
+    if (get_buffer(v, bufs[B_ACTIONS], n, 8, "actions", &p) < 0) return -1;
+    v->actions = p;
+    v->actions_obj = Py_NewRef(bufs[B_ACTIONS]);
     v->states = PyMem_Calloc((size_t)n, sizeof(PyObject *));
     v->episode = PyMem_Calloc((size_t)n, sizeof(int64_t));
-    if (!v->states || !v->episode) { PyErr_NoMemory(); return -1; }
-    v->ready = 0;
+    v->rng = PyMem_Calloc((size_t)n, sizeof(uint64_t));
+    if (!v->states || !v->episode || !v->rng) { PyErr_NoMemory(); return -1; }
+    v->ready = v->started = 0;
     return 0;
 }
 
 static PyMethodDef Vec_methods[] = {
     {"reset", (PyCFunction)Vec_reset, METH_O, "reset(seed): every game starts again."},
     {"step", (PyCFunction)Vec_step, METH_O, "step(actions): one action id per game."},
+    {"sample", (PyCFunction)(void (*)(void))Vec_sample, METH_FASTCALL | METH_KEYWORDS,
+     "sample(out=None): a uniformly random legal id per game."},
     {"state", (PyCFunction)Vec_state, METH_O, "state(i): game i's engine state (read it)."},
     {NULL}
 };

@@ -16,7 +16,15 @@ action id in each and rewrites the arrays in place:
   ``elfenland.envs.openspiel``, where the same cap is explained).  The game is then
   started again at once (automatic reset), so ``obs`` and the legal actions are already
   the new game's;
-* ``seeds`` (N, int64): the seed of each slot's current game; ``moves`` (N): its actions.
+* ``seeds`` (N, int64): the seed of each slot's current game; ``moves`` (N): its actions;
+* ``actions`` (N, int64, writable): the batch's own action array, which
+  ``sample_legal_actions()`` fills and ``step`` takes without a conversion or a buffer
+  export (the cheapest call at N = 1).
+
+Random play: ``sample_legal_actions(out=None)`` writes a uniformly random legal id of
+every game (into ``actions``, or ``out``), drawn in C by a splitmix64 generator per game
+that is seeded from the game's own seed at each (re)start: a game's random play depends
+on its seed alone, not on N or its slot, and a run is reproducible.
 
 Seeding: ``reset(seed)`` starts slot i with seed ``seed + i``; the k-th game of slot i
 (k = 0, 1, …) has seed ``seed + i + N·k``, so no two games of a batch share a seed and a
@@ -35,6 +43,7 @@ seat to act's; see ``docs/research.md`` for its conventions and PufferLib).
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any, Final
@@ -55,6 +64,11 @@ try:
     from . import _vector  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - built without a C compiler
     _vector = None
+
+#: The sampler of a game of seed s starts at ``_mix64(s ^ SAMPLER_SALT)`` (``_vector.c``).
+SAMPLER_SALT: Final = 0x5851F42D4C957F2D
+_GAMMA: Final = 0x9E3779B97F4A7C15
+_MASK64: Final = (1 << 64) - 1
 
 #: King of the Elves has no bound of its own (an empty-handed player may draw and discard
 #: for ever): a game is truncated after this many actions, as in the OpenSpiel adapter.
@@ -83,8 +97,62 @@ def engine_c_api(state: GameState) -> Any:
     return None
 
 
+def _mix64(z: int) -> int:
+    """splitmix64's output function (as ``mix64`` in ``_vector.c``)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+class _Sampler:
+    """One game's sampler in Python, draw for draw the C loop's (for the pure engine)."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = _mix64((seed & _MASK64) ^ SAMPLER_SALT)
+
+    def _next(self) -> int:
+        self.state = (self.state + _GAMMA) & _MASK64
+        return _mix64(self.state)
+
+    def below(self, bound: int) -> int:
+        """Uniform in [0, bound): Lemire's multiply-and-reject, as ``bounded`` in C."""
+        m = self._next() * bound
+        if m & _MASK64 < bound:
+            floor = ((1 << 64) - bound) % bound
+            while m & _MASK64 < floor:
+                m = self._next() * bound
+        return m >> 64
+
+
+def _action_ids(num_envs: int, actions: Any) -> npt.NDArray[np.int64]:
+    """Any action ids other than an int64 array of N, as one (or the error).  A function
+    of N alone, not a method: the C batch holds it, and a batch holding its owner would
+    make a cycle through a type the garbage collector does not see (a leak)."""
+    try:
+        ids = np.ascontiguousarray(actions, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise IllegalActionError(f"action ids, not {actions!r}") from error
+    if ids.shape != (num_envs,):
+        raise IllegalActionError(f"one action id per game: shape ({num_envs},), "
+                                 f"not {ids.shape}")
+    return ids
+
+
 class VectorGames:
-    """N games of one game, player count and rule set, stepped together."""
+    """N games of one game, player count and rule set, stepped together.
+
+    ``step(actions)``: play ``actions[i]`` (an action id) in game i, for every i.  An id
+    that is not legal (by ``mask``) raises ``IllegalActionError`` before any game moves.
+    ``actions`` is best the batch's own ``actions`` array (read as it is) or another
+    int64 array of N (read through its buffer); anything else is converted.
+
+    ``sample_legal_actions(out=None)``: a uniformly random legal id of every game, in
+    ``out`` (a writable int64 array of N) or else in ``actions``; returns that array.
+    Deterministic: each game's draws depend on its seed alone (see the module's text).
+
+    Both are attributes set at construction to the loop's own methods, so that a call
+    reaches the C loop with no Python frame between.
+    """
 
     def __init__(self, game: str = "elfenland", num_envs: int = 64, players: int = 4, *,
                  max_game_length: int | None = None, compiled: bool | None = None,
@@ -118,8 +186,12 @@ class VectorGames:
             "truncated": np.zeros(n, np.bool_),
             "seeds": np.zeros(n, np.int64),
             "moves": np.zeros(n, np.int64),
+            "actions": np.zeros(n, np.int64),
         }
         self._w = w
+        #: The batch's own action ids (writable: a learner may write its choices here):
+        #: ``step(games.actions)`` reads it with no conversion.
+        self.actions: npt.NDArray[np.int64] = w["actions"]
 
         def view(name: str) -> Any:
             out = w[name].view()
@@ -147,36 +219,25 @@ class VectorGames:
             raise ValueError("the compiled batch needs the compiled engine and _vector")
         self.compiled = fast if compiled is None else bool(compiled)
         self._batch: Any
+        convert = functools.partial(_action_ids, n)
         if self.compiled:
             self._batch = _vector.Batch(
                 factory, probe, c_api, n, players, size, nact, self.legal_width,
-                self.max_game_length, IllegalActionError, *(w[k] for k in (
+                self.max_game_length, IllegalActionError, convert, *(w[k] for k in (
                     "obs", "mask", "legal_ids", "num_legal", "player", "actor", "rewards",
-                    "terminated", "truncated", "seeds", "moves")))
+                    "terminated", "truncated", "seeds", "moves", "actions")))
         else:
-            self._batch = _PythonBatch(self, factory)
-        self._started = False
+            self._batch = _PythonBatch(self, factory, convert)
+        # The calls a learner makes every step go to the loop with no Python frame
+        # between (at N = 1 a frame was a tenth of a step): see the class's text.
+        self.step: Callable[[Any], None] = self._batch.step
+        self.sample_legal_actions: Callable[..., npt.NDArray[np.int64]] = self._batch.sample
 
     def reset(self, seed: int = 0) -> None:
         """Every slot starts a new game: slot i with seed ``seed + i``."""
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ValueError(f"a seed is an integer, not {seed!r}")
         self._batch.reset(seed)
-        self._started = True
-
-    def step(self, actions: Any) -> None:
-        """Play ``actions[i]`` (an action id) in game i, for every i.  An id that is not
-        legal (by ``mask``) raises ``IllegalActionError`` before any game moves."""
-        if not self._started:
-            raise IllegalActionError("reset() first")
-        # An int64 array of N ids goes straight to the loop (no numpy call: at N = 1
-        # that is most of a step's cost); the loop declines anything else unread.
-        if self._batch.step(actions) is NotImplemented:
-            ids = np.ascontiguousarray(actions, dtype=np.int64)
-            if ids.shape != (self.num_envs,):
-                raise IllegalActionError(f"one action id per game: shape ({self.num_envs},), "
-                                         f"not {ids.shape}")
-            self._batch.step(ids)
 
     def state(self, i: int) -> GameState:
         """Game i's engine state (to read; playing on it breaks the batch's arrays)."""
@@ -203,23 +264,29 @@ class _Arrays:
     truncated: Any
     seeds: Any
     moves: Any
+    actions: Any
 
 
 class _PythonBatch:
     """The same loop in Python, for the pure engine (the C loop's semantics exactly)."""
 
-    def __init__(self, games: VectorGames, factory: Callable[[int], GameState]) -> None:
+    def __init__(self, games: VectorGames, factory: Callable[[int], GameState],
+                 convert: Callable[[Any], npt.NDArray[np.int64]]) -> None:
         self.g = _Arrays(games)
         self.factory = factory
+        self.convert = convert
         self.states: list[GameState] = []
+        self.samplers: list[_Sampler] = []
         self.episode = [0] * games.num_envs
         self.base = 0
         self.encoder = encoder_for(factory(0))
+        self.started = False
 
     def _start(self, i: int) -> None:
         g = self.g
         seed = self.base + i + g.num_envs * self.episode[i]
         self.states[i] = self.factory(seed)
+        self.samplers[i] = _Sampler(seed)
         g.seeds[i] = seed
         g.moves[i] = 0
 
@@ -243,6 +310,7 @@ class _PythonBatch:
         self.base = seed
         self.episode = [0] * g.num_envs
         self.states = [self.factory(0)] * g.num_envs
+        self.samplers = [_Sampler(0)] * g.num_envs
         g.mask[:] = 0
         g.legal_ids[:] = -1
         g.num_legal[:] = 0
@@ -253,12 +321,15 @@ class _PythonBatch:
         for i in range(g.num_envs):
             self._start(i)
             self._refresh(i)
+        self.started = True
 
-    def step(self, actions: Any) -> Any:
+    def step(self, actions: Any) -> None:
         g = self.g
+        if not self.started:
+            raise IllegalActionError("reset() first")
         if not (isinstance(actions, np.ndarray) and actions.dtype == np.int64
                 and actions.shape == (g.num_envs,)):
-            return NotImplemented  # as the C loop: VectorGames.step converts it
+            actions = self.convert(actions)
         for i, a in enumerate(actions.tolist()):
             if not 0 <= a < g.num_actions or not g.mask[i, a]:
                 raise IllegalActionError(f"game {i}: action {a} is not legal now")
@@ -279,7 +350,20 @@ class _PythonBatch:
                 self.episode[i] += 1
                 self._start(i)
             self._refresh(i)
-        return None
+
+    def sample(self, out: Any = None) -> Any:
+        g = self.g
+        if not self.started:
+            raise IllegalActionError("reset() first")
+        if out is None:
+            out = g.actions
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.int64
+                  and out.shape == (g.num_envs,) and out.flags.writeable
+                  and out.flags.c_contiguous):
+            raise ValueError(f"out: a writable int64 array of {g.num_envs} ids")
+        for i, sampler in enumerate(self.samplers):
+            out[i] = g.legal_ids[i, sampler.below(int(g.num_legal[i]))]
+        return out
 
     def state(self, i: int) -> GameState:
         return self.states[i]
@@ -296,7 +380,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
       self-play learner credits to the seats' own past steps;
     * ``info`` also holds ``player`` (the seat to act now), ``actor``, ``legal_ids`` and
       ``num_legal``, ``seeds``;
-    * autoreset: ``SAME_STEP`` (the observation after an end is already the new game's).
+    * autoreset: ``SAME_STEP`` (the observation after an end is already the new game's);
+    * ``sample_legal_actions()``: a uniformly random legal id per game, drawn in C and
+      seeded by ``reset`` (what ``action_space.sample(mask=tuple(obs["action_mask"]))``
+      draws, without numpy's cost per game or its own seeding).
 
     The arrays are the batch's own, rewritten by the next ``step``: copy what you keep.
     """
@@ -333,6 +420,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             seed = int(np.random.SeedSequence().entropy % 2**62)  # type: ignore[operator]
         self.games.reset(int(seed))
         return self._observation(), self._info()
+
+    def sample_legal_actions(self, out: Any = None) -> npt.NDArray[np.int64]:
+        """A uniformly random legal id of every game (see ``VectorGames``)."""
+        return self.games.sample_legal_actions(out)
 
     def step(self, actions: Any) -> tuple[dict[str, Any], Any, Any, Any, dict[str, Any]]:
         g = self.games
