@@ -25,7 +25,9 @@
  *   ENGINE_LIST_MAX   the longest list field read_ints reads;
  *   ENGINE_OBSERVE    (optional) its observation writer, int f(Core *, int player,
  *                     float *out, Py_ssize_t size), for the C entry (_engine_api.h);
- * and defines after it: check_ready, ensure_legal, play, copy_core and configure_tables.
+ * and defines after it: check_ready, ensure_legal, play and configure_tables.  The
+ * Python type and module around them come from _engine_type.h, included after the
+ * engine's Core_getset and Core_methods tables.
  */
 #ifndef ELFENLAND_ENGINE_COMMON_H
 #define ELFENLAND_ENGINE_COMMON_H
@@ -63,8 +65,19 @@ static int intern_common_names(void);
 static int check_ready(Core *c);
 static int ensure_legal(Core *c);
 static int play(Core *c, Py_ssize_t id, PyObject *action);
-static Core *copy_core(Core *c);
 static PyObject *configure_tables(PyObject *d);
+
+/* What _engine_type.h defines (the engine's tables name them before including it). */
+static Core *copy_core(Core *c);
+static PyObject *Core_clone(Core *c, PyObject *unused);
+#ifdef ENGINE_OBSERVE
+static int ENGINE_OBSERVE(Core *c, int player, float *out, Py_ssize_t size);
+static PyObject *Core_observe_into(Core *c, PyObject *args);
+static PyObject *Core_observation_size(Core *c, PyObject *unused);
+/* ...and what the engine defines after it: the vector's length and its writer. */
+static Py_ssize_t obs_size(int n);
+static void observe(S *s, int player, float *v);
+#endif
 
 /* Bad input: the typed error (ElfenlandError, a ValueError) with a message. */
 static PyObject *err_type(void) { return error_type ? error_type : PyExc_ValueError; }
@@ -143,6 +156,21 @@ static int draw_counts(Core *c, int *counts, int kinds) {
 }
 
 /* ------------------------------------------------------------------ checked input */
+/* One hidden count table dealt again: as many items as ``held`` counts (``kinds`` kinds)
+ * drawn one by one from ``pool`` into ``out`` (cleared first), as the pure engine's
+ * draw_counts does; 0, or -1 with the error. */
+ENGINE_MAYBE_UNUSED static int redeal_counts(PyObject *rng, int *out, const int *held,
+                                             int *pool, int kinds) {
+    int size = sum(held, kinds);
+    memset(out, 0, sizeof(int) * (size_t)kinds);
+    for (int i = 0; i < size; i++) {
+        int k = draw_counts_with(rng, pool, kinds);
+        if (k < 0) return -1;
+        out[k]++;
+    }
+    return 0;
+}
+
 static PyObject *int_list(const int *v, int len) {
     PyObject *l = PyList_New(len);
     if (!l) return NULL;
@@ -463,6 +491,28 @@ static int set_invalidate(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
     return 0;
 }
 
+OBJ_SLOT(seed, 0)
+#ifdef ENGINE_BOARD
+OBJ_SLOT(board, 0)
+#define ENGINE_BOARD_GETSET {"board", (getter)get_board, (setter)set_board, NULL, NULL},
+#else
+#define ENGINE_BOARD_GETSET
+#endif
+
+/* An attribute of the table of fields: get_field/set_field with the field's number. */
+#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
+
+/* The attribute entries every Core has (an engine defines set_rules, get_chain and
+ * set_chain, and adds its fields before these and its own after them). */
+#define ENGINE_COMMON_GETSET                                                    \
+    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},                \
+    ENGINE_BOARD_GETSET                                                         \
+    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},                   \
+    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},             \
+    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},                      \
+    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},               \
+    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL}
+
 /* The Python objects every Core holds, for its traverse and clear (an engine adds its
  * own). */
 #define ENGINE_VISIT_OBJECTS(c)                                                 \
@@ -494,6 +544,15 @@ static int set_invalidate(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
     {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},                      \
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},                                  \
     {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL}
+
+/* The observation methods' entries (with ENGINE_OBSERVE; nothing without). */
+#ifdef ENGINE_OBSERVE
+#define ENGINE_OBSERVE_METHODS                                                              \
+    {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},                  \
+    {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
+#else
+#define ENGINE_OBSERVE_METHODS
+#endif
 
 /* ------------------------------------------------------------------ configure */
 static int get_int_item(PyObject *seq, Py_ssize_t i, int *out) {
@@ -831,6 +890,33 @@ static int paid_steps(int *out, int *n, int base, const int *hand, int size) {
     for (int k = ENGINE_PAY_KINDS - 2; k >= 0; k--) g.after[k] = g.after[k + 1] + hand[k + 1];
     return sub_rec(&g, 0, size, 0);
 }
+
+/* The other players' town cards dealt again (the town-card variant): the cards but
+ * ``player``'s own shuffled with ``rng``, then handed out in seat order; 0 or -1. */
+static int redeal_town_cards(S *s, S *t, int player, PyObject *rng) {
+    int pool[MAXT], np = 0;
+    for (int i = 0; i < NTC; i++) if (tc_list[i] != s->town_cards[player]) pool[np++] = tc_list[i];
+    PyObject *list = int_list(pool, np);
+    if (!list) return -1;
+    PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, list);
+    if (!ok) { Py_DECREF(list); return -1; }
+    Py_DECREF(ok);
+    int i = 0;
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        if (i >= np) {
+            Py_DECREF(list);
+            PyErr_SetString(PyExc_IndexError, "list index out of range");
+            return -1;
+        }
+        long x = PyLong_AsLong(PyList_GET_ITEM(list, i++));
+        if (x == -1 && PyErr_Occurred()) { Py_DECREF(list); return -1; }
+        t->town_cards[p] = (int)x;
+    }
+    Py_DECREF(list);
+    return 0;
+}
+
 #endif /* ENGINE_BOARD */
 
 #endif /* ELFENLAND_ENGINE_COMMON_H */

@@ -929,33 +929,6 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-static Core *copy_core(Core *c) {
-    PyTypeObject *tp = Py_TYPE(c);
-    Core *d = (Core *)tp->tp_alloc(tp, 0);
-    if (!d) return NULL;
-    d->st = c->st;
-    if (c->legal_valid) {
-        d->legal = PyMem_Malloc(sizeof(int) * LEGAL_MAX);
-        if (!d->legal) { Py_DECREF(d); PyErr_NoMemory(); return NULL; }
-        memcpy(d->legal, c->legal, sizeof(int) * c->nlegal);
-        d->nlegal = c->nlegal;
-        d->legal_valid = 1;
-    }
-    d->rules = Py_XNewRef(c->rules);
-    d->board = Py_XNewRef(c->board);
-    d->seed = Py_XNewRef(c->seed);
-    d->origin = Py_XNewRef(c->origin);
-    d->rng = Py_XNewRef(c->rng);
-    d->chain = Py_XNewRef(c->chain);
-    d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
-    d->st.rng_shared = c->st.rng_shared = 1;
-    return d;
-}
-
-static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
-    return (PyObject *)copy_core(c);
-}
-
 /* position.resample, draw for draw: the other hands and the supply, the other players'
  * face-down items (and the items another player has drawn and not yet laid down), the
  * item pile and the other players' town cards dealt again from what ``player`` has not
@@ -981,24 +954,11 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
         for (int i = 0; i < s->ndrawn; i++) items[s->drawn[i]]++;
     for (int p = 0; p < s->n; p++) {
         if (p == player) continue;
-        int size = sum(s->hands[p], HK);
-        memset(t->hands[p], 0, sizeof t->hands[p]);
-        for (int i = 0; i < size; i++) { /* never a gold card: no hand holds one */
-            int k = draw_counts_with(rng, cards, HK);
-            if (k < 0) goto fail;
-            t->hands[p][k]++;
-        }
-        int (*tables[2])[NI] = {t->items_down, t->kept_down};
-        int (*sources[2])[NI] = {s->items_down, s->kept_down};
-        for (int j = 0; j < 2; j++) {
-            int count = sum(sources[j][p], NI);
-            memset(tables[j][p], 0, sizeof(int) * NI);
-            for (int i = 0; i < count; i++) {
-                int k = draw_counts_with(rng, items, NI);
-                if (k < 0) goto fail;
-                tables[j][p][k]++;
-            }
-        }
+        /* never a gold card: no hand holds one */
+        if (redeal_counts(rng, t->hands[p], s->hands[p], cards, HK) < 0 ||
+            redeal_counts(rng, t->items_down[p], s->items_down[p], items, NI) < 0 ||
+            redeal_counts(rng, t->kept_down[p], s->kept_down[p], items, NI) < 0)
+            goto fail;
     }
     if (drawn_by_other) {
         int fresh[2];
@@ -1015,24 +975,8 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
     }
     memcpy(t->supply, cards, sizeof cards);
     memcpy(t->item_pile, items, sizeof items);
-    if (s->rule_town_cards && s->phase != P_OVER) {
-        int pool[MAXT], np = 0;
-        for (int i = 0; i < NTC; i++) if (tc_list[i] != s->town_cards[player]) pool[np++] = tc_list[i];
-        PyObject *list = int_list(pool, np);
-        if (!list) goto fail;
-        PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, list);
-        if (!ok) { Py_DECREF(list); goto fail; }
-        Py_DECREF(ok);
-        int i = 0;
-        for (int p = 0; p < s->n; p++) {
-            if (p == player) continue;
-            if (i >= np) { Py_DECREF(list); PyErr_SetString(PyExc_IndexError, "list index out of range"); goto fail; }
-            long x = PyLong_AsLong(PyList_GET_ITEM(list, i++));
-            if (x == -1 && PyErr_Occurred()) { Py_DECREF(list); goto fail; }
-            t->town_cards[p] = (int)x;
-        }
-        Py_DECREF(list);
-    }
+    if (s->rule_town_cards && s->phase != P_OVER && redeal_town_cards(s, t, player, rng) < 0)
+        goto fail;
     return resample_finish(d, rng);
 fail:
     Py_DECREF(d);
@@ -1386,11 +1330,8 @@ static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(unused)) {
     return 0;
 }
 
-OBJ_SLOT(board, 0)
-OBJ_SLOT(seed, 0)
 OBJ_SLOT(chain, 1)
 
-#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
 static PyGetSetDef Core_getset[] = {
     FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
     FIELD("starting", F_STARTING), FIELD("current", F_CURRENT), FIELD("step", F_STEP),
@@ -1410,13 +1351,7 @@ static PyGetSetDef Core_getset[] = {
     FIELD("obstacle", F_OBSTACLE), FIELD("gold_piece", F_GOLD_PIECE),
     FIELD("coins", F_COINS), FIELD("boots", F_BOOTS), FIELD("visited", F_VISITED),
     FIELD("town_cards", F_TOWN_CARDS), FIELD("result", F_RESULT),
-    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},
-    {"board", (getter)get_board, (setter)set_board, NULL, NULL},
-    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},
-    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
-    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
-    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
-    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
+    ENGINE_COMMON_GETSET,
     {NULL}
 };
 
@@ -1427,52 +1362,23 @@ static PyMethodDef Core_methods[] = {
     {NULL}
 };
 
-static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    ENGINE_VISIT_OBJECTS(c);
-    Py_VISIT(c->board);
-    return 0;
+/* A fresh state's non-zero fields (Core_new's). */
+static void fresh_state(S *s) {
+    s->n = 2;
+    s->high_bidder = NONE;
+    for (int r = 0; r < MAXR; r++) s->obstacle[r] = NONE;
+    for (int p = 0; p < MAXP; p++) s->town_cards[p] = NONE;
 }
 
-static int Core_clear(Core *c) {
-    ENGINE_CLEAR_OBJECTS(c);
-    Py_CLEAR(c->board);
-    return 0;
-}
-
-static void Core_dealloc(Core *c) {
-    PyObject_GC_UnTrack(c);
-    Core_clear(c);
-    PyMem_Free(c->legal);
-    Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static PyObject *Core_new(PyTypeObject *tp, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kw)) {
-    if (!configured) {
-        PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
-        return NULL;
-    }
-    Core *c = (Core *)tp->tp_alloc(tp, 0);
-    if (!c) return NULL;
-    c->st.n = 2;
-    c->st.high_bidder = NONE;
-    for (int r = 0; r < MAXR; r++) c->st.obstacle[r] = NONE;
-    for (int p = 0; p < MAXP; p++) c->st.town_cards[p] = NONE;
-    return (PyObject *)c;
-}
-
-static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "elfenland.games.elfengold._speedups.Core",
-    .tp_basicsize = sizeof(Core),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "The compiled Elfengold state (base of FastElfengoldState).",
-    .tp_new = Core_new,
-    .tp_dealloc = (destructor)Core_dealloc,
-    .tp_traverse = (traverseproc)Core_traverse,
-    .tp_clear = (inquiry)Core_clear,
-    .tp_methods = Core_methods,
-    .tp_getset = Core_getset,
-};
+#define ENGINE_TYPE_NAME "elfenland.games.elfengold._speedups.Core"
+#define ENGINE_TYPE_DOC "The compiled Elfengold state (base of FastElfengoldState)."
+#define ENGINE_MODULE_DOC "The compiled Elfengold engine (see fast.py)."
+#define ENGINE_CONFIGURE_DOC "Hand over the board and action tables."
+#define ENGINE_FRESH fresh_state
+#define ENGINE_LEGAL_ON_HEAP
+#define ENGINE_OWN_METHODS
+/* Clone, the type and the module, shared with the other engines. */
+#include "../../core/_engine_type.h"
 
 static PyObject *configure_tables(PyObject *d) {
     int scal[5], consts[13];
@@ -1609,25 +1515,4 @@ static PyObject *configure_tables(PyObject *d) {
     Py_XSETREF(s_settle, PyUnicode_InternFromString("settle"));
     if (!s_next || !s_settle) return NULL;
     Py_RETURN_NONE;
-}
-
-/* own_methods(cls): Core's methods again, as methods of the subclass ``cls``
- * (FastElfengoldState); see own_methods_of. */
-static PyObject *own_methods(PyObject *Py_UNUSED(mod), PyObject *cls) {
-    return own_methods_of(&CoreType, Core_methods, cls);
-}
-
-static PyMethodDef module_methods[] = {
-    {"configure", (PyCFunction)configure, METH_O, "Hand over the board and action tables."},
-    {"own_methods", (PyCFunction)own_methods, METH_O, "Core's methods as methods of a subclass."},
-    {NULL}
-};
-
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_speedups",
-    "The compiled Elfengold engine (see fast.py).", -1, module_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__speedups(void) {
-    return engine_module(PyModule_Create(&module_def), &CoreType);
 }
