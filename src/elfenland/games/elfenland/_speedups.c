@@ -134,7 +134,6 @@ static PyObject *new_rng(PyObject *seed);
 static void hist_release(Core *c);
 #define ENGINE_NEW_RNG new_rng
 #define ENGINE_FORGET_HISTORY hist_release
-static int observe_checked(Core *c, int player, float *out, Py_ssize_t size);
 #define ENGINE_OBSERVE observe_checked
 
 /* The code every compiled engine shares (randomness, checked input, the common methods,
@@ -721,36 +720,6 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-static Core *copy_core(Core *c) {
-    PyTypeObject *tp = Py_TYPE(c);
-    Core *d = (Core *)tp->tp_alloc(tp, 0);
-    if (!d) return NULL;
-    d->st = c->st;
-    if (c->legal_valid) {
-        d->legal = PyMem_Malloc(sizeof(int) * LEGAL_MAX);
-        if (!d->legal) { Py_DECREF(d); PyErr_NoMemory(); return NULL; }
-        memcpy(d->legal, c->legal, sizeof(int) * c->nlegal);
-        d->nlegal = c->nlegal;
-        d->legal_valid = 1;
-    }
-    d->rules = Py_XNewRef(c->rules);
-    d->board = Py_XNewRef(c->board);
-    d->seed = Py_XNewRef(c->seed);
-    d->origin = Py_XNewRef(c->origin);
-    d->rng = Py_XNewRef(c->rng);
-    d->chain = Py_XNewRef(c->chain);
-    d->hist = c->hist;
-    d->hcount = c->hcount;
-    if (d->hist) d->hist->refs++;
-    d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
-    d->st.rng_shared = c->st.rng_shared = 1;
-    return d;
-}
-
-static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
-    return (PyObject *)copy_core(c);
-}
-
 /* position.resample, draw for draw: the hidden parts dealt again from what ``player``
  * has not seen, with ``rng``.  The origin (the position at the resample) is kept as a
  * snapshot and written out only if someone asks for it. */
@@ -772,49 +741,16 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
     }
     for (int p = 0; p < s->n; p++) {
         if (p == player) continue;
-        int size = sum(s->hands[p], NCARD);
-        memset(t->hands[p], 0, sizeof t->hands[p]);
-        for (int i = 0; i < size; i++) {
-            int k = draw_counts_with(rng, card_pool, NCARD);
-            if (k < 0) goto fail;
-            t->hands[p][k]++;
-        }
-        int size1 = sum(s->counters_secret[p], NCOUNTER);
-        memset(t->counters_secret[p], 0, sizeof t->counters_secret[p]);
-        for (int i = 0; i < size1; i++) {
-            int k = draw_counts_with(rng, counter_pool, NCOUNTER);
-            if (k < 0) goto fail;
-            t->counters_secret[p][k]++;
-        }
-        int size2 = sum(s->kept_secret[p], NCOUNTER);
-        memset(t->kept_secret[p], 0, sizeof t->kept_secret[p]);
-        for (int i = 0; i < size2; i++) {
-            int k = draw_counts_with(rng, counter_pool, NCOUNTER);
-            if (k < 0) goto fail;
-            t->kept_secret[p][k]++;
-        }
+        if (redeal_counts(rng, t->hands[p], s->hands[p], card_pool, NCARD) < 0 ||
+            redeal_counts(rng, t->counters_secret[p], s->counters_secret[p], counter_pool,
+                          NCOUNTER) < 0 ||
+            redeal_counts(rng, t->kept_secret[p], s->kept_secret[p], counter_pool, NCOUNTER) < 0)
+            goto fail;
     }
     memcpy(t->card_pile, card_pool, sizeof card_pool);
     memcpy(t->counter_pile, counter_pool, sizeof counter_pool);
-    if (s->rule_town_cards && s->phase != P_OVER) {
-        PyObject *pool = PyList_New(0);
-        if (!pool) goto fail;
-        for (int i = 0; i < NTC; i++) {
-            if (tc_list[i] == s->town_cards[player]) continue;
-            PyObject *x = PyLong_FromLong(tc_list[i]);
-            if (!x || PyList_Append(pool, x) < 0) { Py_XDECREF(x); Py_DECREF(pool); goto fail; }
-            Py_DECREF(x);
-        }
-        PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, pool);
-        if (!ok) { Py_DECREF(pool); goto fail; }
-        Py_DECREF(ok);
-        int i = 0;
-        for (int p = 0; p < s->n; p++) {
-            if (p == player) continue;
-            t->town_cards[p] = (int)PyLong_AsLong(PyList_GET_ITEM(pool, i++));
-        }
-        Py_DECREF(pool);
-    }
+    if (s->rule_town_cards && s->phase != P_OVER && redeal_town_cards(s, t, player, rng) < 0)
+        goto fail;
     return resample_finish(d, rng);
 fail:
     Py_DECREF(d);
@@ -1061,8 +997,6 @@ parsed:
     return 0;
 }
 
-OBJ_SLOT(board, 0)
-OBJ_SLOT(seed, 0)
 
 static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
     if (c->hcount) { /* the pending entries become links, as play made them before */
@@ -1099,7 +1033,6 @@ static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     return 0;
 }
 
-#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
 static PyGetSetDef Core_getset[] = {
     FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
     FIELD("starting", F_STARTING), FIELD("current", F_CURRENT), FIELD("step", F_STEP),
@@ -1113,61 +1046,40 @@ static PyGetSetDef Core_getset[] = {
     FIELD("route_obstacle", F_ROUTE_OBSTACLE), FIELD("obstacle_in_hand", F_OBSTACLE_IN_HAND),
     FIELD("boots", F_BOOTS), FIELD("visited", F_VISITED), FIELD("town_cards", F_TOWN_CARDS),
     FIELD("result", F_RESULT),
-    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},
-    {"board", (getter)get_board, (setter)set_board, NULL, NULL},
-    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},
-    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
-    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
-    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
-    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
+    ENGINE_COMMON_GETSET,
     {NULL}
 };
-
-/* The observation encoders, appended at the end of this file. */
-static PyObject *Core_observe_into(Core *c, PyObject *args);
-static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
-static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
 
 static PyMethodDef Core_methods[] = {
     ENGINE_COMMON_METHODS,
     {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
     {"_start", (PyCFunction)Core_start, METH_O, NULL},
-    {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
-    {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
+    ENGINE_OBSERVE_METHODS
     {NULL}
 };
 
-static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    ENGINE_VISIT_OBJECTS(c);
-    Py_VISIT(c->board);
-    return 0;
+/* A fresh state's non-zero fields (Core_new's). */
+static void fresh_state(S *s) {
+    s->n = 2;
+    for (int r = 0; r < MAXR; r++) s->route_counter[r] = s->route_obstacle[r] = NO_PIECE;
 }
 
-static int Core_clear(Core *c) {
-    ENGINE_CLEAR_OBJECTS(c);
-    Py_CLEAR(c->board);
-    hist_release(c);
-    return 0;
-}
+static int Core_init(Core *c, PyObject *args, PyObject *kw);
+static int module_init(void);
 
-static void Core_dealloc(Core *c) {
-    PyObject_GC_UnTrack(c);
-    Core_clear(c);
-    PyMem_Free(c->legal);
-    Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static PyObject *Core_new(PyTypeObject *tp, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kw)) {
-    if (!configured) {
-        PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
-        return NULL;
-    }
-    Core *c = (Core *)tp->tp_alloc(tp, 0);
-    if (!c) return NULL;
-    c->st.n = 2;
-    for (int r = 0; r < MAXR; r++) c->st.route_counter[r] = c->st.route_obstacle[r] = NO_PIECE;
-    return (PyObject *)c;
-}
+#define ENGINE_TYPE_NAME "elfenland.games.elfenland._speedups.Core"
+#define ENGINE_TYPE_DOC "The compiled Elfenland state (base of FastElfenlandState)."
+#define ENGINE_MODULE_DOC "The compiled Elfenland engine (see fast.py)."
+#define ENGINE_CONFIGURE_DOC "Hand over the board and action tables."
+#define ENGINE_FRESH fresh_state
+#define ENGINE_INIT Core_init
+#define ENGINE_MODULE_INIT module_init
+#define ENGINE_LEGAL_ON_HEAP
+#define ENGINE_HISTORY
+#define ENGINE_OWN_METHODS
+/* Clone, the observation wrappers, the type and the module, shared with the other
+ * engines. */
+#include "../../core/_engine_type.h"
 
 /* FastElfenlandState(players, seed, rules, destination) for the everyday call (an int
  * player count in range, an int seed, a rule-set name, a bool destination, no rule
@@ -1244,20 +1156,6 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     return 0;
 }
 
-static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "elfenland.games.elfenland._speedups.Core",
-    .tp_basicsize = sizeof(Core),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "The compiled Elfenland state (base of FastElfenlandState).",
-    .tp_new = Core_new,
-    .tp_init = (initproc)Core_init,
-    .tp_dealloc = (destructor)Core_dealloc,
-    .tp_traverse = (traverseproc)Core_traverse,
-    .tp_clear = (inquiry)Core_clear,
-    .tp_methods = Core_methods,
-    .tp_getset = Core_getset,
-};
 
 /* configure(tables): the board, the action space and the Python types, from fast.py. */
 static PyObject *configure_tables(PyObject *d) {
@@ -1360,24 +1258,8 @@ static PyObject *configure_tables(PyObject *d) {
     Py_RETURN_NONE;
 }
 
-/* own_methods(cls): Core's methods again, as methods of the subclass ``cls``
- * (FastElfenlandState); see own_methods_of. */
-static PyObject *own_methods(PyObject *Py_UNUSED(mod), PyObject *cls) {
-    return own_methods_of(&CoreType, Core_methods, cls);
-}
-
-static PyMethodDef module_methods[] = {
-    {"configure", (PyCFunction)configure, METH_O, "Hand over the board and action tables."},
-    {"own_methods", (PyCFunction)own_methods, METH_O, "Core's methods as methods of a subclass."},
-    {NULL}
-};
-
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_speedups",
-    "The compiled Elfenland engine (see fast.py).", -1, module_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__speedups(void) {
+/* The module init's own work: the names Core_init compares with, interned. */
+static int module_init(void) {
     s_init_slow = PyUnicode_InternFromString("_init_slow");
     s_gauss_next = PyUnicode_InternFromString("gauss_next");
     s_players = PyUnicode_InternFromString("players");
@@ -1388,8 +1270,8 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     empty_tuple = PyTuple_New(0);
     if (!s_init_slow || !s_gauss_next || !s_players || !s_seed || !s_rules ||
         !s_destination || !s_amigo || !empty_tuple)
-        return NULL;
-    return engine_module(PyModule_Create(&module_def), &CoreType);
+        return -1;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ observations
@@ -1469,41 +1351,4 @@ static void observe(S *s, int player, float *v) {
             w[NT] = (float)distance_to_card(s, p);
         }
     }
-}
-
-/* The observation of ``player`` into ``out`` of ``size`` floats (the C entry's, and
- * _observe_into's once it has the buffer): 0, or -1 with the error. */
-static int observe_checked(Core *c, int player, float *out, Py_ssize_t size) {
-    if (player < 0 || player >= c->st.n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
-        return -1;
-    }
-    if (size != obs_size(c->st.n)) {
-        PyErr_Format(PyExc_ValueError, "the buffer must hold %zd items of type 'f'",
-                     obs_size(c->st.n));
-        return -1;
-    }
-    observe(&c->st, player, out);
-    return 0;
-}
-
-/* _observe_into(buffer, player): the observation vector of ``player`` into ``buffer``. */
-static PyObject *Core_observe_into(Core *c, PyObject *args) {
-    PyObject *obj;
-    int player;
-    if (!PyArg_ParseTuple(args, "Oi", &obj, &player)) return NULL;
-    if (player < 0 || player >= c->st.n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
-        return NULL;
-    }
-    Py_buffer view;
-    if (obs_buffer(obj, &view, 'f', obs_size(c->st.n)) < 0) return NULL;
-    observe(&c->st, player, (float *)view.buf);
-    PyBuffer_Release(&view);
-    Py_RETURN_NONE;
-}
-
-/* _observation_size(): the vector's length for this state's player count. */
-static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused)) {
-    return PyLong_FromSsize_t(obs_size(c->st.n));
 }
