@@ -100,7 +100,6 @@ typedef struct {
 
 static void hist_release(Core *c);
 #define ENGINE_FORGET_HISTORY hist_release
-static int observe_checked(Core *c, int player, float *out, Py_ssize_t size);
 #define ENGINE_OBSERVE observe_checked
 
 /* The code every compiled engine shares (randomness, checked input, the common methods,
@@ -700,31 +699,6 @@ static int play(Core *c, Py_ssize_t id, PyObject *action) {
     return 0;
 }
 
-static Core *copy_core(Core *c) {
-    PyTypeObject *tp = Py_TYPE(c);
-    Core *d = (Core *)tp->tp_alloc(tp, 0);
-    if (!d) return NULL;
-    d->st = c->st;
-    if (c->legal_valid) {
-        memcpy(d->legal, c->legal, sizeof(int) * c->nlegal);
-        d->nlegal = c->nlegal;
-        d->legal_valid = 1;
-    }
-    d->rules = Py_XNewRef(c->rules);
-    d->seed = Py_XNewRef(c->seed);
-    d->origin = Py_XNewRef(c->origin);
-    d->rng = Py_XNewRef(c->rng);
-    d->chain = Py_XNewRef(c->chain);
-    d->hist = c->hist;
-    d->hcount = c->hcount;
-    if (d->hist) d->hist->refs++;
-    d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
-    d->st.rng_shared = c->st.rng_shared = 1;
-    return d;
-}
-
-static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) { return (PyObject *)copy_core(c); }
-
 /* position._deal_unseen: the other hands and the deck dealt again from the cards hidden
  * from ``player``; with ``keep`` the deck keeps exactly its town cards. */
 static int deal_unseen(S *s, S *t, int player, PyObject *rng, int keep) {
@@ -1146,7 +1120,6 @@ static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     return 0;
 }
 
-OBJ_SLOT(seed, 0)
 
 static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
     if (hist_flush(c) < 0) return NULL;
@@ -1163,7 +1136,6 @@ static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
 
 static int set_ignore(Core *Py_UNUSED(c), PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) { return 0; }
 
-#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
 static PyGetSetDef Core_getset[] = {
     FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
     FIELD("dragon", F_DRAGON), FIELD("current", F_CURRENT), FIELD("passes", F_PASSES),
@@ -1176,73 +1148,36 @@ static PyGetSetDef Core_getset[] = {
     FIELD("hands", F_HANDS), FIELD("gold", F_GOLD), FIELD("set_aside", F_SET_ASIDE),
     FIELD("bought", F_BOUGHT), FIELD("deck", F_DECK), FIELD("discard", F_DISCARD),
     FIELD("kingdoms", F_KINGDOMS), FIELD("result", F_RESULT), FIELD("at", F_AT),
-    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},
-    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},
-    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
-    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
-    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
-    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
+    ENGINE_COMMON_GETSET,
     {"_legal_ids", (getter)get_none, (setter)set_invalidate, NULL, NULL},
     {"_ring", (getter)get_none, (setter)set_ignore, NULL, NULL},
     {NULL}
 };
 
-/* The observation encoders, appended at the end of this file. */
-static PyObject *Core_observe_into(Core *c, PyObject *args);
-static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
-static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
-
 static PyMethodDef Core_methods[] = {
     ENGINE_COMMON_METHODS,
     {"_start", (PyCFunction)Core_start, METH_VARARGS, NULL},
     {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
-    {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
-    {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
+    ENGINE_OBSERVE_METHODS
     {NULL}
 };
 
-static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    ENGINE_VISIT_OBJECTS(c);
-    return 0;
+/* A fresh state's non-zero fields (Core_new's). */
+static void fresh_state(S *s) {
+    s->n = 2;
+    reset_journey(s);
 }
 
-static int Core_clear(Core *c) {
-    ENGINE_CLEAR_OBJECTS(c);
-    hist_release(c);
-    return 0;
-}
-
-static void Core_dealloc(Core *c) {
-    PyObject_GC_UnTrack(c);
-    Core_clear(c);
-    Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static PyObject *Core_new(PyTypeObject *tp, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kw)) {
-    if (!configured) {
-        PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
-        return NULL;
-    }
-    Core *c = (Core *)tp->tp_alloc(tp, 0);
-    if (!c) return NULL;
-    c->st.n = 2;
-    reset_journey(&c->st);
-    return (PyObject *)c;
-}
-
-static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "elfenland.games.kingelves._speedups.Core",
-    .tp_basicsize = sizeof(Core),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "The compiled King of the Elves state (base of FastKingOfTheElvesState).",
-    .tp_new = Core_new,
-    .tp_dealloc = (destructor)Core_dealloc,
-    .tp_traverse = (traverseproc)Core_traverse,
-    .tp_clear = (inquiry)Core_clear,
-    .tp_methods = Core_methods,
-    .tp_getset = Core_getset,
-};
+#define ENGINE_TYPE_NAME "elfenland.games.kingelves._speedups.Core"
+#define ENGINE_TYPE_DOC "The compiled King of the Elves state (base of FastKingOfTheElvesState)."
+#define ENGINE_MODULE_DOC "The compiled King of the Elves engine (see fast.py)."
+#define ENGINE_CONFIGURE_DOC "Hand over the rules' tables."
+#define ENGINE_FRESH fresh_state
+#define ENGINE_HISTORY
+#define ENGINE_OBS_READY check_ready
+/* Clone, the observation wrappers, the type and the module, shared with the other
+ * engines. */
+#include "../../core/_engine_type.h"
 
 static PyObject *configure_tables(PyObject *d) {
     int consts[8];
@@ -1316,20 +1251,6 @@ static PyObject *configure_tables(PyObject *d) {
         configure_types(d) < 0)
         return NULL;
     Py_RETURN_NONE;
-}
-
-static PyMethodDef module_methods[] = {
-    {"configure", (PyCFunction)configure, METH_O, "Hand over the rules' tables."},
-    {NULL}
-};
-
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_speedups",
-    "The compiled King of the Elves engine (see fast.py).", -1, module_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__speedups(void) {
-    return engine_module(PyModule_Create(&module_def), &CoreType);
 }
 
 /* ------------------------------------------------------------------ observations
@@ -1427,46 +1348,8 @@ static void observe(S *s, int player, float *v) {
 #undef REL
 }
 
-/* The observation of ``player`` into ``out`` of ``size`` floats (the C entry's, and
- * _observe_into's once it has the buffer): 0, or -1 with the error. */
-static int observe_checked(Core *c, int player, float *out, Py_ssize_t size) {
-    if (check_ready(c) < 0) return -1;
-    if (player < 0 || player >= c->st.n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
-        return -1;
-    }
+static Py_ssize_t obs_size(int n) {
     ObsLayout l;
-    obs_layout(c->st.n, &l);
-    if (size != l.size) {
-        PyErr_Format(PyExc_ValueError, "the buffer must hold %d items of type 'f'", l.size);
-        return -1;
-    }
-    observe(&c->st, player, out);
-    return 0;
-}
-
-/* _observe_into(buffer, player): the observation vector of ``player`` into ``buffer``. */
-static PyObject *Core_observe_into(Core *c, PyObject *args) {
-    PyObject *obj;
-    int player;
-    if (!PyArg_ParseTuple(args, "Oi", &obj, &player)) return NULL;
-    if (check_ready(c) < 0) return NULL;
-    if (player < 0 || player >= c->st.n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
-        return NULL;
-    }
-    ObsLayout l;
-    obs_layout(c->st.n, &l);
-    Py_buffer view;
-    if (obs_buffer(obj, &view, 'f', l.size) < 0) return NULL;
-    observe(&c->st, player, (float *)view.buf);
-    PyBuffer_Release(&view);
-    Py_RETURN_NONE;
-}
-
-/* _observation_size(): the vector's length for this state's player count. */
-static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused)) {
-    ObsLayout l;
-    obs_layout(c->st.n, &l);
-    return PyLong_FromLong(l.size);
+    obs_layout(n, &l);
+    return l.size;
 }
