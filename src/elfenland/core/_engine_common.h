@@ -33,6 +33,7 @@
 #define ELFENLAND_ENGINE_COMMON_H
 
 #include <Python.h>
+#include <stddef.h>
 #include <string.h>
 #include <structmember.h>
 
@@ -270,6 +271,167 @@ ENGINE_MAYBE_UNUSED static PyObject *matrix(const int *v, int rows, int stride, 
     return l;
 }
 
+ENGINE_MAYBE_UNUSED static PyObject *long_list(const long *v, int len) {
+    PyObject *l = PyList_New(len);
+    if (!l) return NULL;
+    for (int i = 0; i < len; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (!x) { Py_DECREF(l); return NULL; }
+        PyList_SET_ITEM(l, i, x);
+    }
+    return l;
+}
+
+/* A list of ``len`` longs in lo..hi, one per player, all checked before any is kept. */
+ENGINE_MAYBE_UNUSED static int read_longs(PyObject *v, long *out, int len, const char *what,
+                                          long lo, long hi) {
+    long tmp[MAXP];
+    if (!PyList_Check(v) && !PyTuple_Check(v)) {
+        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    if (len > MAXP || PySequence_Fast_GET_SIZE(v) != len) {
+        PyErr_Format(err_type(), "%s: one per player", what);
+        return -1;
+    }
+    for (int i = 0; i < len; i++)
+        if (read_long(PySequence_Fast_GET_ITEM(v, i), lo, hi, what, &tmp[i]) < 0) return -1;
+    memcpy(out, tmp, sizeof(long) * (size_t)len);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ fields
+ * The state's attributes as a table (the engine's ``fields``, indexed by its F_ numbers):
+ * each field's name, kind, place in S, length and bounds, read and written here the
+ * same way for every engine; a field whose checks are its own (FK_OWN) goes to the
+ * engine's get_own_field / set_own_field. */
+enum {
+    FK_OWN,    /* the engine's own code */
+    FK_INT,    /* an int in lo..hi */
+    FK_BOOL,   /* an int 0 or 1, read back as a bool */
+    FK_LONG,   /* a long in lo..hi */
+    FK_SSIZE,  /* a Py_ssize_t in lo..hi */
+    FK_INTS,   /* ``len`` ints in lo..hi */
+    FK_BOOLS,  /* ``len`` ints 0 or 1, read back as bools */
+    FK_LONGS,  /* ``len`` longs in lo..hi */
+    FK_MATRIX, /* ``len`` rows of ``cols`` ints in lo..hi */
+};
+
+/* Lengths and bounds that depend on the state or the board, resolved by field_value. */
+#define FV_N (-1000000001L)     /* the player count */
+#define FV_LAST (-1000000002L)  /* the last seat, n - 1 */
+#define FV_SEATS (-1000000003L) /* any set of seats as bits, (1 << n) - 1 */
+#define FV_NR (-1000000004L)    /* the routes (with ENGINE_BOARD) */
+#define FV_NT (-1000000005L)    /* the towns */
+#define FV_LAST_TOWN (-1000000006L)
+#define FV_TOWNS (-1000000007L) /* any set of towns as bits, (1 << NT) - 1 */
+
+typedef struct {
+    const char *name; /* the attribute, also the name its errors give */
+    int kind;
+    size_t offset; /* in S */
+    long len, cols, lo, hi;
+} FieldSpec;
+
+/* A field of S: FLD(kind, name, member, len, cols, lo, hi); OWN_FIELD(name). */
+#define FLD(KIND, NAME, MEMBER, LEN, COLS, LO, HI) \
+    {#NAME, KIND, offsetof(S, MEMBER), LEN, COLS, LO, HI}
+#define SCALAR(KIND, NAME, LO, HI) FLD(KIND, NAME, NAME, 0, 0, LO, HI)
+#define OWN_FIELD(NAME) {NAME, FK_OWN, 0, 0, 0, 0, 0}
+
+#ifdef ENGINE_BOARD
+static int NR, NT; /* the board's sizes (below) */
+#endif
+
+static long field_value(const S *s, long v) {
+    switch (v) {
+    case FV_N: return s->n;
+    case FV_LAST: return s->n - 1;
+    case FV_SEATS: return (1L << s->n) - 1;
+#ifdef ENGINE_BOARD
+    case FV_NR: return NR;
+    case FV_NT: return NT;
+    case FV_LAST_TOWN: return NT - 1;
+    case FV_TOWNS: return (1L << NT) - 1;
+#endif
+    }
+    return v;
+}
+
+/* A fresh value each time: a reader's writes never reach the state. */
+static PyObject *field_get(S *s, const FieldSpec *f) {
+    char *at = (char *)s + f->offset;
+    int len = (int)field_value(s, f->len), cols = (int)f->cols;
+    switch (f->kind) {
+    case FK_INT: return PyLong_FromLong(*(int *)at);
+    case FK_BOOL: return PyBool_FromLong(*(int *)at);
+    case FK_LONG: return PyLong_FromLong(*(long *)at);
+    case FK_SSIZE: return PyLong_FromSsize_t(*(Py_ssize_t *)at);
+    case FK_INTS: return int_list((int *)at, len);
+    case FK_BOOLS: return bool_list((int *)at, len);
+    case FK_LONGS: return long_list((long *)at, len);
+    case FK_MATRIX: return matrix((int *)at, len, cols, cols);
+    }
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return NULL;
+}
+
+/* ``v`` checked against the field's kind and bounds, then written (nothing on error). */
+static int field_set(S *s, const FieldSpec *f, PyObject *v) {
+    char *at = (char *)s + f->offset;
+    int len = (int)field_value(s, f->len), cols = (int)f->cols;
+    long lo = field_value(s, f->lo), hi = field_value(s, f->hi), x;
+    switch (f->kind) {
+    case FK_INT:
+    case FK_BOOL:
+        if (read_long(v, lo, hi, f->name, &x) < 0) return -1;
+        *(int *)at = (int)x;
+        return 0;
+    case FK_LONG:
+        if (read_long(v, lo, hi, f->name, &x) < 0) return -1;
+        *(long *)at = x;
+        return 0;
+    case FK_SSIZE:
+        if (read_long(v, lo, hi, f->name, &x) < 0) return -1;
+        *(Py_ssize_t *)at = x;
+        return 0;
+    case FK_INTS:
+    case FK_BOOLS: return read_ints(v, (int *)at, len, f->name, lo, hi);
+    case FK_LONGS: return read_longs(v, (long *)at, len, f->name, lo, hi);
+    case FK_MATRIX: return read_matrix(v, (int *)at, len, cols, f->name, lo, hi);
+    }
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return -1;
+}
+
+/* ``result`` (the winners' seats, or None while the game runs), which every engine
+ * has: S's has_result, nresult and result. */
+ENGINE_MAYBE_UNUSED static PyObject *get_result(S *s) {
+    if (!s->has_result) Py_RETURN_NONE;
+    return int_list(s->result, s->nresult);
+}
+
+ENGINE_MAYBE_UNUSED static int set_result(S *s, PyObject *v) {
+    if (v == Py_None) {
+        s->has_result = 0;
+        s->nresult = 0;
+        return 0;
+    }
+    if (!PyList_Check(v) && !PyTuple_Check(v)) {
+        PyErr_SetString(err_type(), "result: a list of seats or None");
+        return -1;
+    }
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(v);
+    if (len < 1 || len > s->n) {
+        PyErr_SetString(err_type(), "result: one to n seats");
+        return -1;
+    }
+    if (read_ints(v, s->result, (int)len, "result", 0, s->n - 1) < 0) return -1;
+    s->nresult = (int)len;
+    s->has_result = 1;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ methods */
 static int is_legal(Core *c, Py_ssize_t id) {
     for (int i = 0; i < c->nlegal; i++) if (c->legal[i] == id) return 1;
@@ -494,24 +656,7 @@ static int set_invalidate(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
 OBJ_SLOT(seed, 0)
 #ifdef ENGINE_BOARD
 OBJ_SLOT(board, 0)
-#define ENGINE_BOARD_GETSET {"board", (getter)get_board, (setter)set_board, NULL, NULL},
-#else
-#define ENGINE_BOARD_GETSET
 #endif
-
-/* An attribute of the table of fields: get_field/set_field with the field's number. */
-#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
-
-/* The attribute entries every Core has (an engine defines set_rules, get_chain and
- * set_chain, and adds its fields before these and its own after them). */
-#define ENGINE_COMMON_GETSET                                                    \
-    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},                \
-    ENGINE_BOARD_GETSET                                                         \
-    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},                   \
-    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},             \
-    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},                      \
-    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},               \
-    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL}
 
 /* The Python objects every Core holds, for its traverse and clear (an engine adds its
  * own). */

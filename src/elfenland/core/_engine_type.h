@@ -9,9 +9,16 @@
  * - traverse, clear, dealloc, new, the type object, the common attribute entries, and
  *   the module (configure, own_methods, the init).
  *
- * Included once by each engine after _engine_common.h and after its Core_getset and
- * Core_methods tables (which use FIELD, ENGINE_COMMON_GETSET, ENGINE_OBSERVE_METHODS
- * from _engine_common.h's declarations below it).  The engine defines first:
+ * - the attributes: get_field / set_field over the engine's table of fields (see
+ *   FieldSpec in _engine_common.h) and the attribute table built from it.
+ *
+ * Included once by each engine after _engine_common.h, its ``fields`` table and its
+ * Core_methods table (ENGINE_COMMON_METHODS, ENGINE_OBSERVE_METHODS).  The engine
+ * defines first:
+ *   fields                its FieldSpec table, indexed by its F_ numbers, and
+ *                         get_own_field / set_own_field for the FK_OWN ones;
+ *   set_rules, get_chain, set_chain;
+ *   ENGINE_EXTRA_GETSET   (optional) more attribute entries;
  *   ENGINE_TYPE_NAME, ENGINE_TYPE_DOC, ENGINE_MODULE_DOC, ENGINE_CONFIGURE_DOC  texts;
  *   ENGINE_FRESH(s)       a fresh S's non-zero fields (n, the "nobody" markers);
  *   ENGINE_HISTORY        (optional) Core has ``hist`` (refcounted) and ``hcount``;
@@ -110,6 +117,60 @@ static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused)) {
 }
 #endif /* ENGINE_OBSERVE */
 
+/* ------------------------------------------------------------------ attributes */
+static PyObject *get_own_field(Core *c, int f);
+static int set_own_field(Core *c, int f, PyObject *v);
+
+static PyObject *get_field(Core *c, void *closure) {
+    const FieldSpec *f = closure;
+    if (f->kind == FK_OWN) return get_own_field(c, (int)(f - fields));
+    return field_get(&c->st, f);
+}
+
+static int set_field(Core *c, PyObject *v, void *closure) {
+    const FieldSpec *f = closure;
+    if (!v) {
+        PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted");
+        return -1;
+    }
+    if ((f->kind == FK_OWN ? set_own_field(c, (int)(f - fields), v) : field_set(&c->st, f, v)) < 0)
+        return -1;
+    c->legal_valid = 0;
+    return 0;
+}
+
+#define NFIELDS ((int)(sizeof fields / sizeof *fields))
+#ifndef ENGINE_EXTRA_GETSET
+#define ENGINE_EXTRA_GETSET
+#endif
+
+/* The attributes: one per field of the table, then the ones every Core has (the engine
+ * defines set_rules, get_chain and set_chain), then the engine's own extras.  Filled
+ * by the module's init, before the type is made ready. */
+static PyGetSetDef Core_getset[NFIELDS + 16];
+
+static void fill_getset(void) {
+    static const PyGetSetDef common[] = {
+        {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},
+#ifdef ENGINE_BOARD
+        {"board", (getter)get_board, (setter)set_board, NULL, NULL},
+#endif
+        {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},
+        {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
+        {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
+        {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
+        {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
+        ENGINE_EXTRA_GETSET
+    };
+    int k = 0;
+    for (int i = 0; i < NFIELDS; i++)
+        if (fields[i].name)
+            Core_getset[k++] = (PyGetSetDef){fields[i].name, (getter)get_field,
+                                             (setter)set_field, NULL, (void *)&fields[i]};
+    for (size_t i = 0; i < sizeof common / sizeof *common; i++) Core_getset[k++] = common[i];
+    Core_getset[k] = (PyGetSetDef){NULL, NULL, NULL, NULL, NULL};
+}
+
 /* ------------------------------------------------------------------ the type */
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
     ENGINE_VISIT_OBJECTS(c);
@@ -192,6 +253,7 @@ static struct PyModuleDef module_def = {
 #endif
 
 PyMODINIT_FUNC PyInit__speedups(void) {
+    fill_getset();
     if (ENGINE_MODULE_INIT() < 0) return NULL;
     return engine_module(PyModule_Create(&module_def), &CoreType);
 }
