@@ -101,10 +101,8 @@ typedef struct {
 
 enum { F_HANDS, F_CARD_PILE, F_COUNTER_PILE, F_FACE_UP, F_COUNTERS_UP, F_COUNTERS_SECRET,
        F_KEPT_UP, F_KEPT_SECRET, F_ROUTE_COUNTER, F_ROUTE_OBSTACLE, F_OBSTACLE_IN_HAND,
-       F_BOOTS, F_VISITED, F_TOWN_CARDS, F_RESULT, NCACHE,
-       /* scalars (not cached) */
-       F_N = 100, F_ROUND, F_PHASE, F_STARTING, F_CURRENT, F_STEP, F_PASSES, F_DISCARDING,
-       F_SPECIAL_VICTORY, F_LENGTH, F_RNG_SHARED };
+       F_BOOTS, F_VISITED, F_TOWN_CARDS, F_RESULT, F_N, F_ROUND, F_PHASE, F_STARTING,
+       F_CURRENT, F_STEP, F_PASSES, F_DISCARDING, F_SPECIAL_VICTORY, F_LENGTH, F_RNG_SHARED };
 
 /* The newest actions of a history, not yet made links: two ints each (the action id;
  * the player and the fact as player | fact << 8).  Clones share a buffer: a state owns
@@ -757,70 +755,58 @@ fail:
     return NULL;
 }
 
-static PyObject *build_field(Core *c, int f) {
+/* The attributes (see FieldSpec): kind, place, length and bounds of each. */
+static const FieldSpec fields[] = {
+    [F_HANDS] = FLD(FK_MATRIX, hands, hands, FV_N, NCARD, 0, MAX_COUNT),
+    [F_CARD_PILE] = FLD(FK_INTS, card_pile, card_pile, NCARD, 0, 0, MAX_COUNT),
+    [F_COUNTER_PILE] = FLD(FK_INTS, counter_pile, counter_pile, NCOUNTER, 0, 0, MAX_COUNT),
+    [F_FACE_UP] = FLD(FK_INTS, face_up, face_up, NCOUNTER, 0, 0, MAX_COUNT),
+    [F_COUNTERS_UP] = FLD(FK_MATRIX, counters_up, counters_up, FV_N, NCOUNTER, 0, MAX_COUNT),
+    [F_COUNTERS_SECRET] =
+        FLD(FK_MATRIX, counters_secret, counters_secret, FV_N, NCOUNTER, 0, MAX_COUNT),
+    [F_KEPT_UP] = FLD(FK_MATRIX, kept_up, kept_up, FV_N, NCOUNTER, 0, MAX_COUNT),
+    [F_KEPT_SECRET] = FLD(FK_MATRIX, kept_secret, kept_secret, FV_N, NCOUNTER, 0, MAX_COUNT),
+    [F_ROUTE_COUNTER] =
+        FLD(FK_INTS, route_counter, route_counter, FV_NR, 0, NO_PIECE, NCOUNTER - 1),
+    [F_ROUTE_OBSTACLE] =
+        FLD(FK_INTS, route_obstacle, route_obstacle, FV_NR, 0, NO_PIECE, FV_LAST),
+    [F_OBSTACLE_IN_HAND] = FLD(FK_BOOLS, obstacle_in_hand, obstacle_in_hand, FV_N, 0, 0, 1),
+    [F_BOOTS] = FLD(FK_INTS, boots, boots, FV_N, 0, 0, FV_LAST_TOWN),
+    [F_VISITED] = OWN_FIELD("visited"),
+    [F_TOWN_CARDS] = FLD(FK_INTS, town_cards, town_cards, FV_N, 0, NO_PIECE, FV_LAST_TOWN),
+    [F_RESULT] = OWN_FIELD("result"),
+    [F_N] = OWN_FIELD("n"),
+    [F_ROUND] = SCALAR(FK_INT, round, 0, MAX_COUNT),
+    [F_PHASE] = OWN_FIELD("phase"),
+    [F_STARTING] = SCALAR(FK_INT, starting, 0, FV_LAST),
+    [F_CURRENT] = OWN_FIELD("current"),
+    [F_STEP] = SCALAR(FK_INT, step, 0, MAX_COUNT),
+    [F_PASSES] = SCALAR(FK_INT, passes, 0, MAX_COUNT),
+    [F_DISCARDING] = SCALAR(FK_BOOL, discarding, 0, 1),
+    [F_SPECIAL_VICTORY] = SCALAR(FK_BOOL, special_victory, 0, 1),
+    [F_LENGTH] = FLD(FK_SSIZE, _length, length, 0, 0, 0, LONG_MAX),
+    [F_RNG_SHARED] = FLD(FK_BOOL, _rng_shared, rng_shared, 0, 0, 0, 1),
+};
+
+/* The fields whose reading is Elfenland's own. */
+static PyObject *get_own_field(Core *c, int f) {
     S *s = &c->st;
     switch (f) {
-    case F_HANDS: return matrix(&s->hands[0][0], s->n, NCARD, NCARD);
-    case F_CARD_PILE: return int_list(s->card_pile, NCARD);
-    case F_COUNTER_PILE: return int_list(s->counter_pile, NCOUNTER);
-    case F_FACE_UP: return int_list(s->face_up, NCOUNTER);
-    case F_COUNTERS_UP: return matrix(&s->counters_up[0][0], s->n, NCOUNTER, NCOUNTER);
-    case F_COUNTERS_SECRET: return matrix(&s->counters_secret[0][0], s->n, NCOUNTER, NCOUNTER);
-    case F_KEPT_UP: return matrix(&s->kept_up[0][0], s->n, NCOUNTER, NCOUNTER);
-    case F_KEPT_SECRET: return matrix(&s->kept_secret[0][0], s->n, NCOUNTER, NCOUNTER);
-    case F_ROUTE_COUNTER: return int_list(s->route_counter, NR);
-    case F_ROUTE_OBSTACLE: return int_list(s->route_obstacle, NR);
-    case F_OBSTACLE_IN_HAND: return bool_list(s->obstacle_in_hand, s->n);
-    case F_BOOTS: return int_list(s->boots, s->n);
-    case F_TOWN_CARDS: return int_list(s->town_cards, s->n);
-    case F_RESULT:
-        if (!s->has_result) Py_RETURN_NONE;
-        return int_list(s->result, s->nresult);
-    case F_VISITED: {
-        PyObject *l = PyList_New(s->n);
-        if (!l) return NULL;
-        for (int i = 0; i < s->n; i++) {
-            PyObject *x = PyLong_FromLong(s->visited[i]);
-            if (!x) { Py_DECREF(l); return NULL; }
-            PyList_SET_ITEM(l, i, x);
-        }
-        return l;
-    }
+    case F_N: return PyLong_FromLong(s->n);
+    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
+    case F_CURRENT: return PyLong_FromLong(s->current);
+    case F_VISITED: return long_list(s->visited, s->n);
+    case F_RESULT: return get_result(s);
     }
     PyErr_SetString(PyExc_AttributeError, "no such field");
     return NULL;
 }
 
-static PyObject *get_field(Core *c, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
-    S *s = &c->st;
-    switch (f) {
-    case F_N: return PyLong_FromLong(s->n);
-    case F_ROUND: return PyLong_FromLong(s->round);
-    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
-    case F_STARTING: return PyLong_FromLong(s->starting);
-    case F_CURRENT: return PyLong_FromLong(s->current);
-    case F_STEP: return PyLong_FromLong(s->step);
-    case F_PASSES: return PyLong_FromLong(s->passes);
-    case F_DISCARDING: return PyBool_FromLong(s->discarding);
-    case F_SPECIAL_VICTORY: return PyBool_FromLong(s->special_victory);
-    case F_LENGTH: return PyLong_FromSsize_t(s->length);
-    case F_RNG_SHARED: return PyBool_FromLong(s->rng_shared);
-    }
-    /* a fresh list each time: a reader's writes never reach the state */
-    return build_field(c, f);
-}
-
-static int set_field(Core *c, PyObject *v, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
+/* The fields whose checks are Elfenland's own: 0, or -1 with the state unchanged. */
+static int set_own_field(Core *c, int f, PyObject *v) {
     S *s = &c->st;
     int n = s->n;
-    if (!v) {
-        PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted");
-        return -1;
-    }
     long x = 0;
-    int rc = 0;
     switch (f) {
     case F_N:
         if (read_long(v, 2, MAXP, "n (players)", &x) < 0) return -1;
@@ -828,11 +814,8 @@ static int set_field(Core *c, PyObject *v, void *closure) {
             PyErr_SetString(err_type(), "n: the player to move must stay a seat");
             return -1;
         }
-        s->n = (int)x; break;
-    case F_ROUND: if ((rc = read_long(v, 0, MAX_COUNT, "round", &x)) == 0) s->round = (int)x; break;
-    case F_STARTING:
-        if ((rc = read_long(v, 0, n - 1, "starting", &x)) == 0) s->starting = (int)x;
-        break;
+        s->n = (int)x;
+        return 0;
     case F_CURRENT: /* a seat, or the finished game's "nobody" */
         if (read_long(v, TERMINAL_PLAYER, n - 1, "current", &x) < 0) return -1;
         if (x < 0 && x != TERMINAL_PLAYER) {
@@ -840,54 +823,15 @@ static int set_field(Core *c, PyObject *v, void *closure) {
                          n - 1, TERMINAL_PLAYER);
             return -1;
         }
-        s->current = (int)x; break;
-    case F_STEP: if ((rc = read_long(v, 0, MAX_COUNT, "step", &x)) == 0) s->step = (int)x; break;
-    case F_PASSES:
-        if ((rc = read_long(v, 0, MAX_COUNT, "passes", &x)) == 0) s->passes = (int)x;
-        break;
-    case F_DISCARDING:
-        if ((rc = read_long(v, 0, 1, "discarding", &x)) == 0) s->discarding = (int)x;
-        break;
-    case F_SPECIAL_VICTORY:
-        if ((rc = read_long(v, 0, 1, "special_victory", &x)) == 0) s->special_victory = (int)x;
-        break;
-    case F_LENGTH:
-        if ((rc = read_long(v, 0, LONG_MAX, "_length", &x)) == 0) s->length = x;
-        break;
-    case F_RNG_SHARED:
-        if ((rc = read_long(v, 0, 1, "_rng_shared", &x)) == 0) s->rng_shared = (int)x;
-        break;
+        s->current = (int)x;
+        return 0;
     case F_PHASE: {
         int i = 0;
         while (i < NPHASE && phase_members[i] != v) i++;
         if (i == NPHASE) { PyErr_SetString(err_type(), "phase: a Phase"); return -1; }
-        s->phase = i; break;
+        s->phase = i;
+        return 0;
     }
-    case F_HANDS: rc = read_matrix(v, &s->hands[0][0], n, NCARD, "hands", 0, MAX_COUNT); break;
-    case F_CARD_PILE: rc = read_ints(v, s->card_pile, NCARD, "card_pile", 0, MAX_COUNT); break;
-    case F_COUNTER_PILE:
-        rc = read_ints(v, s->counter_pile, NCOUNTER, "counter_pile", 0, MAX_COUNT); break;
-    case F_FACE_UP: rc = read_ints(v, s->face_up, NCOUNTER, "face_up", 0, MAX_COUNT); break;
-    case F_COUNTERS_UP:
-        rc = read_matrix(v, &s->counters_up[0][0], n, NCOUNTER, "counters_up", 0, MAX_COUNT);
-        break;
-    case F_COUNTERS_SECRET:
-        rc = read_matrix(v, &s->counters_secret[0][0], n, NCOUNTER, "counters_secret", 0,
-                         MAX_COUNT);
-        break;
-    case F_KEPT_UP:
-        rc = read_matrix(v, &s->kept_up[0][0], n, NCOUNTER, "kept_up", 0, MAX_COUNT); break;
-    case F_KEPT_SECRET:
-        rc = read_matrix(v, &s->kept_secret[0][0], n, NCOUNTER, "kept_secret", 0, MAX_COUNT);
-        break;
-    case F_ROUTE_COUNTER:
-        rc = read_ints(v, s->route_counter, NR, "route_counter", NO_PIECE, NCOUNTER - 1); break;
-    case F_ROUTE_OBSTACLE:
-        rc = read_ints(v, s->route_obstacle, NR, "route_obstacle", NO_PIECE, n - 1); break;
-    case F_OBSTACLE_IN_HAND:
-        rc = read_ints(v, s->obstacle_in_hand, n, "obstacle_in_hand", 0, 1); break;
-    case F_BOOTS: rc = read_ints(v, s->boots, n, "boots", 0, NT - 1); break;
-    case F_TOWN_CARDS: rc = read_ints(v, s->town_cards, n, "town_cards", NO_PIECE, NT - 1); break;
     case F_VISITED: {
         long tmp[MAXP];
         if (!PyList_Check(v) && !PyTuple_Check(v)) {
@@ -903,33 +847,13 @@ static int set_field(Core *c, PyObject *v, void *closure) {
                           &tmp[i]) < 0)
                 return -1;
         memcpy(s->visited, tmp, sizeof(long) * (size_t)n);
-        break;
+        return 0;
     }
     case F_RESULT:
-        if (v == Py_None) { s->has_result = 0; s->nresult = 0; break; }
-        {
-            if (!PyList_Check(v) && !PyTuple_Check(v)) {
-                PyErr_SetString(err_type(), "result: a list of seats or None");
-                return -1;
-            }
-            Py_ssize_t len = PySequence_Fast_GET_SIZE(v);
-            if (len < 1 || len > n) {
-                PyErr_SetString(err_type(), "result: one to n seats");
-                return -1;
-            }
-            if ((rc = read_ints(v, s->result, (int)len, "result", 0, n - 1)) == 0) {
-                s->nresult = (int)len;
-                s->has_result = 1;
-            }
-            break;
-        }
-    default:
-        PyErr_SetString(PyExc_AttributeError, "no such field");
-        return -1;
+        return set_result(s, v);
     }
-    if (rc < 0) return -1;
-    c->legal_valid = 0;
-    return 0;
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return -1;
 }
 
 static int read_rule_eq(PyObject *rules, const char *name, const char *value, int *out) {
@@ -1032,23 +956,6 @@ static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     hist_release(c);
     return 0;
 }
-
-static PyGetSetDef Core_getset[] = {
-    FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
-    FIELD("starting", F_STARTING), FIELD("current", F_CURRENT), FIELD("step", F_STEP),
-    FIELD("passes", F_PASSES), FIELD("discarding", F_DISCARDING),
-    FIELD("special_victory", F_SPECIAL_VICTORY), FIELD("_length", F_LENGTH),
-    FIELD("_rng_shared", F_RNG_SHARED), FIELD("hands", F_HANDS),
-    FIELD("card_pile", F_CARD_PILE), FIELD("counter_pile", F_COUNTER_PILE),
-    FIELD("face_up", F_FACE_UP), FIELD("counters_up", F_COUNTERS_UP),
-    FIELD("counters_secret", F_COUNTERS_SECRET), FIELD("kept_up", F_KEPT_UP),
-    FIELD("kept_secret", F_KEPT_SECRET), FIELD("route_counter", F_ROUTE_COUNTER),
-    FIELD("route_obstacle", F_ROUTE_OBSTACLE), FIELD("obstacle_in_hand", F_OBSTACLE_IN_HAND),
-    FIELD("boots", F_BOOTS), FIELD("visited", F_VISITED), FIELD("town_cards", F_TOWN_CARDS),
-    FIELD("result", F_RESULT),
-    ENGINE_COMMON_GETSET,
-    {NULL}
-};
 
 static PyMethodDef Core_methods[] = {
     ENGINE_COMMON_METHODS,
