@@ -62,8 +62,7 @@ typedef struct {
 } S;
 
 enum { F_HANDS, F_GOLD, F_SET_ASIDE, F_BOUGHT, F_DECK, F_DISCARD, F_KINGDOMS, F_RESULT,
-       F_AT, NCACHE,
-       F_N = 100, F_ROUND, F_PHASE, F_DRAGON, F_CURRENT, F_PASSES, F_PENDING,
+       F_AT, F_N, F_ROUND, F_PHASE, F_DRAGON, F_CURRENT, F_PASSES, F_PENDING,
        F_PENDING_COUNT, F_BANK, F_DIRECTION, F_TURNED, F_OWN_VISITED, F_ESCORT, F_VISITED,
        F_BONUS_PAID, F_EARNED, F_PAID, F_LENGTH, F_ESCORT_TOWNS };
 
@@ -835,9 +834,48 @@ static PyObject *Core_start(Core *c, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyObject *build_field(Core *c, int f) {
+/* The attributes (see FieldSpec): kind, place, length and bounds of each. */
+static const FieldSpec fields[] = {
+    [F_HANDS] = OWN_FIELD("hands"),
+    [F_GOLD] = OWN_FIELD("gold"),
+    [F_SET_ASIDE] = OWN_FIELD("set_aside"),
+    [F_BOUGHT] = FLD(FK_INTS, bought, bought, FV_N, 0, 0, MAX_COUNT),
+    [F_DECK] = FLD(FK_INTS, deck, deck, NK, 0, 0, MAX_COUNT),
+    [F_DISCARD] = FLD(FK_INTS, discard, discard, NK, 0, 0, MAX_COUNT),
+    [F_KINGDOMS] = OWN_FIELD("kingdoms"),
+    [F_RESULT] = OWN_FIELD("result"),
+    [F_AT] = OWN_FIELD("at"),
+    [F_N] = OWN_FIELD("n"),
+    [F_ROUND] = SCALAR(FK_INT, round, 0, MAX_COUNT),
+    [F_PHASE] = OWN_FIELD("phase"),
+    [F_DRAGON] = SCALAR(FK_INT, dragon, 0, FV_LAST),
+    [F_CURRENT] = OWN_FIELD("current"),
+    [F_PASSES] = SCALAR(FK_INT, passes, 0, MAX_COUNT),
+    [F_PENDING] = OWN_FIELD("pending"),
+    [F_PENDING_COUNT] = SCALAR(FK_INT, pending_count, 0, MAX_COUNT),
+    [F_BANK] = OWN_FIELD("bank"),
+    [F_DIRECTION] = OWN_FIELD("direction"),
+    [F_TURNED] = SCALAR(FK_BOOL, turned, 0, 1),
+    [F_OWN_VISITED] = SCALAR(FK_BOOL, own_visited, 0, 1),
+    [F_ESCORT] = SCALAR(FK_INT, escort, NO_ONE, FV_LAST),
+    [F_VISITED] = SCALAR(FK_LONG, visited, 0, ALL_TOWNS),
+    [F_BONUS_PAID] = SCALAR(FK_BOOL, bonus_paid, 0, 1),
+    [F_EARNED] = SCALAR(FK_LONG, earned, 0, MAX_GOLD),
+    [F_PAID] = SCALAR(FK_LONG, paid, 0, MAX_GOLD),
+    [F_LENGTH] = FLD(FK_SSIZE, _length, length, 0, 0, 0, LONG_MAX),
+    [F_ESCORT_TOWNS] = SCALAR(FK_INT, escort_towns, 0, ALL_TOWNS),
+};
+
+/* The fields whose reading is King of the Elves' own. */
+static PyObject *get_own_field(Core *c, int f) {
     S *s = &c->st;
     switch (f) {
+    case F_N: return PyLong_FromLong(s->n);
+    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
+    case F_CURRENT: return PyLong_FromLong(s->current);
+    case F_PENDING: return Py_NewRef(pending_members[s->pending]);
+    case F_BANK: return PyLong_FromLong(s->bank);
+    case F_DIRECTION: return PyLong_FromLong(s->direction);
     case F_HANDS: {
         PyObject *l = PyList_New(s->n);
         if (!l) return NULL;
@@ -850,12 +888,7 @@ static PyObject *build_field(Core *c, int f) {
     }
     case F_GOLD: return int_list(s->gold, s->n);
     case F_SET_ASIDE: return int_list(s->set_aside, s->n);
-    case F_BOUGHT: return int_list(s->bought, s->n);
-    case F_DECK: return int_list(s->deck, NK);
-    case F_DISCARD: return int_list(s->discard, NK);
-    case F_RESULT:
-        if (!s->has_result) Py_RETURN_NONE;
-        return int_list(s->result, s->nresult);
+    case F_RESULT: return get_result(s);
     case F_AT: return Py_BuildValue("(ii)", s->at_k, s->at_i);
     case F_KINGDOMS: {
         PyObject *l = PyList_New(s->n);
@@ -872,37 +905,10 @@ static PyObject *build_field(Core *c, int f) {
         }
         return l;
     }
+
     }
     PyErr_SetString(PyExc_AttributeError, "no such field");
     return NULL;
-}
-
-static PyObject *get_field(Core *c, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
-    S *s = &c->st;
-    switch (f) {
-    case F_N: return PyLong_FromLong(s->n);
-    case F_ROUND: return PyLong_FromLong(s->round);
-    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
-    case F_DRAGON: return PyLong_FromLong(s->dragon);
-    case F_CURRENT: return PyLong_FromLong(s->current);
-    case F_PASSES: return PyLong_FromLong(s->passes);
-    case F_PENDING: return Py_NewRef(pending_members[s->pending]);
-    case F_PENDING_COUNT: return PyLong_FromLong(s->pending_count);
-    case F_BANK: return PyLong_FromLong(s->bank);
-    case F_DIRECTION: return PyLong_FromLong(s->direction);
-    case F_TURNED: return PyBool_FromLong(s->turned);
-    case F_OWN_VISITED: return PyBool_FromLong(s->own_visited);
-    case F_ESCORT: return PyLong_FromLong(s->escort);
-    case F_ESCORT_TOWNS: return PyLong_FromLong(s->escort_towns);
-    case F_VISITED: return PyLong_FromLong(s->visited);
-    case F_BONUS_PAID: return PyBool_FromLong(s->bonus_paid);
-    case F_EARNED: return PyLong_FromLong(s->earned);
-    case F_PAID: return PyLong_FromLong(s->paid);
-    case F_LENGTH: return PyLong_FromSsize_t(s->length);
-    }
-    /* a fresh list each time: a reader's writes never reach the state */
-    return build_field(c, f);
 }
 
 /* All the gold in the game (players', set aside, the bank) with one field replaced:
@@ -913,11 +919,10 @@ static long gold_total(S *s, const int *gold, const int *set_aside, long bank) {
     return t;
 }
 
-static int set_field(Core *c, PyObject *v, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
+/* The fields whose checks are King of the Elves' own: 0, or -1 with the state unchanged. */
+static int set_own_field(Core *c, int f, PyObject *v) {
     S *s = &c->st;
     int n = s->n, rc = 0;
-    if (!v) { PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted"); return -1; }
     long x = 0;
     switch (f) {
     case F_N:
@@ -932,8 +937,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
                 return -1;
             }
         s->n = (int)x; break;
-    case F_ROUND: if ((rc = read_long(v, 0, MAX_COUNT, "round", &x)) == 0) s->round = (int)x; break;
-    case F_DRAGON: if ((rc = read_long(v, 0, n - 1, "dragon", &x)) == 0) s->dragon = (int)x; break;
     case F_CURRENT: /* a seat, or the finished game's "nobody" */
         if (read_long(v, TERMINAL_PLAYER, n - 1, "current", &x) < 0) return -1;
         if (x < 0 && x != TERMINAL_PLAYER) {
@@ -942,12 +945,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
             return -1;
         }
         s->current = (int)x; break;
-    case F_PASSES:
-        if ((rc = read_long(v, 0, MAX_COUNT, "passes", &x)) == 0) s->passes = (int)x;
-        break;
-    case F_PENDING_COUNT:
-        if ((rc = read_long(v, 0, MAX_COUNT, "pending_count", &x)) == 0) s->pending_count = (int)x;
-        break;
     case F_BANK:
         if ((rc = read_long(v, 0, MAX_GOLD, "bank", &x)) < 0) break;
         if (gold_total(s, s->gold, s->set_aside, x) > MAX_GOLD) {
@@ -959,21 +956,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         if ((rc = read_long(v, -1, 1, "direction", &x)) < 0) break;
         if (x == 0) { PyErr_SetString(err_type(), "direction: 1 or -1"); return -1; }
         s->direction = (int)x; break;
-    case F_TURNED: if ((rc = read_long(v, 0, 1, "turned", &x)) == 0) s->turned = (int)x; break;
-    case F_OWN_VISITED:
-        if ((rc = read_long(v, 0, 1, "own_visited", &x)) == 0) s->own_visited = (int)x;
-        break;
-    case F_ESCORT: if ((rc = read_long(v, NO_ONE, n - 1, "escort", &x)) == 0) s->escort = (int)x; break;
-    case F_ESCORT_TOWNS:
-        if ((rc = read_long(v, 0, ALL_TOWNS, "escort_towns", &x)) == 0) s->escort_towns = (int)x;
-        break;
-    case F_VISITED: if ((rc = read_long(v, 0, ALL_TOWNS, "visited", &x)) == 0) s->visited = x; break;
-    case F_BONUS_PAID:
-        if ((rc = read_long(v, 0, 1, "bonus_paid", &x)) == 0) s->bonus_paid = (int)x;
-        break;
-    case F_EARNED: if ((rc = read_long(v, 0, MAX_GOLD, "earned", &x)) == 0) s->earned = x; break;
-    case F_PAID: if ((rc = read_long(v, 0, MAX_GOLD, "paid", &x)) == 0) s->paid = x; break;
-    case F_LENGTH: if ((rc = read_long(v, 0, LONG_MAX, "_length", &x)) == 0) s->length = x; break;
     case F_PHASE: {
         int i = 0;
         while (i < NPHASE && phase_members[i] != v) i++;
@@ -1015,9 +997,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         memcpy(f == F_GOLD ? s->gold : s->set_aside, tmp, sizeof(int) * (size_t)n);
         break;
     }
-    case F_BOUGHT: rc = read_ints(v, s->bought, n, "bought", 0, MAX_COUNT); break;
-    case F_DECK: rc = read_ints(v, s->deck, NK, "deck", 0, MAX_COUNT); break;
-    case F_DISCARD: rc = read_ints(v, s->discard, NK, "discard", 0, MAX_COUNT); break;
     case F_AT: {
         int at[2];
         if ((rc = read_ints(v, at, 2, "at", NO_ONE, MAXP - 1)) < 0) break;
@@ -1028,24 +1007,7 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         s->at_k = at[0]; s->at_i = at[1];
         break;
     }
-    case F_RESULT:
-        if (v == Py_None) { s->has_result = 0; s->nresult = 0; break; }
-        {
-            if (!PyList_Check(v) && !PyTuple_Check(v)) {
-                PyErr_SetString(err_type(), "result: a list of seats or None");
-                return -1;
-            }
-            Py_ssize_t len = PySequence_Fast_GET_SIZE(v);
-            if (len < 1 || len > n) {
-                PyErr_SetString(err_type(), "result: one to n seats");
-                return -1;
-            }
-            if ((rc = read_ints(v, s->result, (int)len, "result", 0, n - 1)) == 0) {
-                s->nresult = (int)len;
-                s->has_result = 1;
-            }
-            break;
-        }
+    case F_RESULT: rc = set_result(s, v); break;
     case F_KINGDOMS: {
         int nk[MAXP] = {0}, towns[MAXP][MAXK][4], size = kingdom_size(n);
         if (!PyList_Check(v) && !PyTuple_Check(v)) {
@@ -1088,9 +1050,7 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         PyErr_SetString(PyExc_AttributeError, "no such field");
         return -1;
     }
-    if (rc < 0) return -1;
-    c->legal_valid = 0;
-    return 0;
+    return rc;
 }
 
 static int read_rule_bool(PyObject *rules, const char *name, int *out) {
@@ -1136,24 +1096,6 @@ static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
 
 static int set_ignore(Core *Py_UNUSED(c), PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) { return 0; }
 
-static PyGetSetDef Core_getset[] = {
-    FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
-    FIELD("dragon", F_DRAGON), FIELD("current", F_CURRENT), FIELD("passes", F_PASSES),
-    FIELD("pending", F_PENDING), FIELD("pending_count", F_PENDING_COUNT),
-    FIELD("bank", F_BANK), FIELD("direction", F_DIRECTION), FIELD("turned", F_TURNED),
-    FIELD("own_visited", F_OWN_VISITED), FIELD("escort", F_ESCORT),
-    FIELD("escort_towns", F_ESCORT_TOWNS),
-    FIELD("visited", F_VISITED), FIELD("bonus_paid", F_BONUS_PAID),
-    FIELD("earned", F_EARNED), FIELD("paid", F_PAID), FIELD("_length", F_LENGTH),
-    FIELD("hands", F_HANDS), FIELD("gold", F_GOLD), FIELD("set_aside", F_SET_ASIDE),
-    FIELD("bought", F_BOUGHT), FIELD("deck", F_DECK), FIELD("discard", F_DISCARD),
-    FIELD("kingdoms", F_KINGDOMS), FIELD("result", F_RESULT), FIELD("at", F_AT),
-    ENGINE_COMMON_GETSET,
-    {"_legal_ids", (getter)get_none, (setter)set_invalidate, NULL, NULL},
-    {"_ring", (getter)get_none, (setter)set_ignore, NULL, NULL},
-    {NULL}
-};
-
 static PyMethodDef Core_methods[] = {
     ENGINE_COMMON_METHODS,
     {"_start", (PyCFunction)Core_start, METH_VARARGS, NULL},
@@ -1175,6 +1117,9 @@ static void fresh_state(S *s) {
 #define ENGINE_FRESH fresh_state
 #define ENGINE_HISTORY
 #define ENGINE_OBS_READY check_ready
+#define ENGINE_EXTRA_GETSET                                                         \
+    {"_legal_ids", (getter)get_none, (setter)set_invalidate, NULL, NULL},           \
+    {"_ring", (getter)get_none, (setter)set_ignore, NULL, NULL},
 /* Clone, the observation wrappers, the type and the module, shared with the other
  * engines. */
 #include "../../core/_engine_type.h"
