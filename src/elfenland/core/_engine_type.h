@@ -12,12 +12,15 @@
  * - the attributes: get_field / set_field over the engine's table of fields (see
  *   FieldSpec in _engine_common.h) and the attribute table built from it.
  *
- * Included once by each engine after _engine_common.h, its ``fields`` table and its
- * Core_methods table (ENGINE_COMMON_METHODS, ENGINE_OBSERVE_METHODS).  The engine
- * defines first:
+ * - _chain and the method table.
+ *
+ * Included once by each engine after _engine_common.h and its ``fields`` table.  The
+ * engine defines first:
  *   fields                its FieldSpec table, indexed by its F_ numbers, and
  *                         get_own_field / set_own_field for the FK_OWN ones;
- *   set_rules, get_chain, set_chain;
+ *   set_rules, Core_start (``_start``) and Core_resample (``_resample``);
+ *   ENGINE_START_ARGS     (optional) _start's calling convention, METH_O by default;
+ *   ENGINE_FLUSH_HISTORY(c) (optional) the pending history made links, 0 or -1;
  *   ENGINE_EXTRA_GETSET   (optional) more attribute entries;
  *   ENGINE_TYPE_NAME, ENGINE_TYPE_DOC, ENGINE_MODULE_DOC, ENGINE_CONFIGURE_DOC  texts;
  *   ENGINE_FRESH(s)       a fresh S's non-zero fields (n, the "nobody" markers);
@@ -116,6 +119,40 @@ static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused)) {
     return PyLong_FromSsize_t(obs_size(c->st.n));
 }
 #endif /* ENGINE_OBSERVE */
+
+/* ------------------------------------------------------------------ history */
+#ifndef ENGINE_FLUSH_HISTORY
+#define ENGINE_FLUSH_HISTORY(c) 0
+#endif
+
+/* ``_chain``: the history as the pure engine's links (an engine that keeps its newest
+ * entries apart makes their links first, ENGINE_FLUSH_HISTORY); writing it replaces
+ * the whole history. */
+static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
+    if (ENGINE_FLUSH_HISTORY(c) < 0) return NULL;
+    return Py_NewRef(c->chain ? c->chain : Py_None);
+}
+
+static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
+    if (v == Py_None) v = NULL;
+    Py_XINCREF(v);
+    Py_XSETREF(c->chain, v);
+    ENGINE_FORGET_HISTORY(c);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ methods */
+#ifndef ENGINE_START_ARGS
+#define ENGINE_START_ARGS METH_O
+#endif
+
+static PyMethodDef Core_methods[] = {
+    ENGINE_COMMON_METHODS,
+    {"_start", (PyCFunction)Core_start, ENGINE_START_ARGS, NULL},
+    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
+    ENGINE_OBSERVE_METHODS
+    {NULL}
+};
 
 /* ------------------------------------------------------------------ attributes */
 static PyObject *get_own_field(Core *c, int f);

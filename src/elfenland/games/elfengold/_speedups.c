@@ -1214,14 +1214,6 @@ static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(unused)) {
     return 0;
 }
 
-OBJ_SLOT(chain, 1)
-
-static PyMethodDef Core_methods[] = {
-    ENGINE_COMMON_METHODS,
-    {"_start", (PyCFunction)Core_start, METH_O, NULL},
-    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
-    {NULL}
-};
 
 /* A fresh state's non-zero fields (Core_new's). */
 static void fresh_state(S *s) {

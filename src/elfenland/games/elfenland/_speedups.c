@@ -922,48 +922,33 @@ parsed:
 }
 
 
-static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
-    if (c->hcount) { /* the pending entries become links, as play made them before */
-        PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
-        const int *e = c->hist->e;
-        for (Py_ssize_t i = 0; i < c->hcount; i++) {
-            PyObject *link = PyTuple_New(4);
-            PyObject *pl = PyLong_FromLong(e[2 * i + 1] & 255);
-            PyObject *fa = PyLong_FromLong(e[2 * i + 1] >> 8);
-            if (!link || !pl || !fa) {
-                Py_XDECREF(link); Py_XDECREF(pl); Py_XDECREF(fa); Py_DECREF(chain);
-                return NULL;
-            }
-            PyTuple_SET_ITEM(link, 0, chain);
-            PyTuple_SET_ITEM(link, 1, pl);
-            PyTuple_SET_ITEM(link, 2, Py_NewRef(PyTuple_GET_ITEM(actions_tuple, e[2 * i])));
-            PyTuple_SET_ITEM(link, 3, fa);
-            /* A link holds ints, an action and older links: never a cycle, so the
-             * collector need not look at it. */
-            PyObject_GC_UnTrack(link);
-            chain = link;
+/* The pending history entries become links, as play made them before: 0, or -1 with
+ * the error and the history unchanged. */
+static int hist_flush(Core *c) {
+    if (!c->hcount) return 0;
+    PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
+    const int *e = c->hist->e;
+    for (Py_ssize_t i = 0; i < c->hcount; i++) {
+        PyObject *link = PyTuple_New(4);
+        PyObject *pl = PyLong_FromLong(e[2 * i + 1] & 255);
+        PyObject *fa = PyLong_FromLong(e[2 * i + 1] >> 8);
+        if (!link || !pl || !fa) {
+            Py_XDECREF(link); Py_XDECREF(pl); Py_XDECREF(fa); Py_DECREF(chain);
+            return -1;
         }
-        Py_XSETREF(c->chain, chain);
-        hist_release(c);
+        PyTuple_SET_ITEM(link, 0, chain);
+        PyTuple_SET_ITEM(link, 1, pl);
+        PyTuple_SET_ITEM(link, 2, Py_NewRef(PyTuple_GET_ITEM(actions_tuple, e[2 * i])));
+        PyTuple_SET_ITEM(link, 3, fa);
+        /* A link holds ints, an action and older links: never a cycle, so the
+         * collector need not look at it. */
+        PyObject_GC_UnTrack(link);
+        chain = link;
     }
-    return Py_NewRef(c->chain ? c->chain : Py_None);
-}
-
-static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
-    if (v == Py_None) v = NULL;
-    Py_XINCREF(v);
-    Py_XSETREF(c->chain, v);
+    Py_XSETREF(c->chain, chain);
     hist_release(c);
     return 0;
 }
-
-static PyMethodDef Core_methods[] = {
-    ENGINE_COMMON_METHODS,
-    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
-    {"_start", (PyCFunction)Core_start, METH_O, NULL},
-    ENGINE_OBSERVE_METHODS
-    {NULL}
-};
 
 /* A fresh state's non-zero fields (Core_new's). */
 static void fresh_state(S *s) {
@@ -983,6 +968,7 @@ static int module_init(void);
 #define ENGINE_MODULE_INIT module_init
 #define ENGINE_LEGAL_ON_HEAP
 #define ENGINE_HISTORY
+#define ENGINE_FLUSH_HISTORY hist_flush
 #define ENGINE_OWN_METHODS
 /* Clone, the observation wrappers, the type and the module, shared with the other
  * engines. */

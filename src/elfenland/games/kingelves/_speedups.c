@@ -1081,28 +1081,7 @@ static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(u)) {
 }
 
 
-static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
-    if (hist_flush(c) < 0) return NULL;
-    return Py_NewRef(c->chain ? c->chain : Py_None);
-}
-
-static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
-    if (v == Py_None) v = NULL;
-    Py_XINCREF(v);
-    Py_XSETREF(c->chain, v);
-    hist_release(c);
-    return 0;
-}
-
 static int set_ignore(Core *Py_UNUSED(c), PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) { return 0; }
-
-static PyMethodDef Core_methods[] = {
-    ENGINE_COMMON_METHODS,
-    {"_start", (PyCFunction)Core_start, METH_VARARGS, NULL},
-    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
-    ENGINE_OBSERVE_METHODS
-    {NULL}
-};
 
 /* A fresh state's non-zero fields (Core_new's). */
 static void fresh_state(S *s) {
@@ -1116,6 +1095,8 @@ static void fresh_state(S *s) {
 #define ENGINE_CONFIGURE_DOC "Hand over the rules' tables."
 #define ENGINE_FRESH fresh_state
 #define ENGINE_HISTORY
+#define ENGINE_FLUSH_HISTORY hist_flush
+#define ENGINE_START_ARGS METH_VARARGS
 #define ENGINE_OBS_READY check_ready
 #define ENGINE_EXTRA_GETSET                                                         \
     {"_legal_ids", (getter)get_none, (setter)set_invalidate, NULL, NULL},           \
