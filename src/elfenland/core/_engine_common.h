@@ -80,6 +80,67 @@ static Py_ssize_t obs_size(int n);
 static void observe(S *s, int player, float *v);
 #endif
 
+/* ------------------------------------------------------------------ history buffer
+ * With ENGINE_HISTORY (the engine defines HistEntry, ``typedef struct Hist Hist`` and
+ * Core's ``hist`` and ``hcount``): the newest actions of a history kept as entries,
+ * not yet made links, so that playing an action builds no tuple.  Clones share a
+ * buffer: a state owns its first ``hcount`` entries, appends in place while nobody
+ * appended past them, and copies them to a buffer of its own otherwise.  An entry that
+ * holds a Python object says so with ENGINE_HIST_DROP(e) / ENGINE_HIST_KEEP(e). */
+#ifdef ENGINE_HISTORY
+#ifndef ENGINE_HIST_DROP
+#define ENGINE_HIST_DROP(e) ((void)0)
+#define ENGINE_HIST_KEEP(e) ((void)0)
+#endif
+
+struct Hist {
+    Py_ssize_t refs, used, cap;
+    HistEntry e[];
+};
+
+/* The buffer's entries from ``k`` on forgotten (their objects released). */
+static void hist_truncate(Hist *h, Py_ssize_t k) {
+    for (Py_ssize_t i = k; i < h->used; i++) ENGINE_HIST_DROP(&h->e[i]);
+    h->used = k;
+}
+
+static void hist_release(Core *c) {
+    if (c->hist && --c->hist->refs == 0) {
+        hist_truncate(c->hist, 0);
+        PyMem_Free(c->hist);
+    }
+    c->hist = NULL;
+    c->hcount = 0;
+}
+#define ENGINE_FORGET_HISTORY hist_release
+
+/* The slot of one more entry, for the caller to fill at once; NULL with the error. */
+static HistEntry *hist_slot(Core *c) {
+    Hist *h = c->hist;
+    Py_ssize_t k = c->hcount;
+    if (h && h->refs == 1) hist_truncate(h, k); /* entries past ours: a dead clone's */
+    if (!h || h->used != k || k == h->cap) {
+        Py_ssize_t cap = k < 128 ? 256 : 2 * k;
+        Hist *g;
+        if (h && h->refs == 1) {
+            g = PyMem_Realloc(h, sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
+            if (!g) { PyErr_NoMemory(); return NULL; }
+        } else {
+            g = PyMem_Malloc(sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
+            if (!g) { PyErr_NoMemory(); return NULL; }
+            g->refs = 1;
+            if (k) memcpy(g->e, h->e, sizeof(HistEntry) * (size_t)k);
+            for (Py_ssize_t i = 0; i < k; i++) ENGINE_HIST_KEEP(&g->e[i]);
+            if (h) h->refs--; /* shared, so not the last reference */
+        }
+        g->cap = cap;
+        c->hist = h = g;
+    }
+    h->used = c->hcount = k + 1;
+    return &h->e[k];
+}
+#endif /* ENGINE_HISTORY */
+
 /* Bad input: the typed error (ElfenlandError, a ValueError) with a message. */
 static PyObject *err_type(void) { return error_type ? error_type : PyExc_ValueError; }
 

@@ -24,7 +24,7 @@
  *   ENGINE_EXTRA_GETSET   (optional) more attribute entries;
  *   ENGINE_TYPE_NAME, ENGINE_TYPE_DOC, ENGINE_MODULE_DOC, ENGINE_CONFIGURE_DOC  texts;
  *   ENGINE_FRESH(s)       a fresh S's non-zero fields (n, the "nobody" markers);
- *   ENGINE_HISTORY        (optional) Core has ``hist`` (refcounted) and ``hcount``;
+ *   ENGINE_HISTORY        (optional) Core keeps a history buffer (_engine_common.h);
  *   ENGINE_LEGAL_ON_HEAP  (optional) Core's ``legal`` is PyMem-allocated, not an array;
  *   ENGINE_OWN_METHODS    (optional) the module has own_methods(cls);
  *   ENGINE_INIT           (optional) the type's tp_init;

@@ -104,14 +104,13 @@ enum { F_HANDS, F_CARD_PILE, F_COUNTER_PILE, F_FACE_UP, F_COUNTERS_UP, F_COUNTER
        F_BOOTS, F_VISITED, F_TOWN_CARDS, F_RESULT, F_N, F_ROUND, F_PHASE, F_STARTING,
        F_CURRENT, F_STEP, F_PASSES, F_DISCARDING, F_SPECIAL_VICTORY, F_LENGTH, F_RNG_SHARED };
 
-/* The newest actions of a history, not yet made links: two ints each (the action id;
- * the player and the fact as player | fact << 8).  Clones share a buffer: a state owns
- * its first ``hcount`` entries, appends in place while nobody appended past them, and
- * copies them to a buffer of its own otherwise. */
+/* A history entry (see the history buffer in _engine_common.h): the action id, and the
+ * player and the fact as player | fact << 8. */
 typedef struct {
-    Py_ssize_t refs, used, cap;
-    int e[];
-} Hist;
+    int id, info;
+} HistEntry;
+typedef struct Hist Hist;
+#define ENGINE_HISTORY
 
 typedef struct {
     PyObject_HEAD
@@ -129,44 +128,18 @@ typedef struct {
 static PyTypeObject CoreType;
 /* Elfenland's own Rng maker and history store, which the shared resample uses. */
 static PyObject *new_rng(PyObject *seed);
-static void hist_release(Core *c);
 #define ENGINE_NEW_RNG new_rng
-#define ENGINE_FORGET_HISTORY hist_release
 #define ENGINE_OBSERVE observe_checked
 
 /* The code every compiled engine shares (randomness, checked input, the common methods,
  * configure): one copy for all of them. */
 #include "../../core/_engine_common.h"
 
-static void hist_release(Core *c) {
-    if (c->hist && --c->hist->refs == 0) PyMem_Free(c->hist);
-    c->hist = NULL;
-    c->hcount = 0;
-}
-
 static int hist_append(Core *c, int id, int player, int fact) {
-    Hist *h = c->hist;
-    Py_ssize_t k = c->hcount;
-    if (h && h->refs == 1) h->used = k; /* entries past ours belonged to a dead clone */
-    if (!h || h->used != k || k == h->cap) {
-        Py_ssize_t cap = k < 128 ? 256 : 2 * k;
-        Hist *g;
-        if (h && h->refs == 1) {
-            g = PyMem_Realloc(h, sizeof(Hist) + sizeof(int) * 2 * (size_t)cap);
-            if (!g) { PyErr_NoMemory(); return -1; }
-        } else {
-            g = PyMem_Malloc(sizeof(Hist) + sizeof(int) * 2 * (size_t)cap);
-            if (!g) { PyErr_NoMemory(); return -1; }
-            g->refs = 1;
-            if (k) memcpy(g->e, h->e, sizeof(int) * 2 * (size_t)k);
-            if (h) h->refs--; /* shared, so not the last reference */
-        }
-        g->cap = cap;
-        c->hist = h = g;
-    }
-    h->e[2 * k] = id;
-    h->e[2 * k + 1] = player | fact << 8;
-    h->used = c->hcount = k + 1;
+    HistEntry *e = hist_slot(c);
+    if (!e) return -1;
+    e->id = id;
+    e->info = player | fact << 8;
     return 0;
 }
 
@@ -927,18 +900,18 @@ parsed:
 static int hist_flush(Core *c) {
     if (!c->hcount) return 0;
     PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
-    const int *e = c->hist->e;
+    const HistEntry *e = c->hist->e;
     for (Py_ssize_t i = 0; i < c->hcount; i++) {
         PyObject *link = PyTuple_New(4);
-        PyObject *pl = PyLong_FromLong(e[2 * i + 1] & 255);
-        PyObject *fa = PyLong_FromLong(e[2 * i + 1] >> 8);
+        PyObject *pl = PyLong_FromLong(e[i].info & 255);
+        PyObject *fa = PyLong_FromLong(e[i].info >> 8);
         if (!link || !pl || !fa) {
             Py_XDECREF(link); Py_XDECREF(pl); Py_XDECREF(fa); Py_DECREF(chain);
             return -1;
         }
         PyTuple_SET_ITEM(link, 0, chain);
         PyTuple_SET_ITEM(link, 1, pl);
-        PyTuple_SET_ITEM(link, 2, Py_NewRef(PyTuple_GET_ITEM(actions_tuple, e[2 * i])));
+        PyTuple_SET_ITEM(link, 2, Py_NewRef(PyTuple_GET_ITEM(actions_tuple, e[i].id)));
         PyTuple_SET_ITEM(link, 3, fa);
         /* A link holds ints, an action and older links: never a cycle, so the
          * collector need not look at it. */
@@ -967,7 +940,6 @@ static int module_init(void);
 #define ENGINE_INIT Core_init
 #define ENGINE_MODULE_INIT module_init
 #define ENGINE_LEGAL_ON_HEAP
-#define ENGINE_HISTORY
 #define ENGINE_FLUSH_HISTORY hist_flush
 #define ENGINE_OWN_METHODS
 /* Clone, the observation wrappers, the type and the module, shared with the other

@@ -80,10 +80,10 @@ typedef struct {
     PyObject *obj; /* the fact if not a number, else NULL */
 } HistEntry;
 
-typedef struct {
-    Py_ssize_t refs, used, cap;
-    HistEntry e[];
-} Hist;
+typedef struct Hist Hist;
+#define ENGINE_HISTORY
+#define ENGINE_HIST_DROP(e) Py_CLEAR((e)->obj)
+#define ENGINE_HIST_KEEP(e) Py_XINCREF((e)->obj)
 
 typedef struct {
     PyObject_HEAD
@@ -97,56 +97,20 @@ typedef struct {
     Py_ssize_t hcount;
 } Core;
 
-static void hist_release(Core *c);
-#define ENGINE_FORGET_HISTORY hist_release
 #define ENGINE_OBSERVE observe_checked
 
 /* The code every compiled engine shares (randomness, checked input, the common methods,
  * configure): one copy for all of them. */
 #include "../../core/_engine_common.h"
 
-/* The buffer's entries from ``k`` on forgotten (their tuples released). */
-static void hist_truncate(Hist *h, Py_ssize_t k) {
-    for (Py_ssize_t i = k; i < h->used; i++) Py_CLEAR(h->e[i].obj);
-    h->used = k;
-}
-
-static void hist_release(Core *c) {
-    if (c->hist && --c->hist->refs == 0) {
-        hist_truncate(c->hist, 0);
-        PyMem_Free(c->hist);
-    }
-    c->hist = NULL;
-    c->hcount = 0;
-}
-
 /* Append an entry; ``obj`` (a tuple fact, or NULL) is stolen, also on failure. */
 static int hist_append(Core *c, int id, int player, long long fact, PyObject *obj) {
-    Hist *h = c->hist;
-    Py_ssize_t k = c->hcount;
-    if (h && h->refs == 1) hist_truncate(h, k); /* entries past ours: a dead clone's */
-    if (!h || h->used != k || k == h->cap) {
-        Py_ssize_t cap = k < 128 ? 256 : 2 * k;
-        Hist *g;
-        if (h && h->refs == 1) {
-            g = PyMem_Realloc(h, sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
-            if (!g) { Py_XDECREF(obj); PyErr_NoMemory(); return -1; }
-        } else {
-            g = PyMem_Malloc(sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
-            if (!g) { Py_XDECREF(obj); PyErr_NoMemory(); return -1; }
-            g->refs = 1;
-            if (k) memcpy(g->e, h->e, sizeof(HistEntry) * (size_t)k);
-            for (Py_ssize_t i = 0; i < k; i++) Py_XINCREF(g->e[i].obj);
-            if (h) h->refs--; /* shared, so not the last reference */
-        }
-        g->cap = cap;
-        c->hist = h = g;
-    }
-    h->e[k].id = id;
-    h->e[k].player = player;
-    h->e[k].fact = fact;
-    h->e[k].obj = obj;
-    h->used = c->hcount = k + 1;
+    HistEntry *e = hist_slot(c);
+    if (!e) { Py_XDECREF(obj); return -1; }
+    e->id = id;
+    e->player = player;
+    e->fact = fact;
+    e->obj = obj;
     return 0;
 }
 
@@ -1094,7 +1058,6 @@ static void fresh_state(S *s) {
 #define ENGINE_MODULE_DOC "The compiled King of the Elves engine (see fast.py)."
 #define ENGINE_CONFIGURE_DOC "Hand over the rules' tables."
 #define ENGINE_FRESH fresh_state
-#define ENGINE_HISTORY
 #define ENGINE_FLUSH_HISTORY hist_flush
 #define ENGINE_START_ARGS METH_VARARGS
 #define ENGINE_OBS_READY check_ready
