@@ -23,6 +23,7 @@ SHARED_FUNCTIONS = (
     "get_chain", "set_chain", "get_field", "set_field", "observe_checked",
     "Core_observe_into", "Core_observation_size", "own_methods", "PyInit__speedups",
     "redeal_counts", "redeal_town_cards", "set_result", "long_list", "read_longs",
+    "hist_truncate", "hist_release", "hist_flush",
 )
 
 

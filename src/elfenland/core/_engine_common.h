@@ -139,6 +139,34 @@ static HistEntry *hist_slot(Core *c) {
     h->used = c->hcount = k + 1;
     return &h->e[k];
 }
+
+/* The pending entries become links (player, action, fact), as play made them before
+ * (the engine reads an entry with ENGINE_HIST_PLAYER(e), ENGINE_HIST_ID(e) and
+ * ENGINE_HIST_FACT(e), the fact as a new reference): 0, or -1 with the error and the
+ * history unchanged. */
+static int hist_flush(Core *c) {
+    if (!c->hcount) return 0;
+    PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
+    const HistEntry *e = c->hist->e;
+    for (Py_ssize_t i = 0; i < c->hcount; i++) {
+        PyObject *pl = PyLong_FromLong(ENGINE_HIST_PLAYER(&e[i]));
+        PyObject *fa = ENGINE_HIST_FACT(&e[i]);
+        PyObject *action = PyTuple_GET_ITEM(actions_tuple, ENGINE_HIST_ID(&e[i]));
+        PyObject *link = pl && fa ? PyTuple_Pack(4, chain, pl, action, fa) : NULL;
+        Py_XDECREF(pl);
+        Py_XDECREF(fa);
+        Py_DECREF(chain);
+        if (!link) return -1;
+        /* A link holds ints, an action and older links: never a cycle, so the
+         * collector need not look at it. */
+        PyObject_GC_UnTrack(link);
+        chain = link;
+    }
+    Py_XSETREF(c->chain, chain); /* hcount > 0: a link */
+    hist_release(c);
+    return 0;
+}
+#define ENGINE_FLUSH_HISTORY hist_flush
 #endif /* ENGINE_HISTORY */
 
 /* Bad input: the typed error (ElfenlandError, a ValueError) with a message. */

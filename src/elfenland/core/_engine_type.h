@@ -20,7 +20,8 @@
  *                         get_own_field / set_own_field for the FK_OWN ones;
  *   set_rules, Core_start (``_start``) and Core_resample (``_resample``);
  *   ENGINE_START_ARGS     (optional) _start's calling convention, METH_O by default;
- *   ENGINE_FLUSH_HISTORY(c) (optional) the pending history made links, 0 or -1;
+ *   ENGINE_FLUSH_HISTORY(c) (set by _engine_common.h with ENGINE_HISTORY) the pending
+ *                         history made links, 0 or -1;
  *   ENGINE_EXTRA_GETSET   (optional) more attribute entries;
  *   ENGINE_TYPE_NAME, ENGINE_TYPE_DOC, ENGINE_MODULE_DOC, ENGINE_CONFIGURE_DOC  texts;
  *   ENGINE_FRESH(s)       a fresh S's non-zero fields (n, the "nobody" markers);

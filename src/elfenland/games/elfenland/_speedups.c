@@ -111,6 +111,9 @@ typedef struct {
 } HistEntry;
 typedef struct Hist Hist;
 #define ENGINE_HISTORY
+#define ENGINE_HIST_ID(e) ((e)->id)
+#define ENGINE_HIST_PLAYER(e) ((e)->info & 255)
+#define ENGINE_HIST_FACT(e) PyLong_FromLong((e)->info >> 8)
 
 typedef struct {
     PyObject_HEAD
@@ -895,34 +898,6 @@ parsed:
 }
 
 
-/* The pending history entries become links, as play made them before: 0, or -1 with
- * the error and the history unchanged. */
-static int hist_flush(Core *c) {
-    if (!c->hcount) return 0;
-    PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
-    const HistEntry *e = c->hist->e;
-    for (Py_ssize_t i = 0; i < c->hcount; i++) {
-        PyObject *link = PyTuple_New(4);
-        PyObject *pl = PyLong_FromLong(e[i].info & 255);
-        PyObject *fa = PyLong_FromLong(e[i].info >> 8);
-        if (!link || !pl || !fa) {
-            Py_XDECREF(link); Py_XDECREF(pl); Py_XDECREF(fa); Py_DECREF(chain);
-            return -1;
-        }
-        PyTuple_SET_ITEM(link, 0, chain);
-        PyTuple_SET_ITEM(link, 1, pl);
-        PyTuple_SET_ITEM(link, 2, Py_NewRef(PyTuple_GET_ITEM(actions_tuple, e[i].id)));
-        PyTuple_SET_ITEM(link, 3, fa);
-        /* A link holds ints, an action and older links: never a cycle, so the
-         * collector need not look at it. */
-        PyObject_GC_UnTrack(link);
-        chain = link;
-    }
-    Py_XSETREF(c->chain, chain);
-    hist_release(c);
-    return 0;
-}
-
 /* A fresh state's non-zero fields (Core_new's). */
 static void fresh_state(S *s) {
     s->n = 2;
@@ -940,7 +915,6 @@ static int module_init(void);
 #define ENGINE_INIT Core_init
 #define ENGINE_MODULE_INIT module_init
 #define ENGINE_LEGAL_ON_HEAP
-#define ENGINE_FLUSH_HISTORY hist_flush
 #define ENGINE_OWN_METHODS
 /* Clone, the observation wrappers, the type and the module, shared with the other
  * engines. */

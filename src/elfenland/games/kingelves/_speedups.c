@@ -84,6 +84,9 @@ typedef struct Hist Hist;
 #define ENGINE_HISTORY
 #define ENGINE_HIST_DROP(e) Py_CLEAR((e)->obj)
 #define ENGINE_HIST_KEEP(e) Py_XINCREF((e)->obj)
+#define ENGINE_HIST_ID(e) ((e)->id)
+#define ENGINE_HIST_PLAYER(e) ((e)->player)
+#define ENGINE_HIST_FACT(e) ((e)->obj ? Py_NewRef((e)->obj) : PyLong_FromLongLong((e)->fact))
 
 typedef struct {
     PyObject_HEAD
@@ -111,31 +114,6 @@ static int hist_append(Core *c, int id, int player, long long fact, PyObject *ob
     e->player = player;
     e->fact = fact;
     e->obj = obj;
-    return 0;
-}
-
-/* The pending entries become links (player, action, fact), as play made them before;
- * -1 with the error, the history unchanged. */
-static int hist_flush(Core *c) {
-    if (!c->hcount) return 0;
-    PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
-    const HistEntry *e = c->hist->e;
-    for (Py_ssize_t i = 0; i < c->hcount; i++) {
-        PyObject *pl = PyLong_FromLong(e[i].player);
-        PyObject *fa = e[i].obj ? Py_NewRef(e[i].obj) : PyLong_FromLongLong(e[i].fact);
-        PyObject *link = pl && fa
-            ? PyTuple_Pack(4, chain, pl, PyTuple_GET_ITEM(actions_tuple, e[i].id), fa) : NULL;
-        Py_XDECREF(pl);
-        Py_XDECREF(fa);
-        Py_DECREF(chain);
-        if (!link) return -1;
-        /* A link holds ints, an action and older links: never a cycle, so the
-         * collector need not look at it. */
-        PyObject_GC_UnTrack(link);
-        chain = link;
-    }
-    Py_XSETREF(c->chain, chain); /* hcount > 0: a link */
-    hist_release(c);
     return 0;
 }
 
@@ -1058,7 +1036,6 @@ static void fresh_state(S *s) {
 #define ENGINE_MODULE_DOC "The compiled King of the Elves engine (see fast.py)."
 #define ENGINE_CONFIGURE_DOC "Hand over the rules' tables."
 #define ENGINE_FRESH fresh_state
-#define ENGINE_FLUSH_HISTORY hist_flush
 #define ENGINE_START_ARGS METH_VARARGS
 #define ENGINE_OBS_READY check_ready
 #define ENGINE_EXTRA_GETSET                                                         \
