@@ -22,7 +22,11 @@ if os.environ.get("ELFENLAND_CFLAGS_LAX", "").strip() not in ("1", "true", "yes"
 
 #: The C every compiled engine includes (core/_engine_common.h): a change to it rebuilds
 #: them all; the sdist and the wheel carry it (package data in pyproject.toml).
-COMMON = ["src/elfenland/core/_engine_common.h", "src/elfenland/core/_engine_api.h"]
+COMMON = [
+    "src/elfenland/core/_engine_common.h",
+    "src/elfenland/core/_engine_type.h",
+    "src/elfenland/core/_engine_api.h",
+]
 
 ext_modules = []
 if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):

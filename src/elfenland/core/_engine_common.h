@@ -25,12 +25,15 @@
  *   ENGINE_LIST_MAX   the longest list field read_ints reads;
  *   ENGINE_OBSERVE    (optional) its observation writer, int f(Core *, int player,
  *                     float *out, Py_ssize_t size), for the C entry (_engine_api.h);
- * and defines after it: check_ready, ensure_legal, play, copy_core and configure_tables.
+ * and defines after it: check_ready, ensure_legal, play and configure_tables.  The
+ * Python type and module around them come from _engine_type.h, included after the
+ * engine's Core_getset and Core_methods tables.
  */
 #ifndef ELFENLAND_ENGINE_COMMON_H
 #define ELFENLAND_ENGINE_COMMON_H
 
 #include <Python.h>
+#include <stddef.h>
 #include <string.h>
 #include <structmember.h>
 
@@ -63,8 +66,108 @@ static int intern_common_names(void);
 static int check_ready(Core *c);
 static int ensure_legal(Core *c);
 static int play(Core *c, Py_ssize_t id, PyObject *action);
-static Core *copy_core(Core *c);
 static PyObject *configure_tables(PyObject *d);
+
+/* What _engine_type.h defines (the engine's tables name them before including it). */
+static Core *copy_core(Core *c);
+static PyObject *Core_clone(Core *c, PyObject *unused);
+#ifdef ENGINE_OBSERVE
+static int ENGINE_OBSERVE(Core *c, int player, float *out, Py_ssize_t size);
+static PyObject *Core_observe_into(Core *c, PyObject *args);
+static PyObject *Core_observation_size(Core *c, PyObject *unused);
+/* ...and what the engine defines after it: the vector's length and its writer. */
+static Py_ssize_t obs_size(int n);
+static void observe(S *s, int player, float *v);
+#endif
+
+/* ------------------------------------------------------------------ history buffer
+ * With ENGINE_HISTORY (the engine defines HistEntry, ``typedef struct Hist Hist`` and
+ * Core's ``hist`` and ``hcount``): the newest actions of a history kept as entries,
+ * not yet made links, so that playing an action builds no tuple.  Clones share a
+ * buffer: a state owns its first ``hcount`` entries, appends in place while nobody
+ * appended past them, and copies them to a buffer of its own otherwise.  An entry that
+ * holds a Python object says so with ENGINE_HIST_DROP(e) / ENGINE_HIST_KEEP(e). */
+#ifdef ENGINE_HISTORY
+#ifndef ENGINE_HIST_DROP
+#define ENGINE_HIST_DROP(e) ((void)0)
+#define ENGINE_HIST_KEEP(e) ((void)0)
+#endif
+
+struct Hist {
+    Py_ssize_t refs, used, cap;
+    HistEntry e[];
+};
+
+/* The buffer's entries from ``k`` on forgotten (their objects released). */
+static void hist_truncate(Hist *h, Py_ssize_t k) {
+    for (Py_ssize_t i = k; i < h->used; i++) ENGINE_HIST_DROP(&h->e[i]);
+    h->used = k;
+}
+
+static void hist_release(Core *c) {
+    if (c->hist && --c->hist->refs == 0) {
+        hist_truncate(c->hist, 0);
+        PyMem_Free(c->hist);
+    }
+    c->hist = NULL;
+    c->hcount = 0;
+}
+#define ENGINE_FORGET_HISTORY hist_release
+
+/* The slot of one more entry, for the caller to fill at once; NULL with the error. */
+static HistEntry *hist_slot(Core *c) {
+    Hist *h = c->hist;
+    Py_ssize_t k = c->hcount;
+    if (h && h->refs == 1) hist_truncate(h, k); /* entries past ours: a dead clone's */
+    if (!h || h->used != k || k == h->cap) {
+        Py_ssize_t cap = k < 128 ? 256 : 2 * k;
+        Hist *g;
+        if (h && h->refs == 1) {
+            g = PyMem_Realloc(h, sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
+            if (!g) { PyErr_NoMemory(); return NULL; }
+        } else {
+            g = PyMem_Malloc(sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
+            if (!g) { PyErr_NoMemory(); return NULL; }
+            g->refs = 1;
+            if (k) memcpy(g->e, h->e, sizeof(HistEntry) * (size_t)k);
+            for (Py_ssize_t i = 0; i < k; i++) ENGINE_HIST_KEEP(&g->e[i]);
+            if (h) h->refs--; /* shared, so not the last reference */
+        }
+        g->cap = cap;
+        c->hist = h = g;
+    }
+    h->used = c->hcount = k + 1;
+    return &h->e[k];
+}
+
+/* The pending entries become links (player, action, fact), as play made them before
+ * (the engine reads an entry with ENGINE_HIST_PLAYER(e), ENGINE_HIST_ID(e) and
+ * ENGINE_HIST_FACT(e), the fact as a new reference): 0, or -1 with the error and the
+ * history unchanged. */
+static int hist_flush(Core *c) {
+    if (!c->hcount) return 0;
+    PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
+    const HistEntry *e = c->hist->e;
+    for (Py_ssize_t i = 0; i < c->hcount; i++) {
+        PyObject *pl = PyLong_FromLong(ENGINE_HIST_PLAYER(&e[i]));
+        PyObject *fa = ENGINE_HIST_FACT(&e[i]);
+        PyObject *action = PyTuple_GET_ITEM(actions_tuple, ENGINE_HIST_ID(&e[i]));
+        PyObject *link = pl && fa ? PyTuple_Pack(4, chain, pl, action, fa) : NULL;
+        Py_XDECREF(pl);
+        Py_XDECREF(fa);
+        Py_DECREF(chain);
+        if (!link) return -1;
+        /* A link holds ints, an action and older links: never a cycle, so the
+         * collector need not look at it. */
+        PyObject_GC_UnTrack(link);
+        chain = link;
+    }
+    Py_XSETREF(c->chain, chain); /* hcount > 0: a link */
+    hist_release(c);
+    return 0;
+}
+#define ENGINE_FLUSH_HISTORY hist_flush
+#endif /* ENGINE_HISTORY */
 
 /* Bad input: the typed error (ElfenlandError, a ValueError) with a message. */
 static PyObject *err_type(void) { return error_type ? error_type : PyExc_ValueError; }
@@ -143,6 +246,21 @@ static int draw_counts(Core *c, int *counts, int kinds) {
 }
 
 /* ------------------------------------------------------------------ checked input */
+/* One hidden count table dealt again: as many items as ``held`` counts (``kinds`` kinds)
+ * drawn one by one from ``pool`` into ``out`` (cleared first), as the pure engine's
+ * draw_counts does; 0, or -1 with the error. */
+ENGINE_MAYBE_UNUSED static int redeal_counts(PyObject *rng, int *out, const int *held,
+                                             int *pool, int kinds) {
+    int size = sum(held, kinds);
+    memset(out, 0, sizeof(int) * (size_t)kinds);
+    for (int i = 0; i < size; i++) {
+        int k = draw_counts_with(rng, pool, kinds);
+        if (k < 0) return -1;
+        out[k]++;
+    }
+    return 0;
+}
+
 static PyObject *int_list(const int *v, int len) {
     PyObject *l = PyList_New(len);
     if (!l) return NULL;
@@ -240,6 +358,167 @@ ENGINE_MAYBE_UNUSED static PyObject *matrix(const int *v, int rows, int stride, 
         PyList_SET_ITEM(l, i, row);
     }
     return l;
+}
+
+ENGINE_MAYBE_UNUSED static PyObject *long_list(const long *v, int len) {
+    PyObject *l = PyList_New(len);
+    if (!l) return NULL;
+    for (int i = 0; i < len; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (!x) { Py_DECREF(l); return NULL; }
+        PyList_SET_ITEM(l, i, x);
+    }
+    return l;
+}
+
+/* A list of ``len`` longs in lo..hi, one per player, all checked before any is kept. */
+ENGINE_MAYBE_UNUSED static int read_longs(PyObject *v, long *out, int len, const char *what,
+                                          long lo, long hi) {
+    long tmp[MAXP];
+    if (!PyList_Check(v) && !PyTuple_Check(v)) {
+        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    if (len > MAXP || PySequence_Fast_GET_SIZE(v) != len) {
+        PyErr_Format(err_type(), "%s: one per player", what);
+        return -1;
+    }
+    for (int i = 0; i < len; i++)
+        if (read_long(PySequence_Fast_GET_ITEM(v, i), lo, hi, what, &tmp[i]) < 0) return -1;
+    memcpy(out, tmp, sizeof(long) * (size_t)len);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ fields
+ * The state's attributes as a table (the engine's ``fields``, indexed by its F_ numbers):
+ * each field's name, kind, place in S, length and bounds, read and written here the
+ * same way for every engine; a field whose checks are its own (FK_OWN) goes to the
+ * engine's get_own_field / set_own_field. */
+enum {
+    FK_OWN,    /* the engine's own code */
+    FK_INT,    /* an int in lo..hi */
+    FK_BOOL,   /* an int 0 or 1, read back as a bool */
+    FK_LONG,   /* a long in lo..hi */
+    FK_SSIZE,  /* a Py_ssize_t in lo..hi */
+    FK_INTS,   /* ``len`` ints in lo..hi */
+    FK_BOOLS,  /* ``len`` ints 0 or 1, read back as bools */
+    FK_LONGS,  /* ``len`` longs in lo..hi */
+    FK_MATRIX, /* ``len`` rows of ``cols`` ints in lo..hi */
+};
+
+/* Lengths and bounds that depend on the state or the board, resolved by field_value. */
+#define FV_N (-1000000001L)     /* the player count */
+#define FV_LAST (-1000000002L)  /* the last seat, n - 1 */
+#define FV_SEATS (-1000000003L) /* any set of seats as bits, (1 << n) - 1 */
+#define FV_NR (-1000000004L)    /* the routes (with ENGINE_BOARD) */
+#define FV_NT (-1000000005L)    /* the towns */
+#define FV_LAST_TOWN (-1000000006L)
+#define FV_TOWNS (-1000000007L) /* any set of towns as bits, (1 << NT) - 1 */
+
+typedef struct {
+    const char *name; /* the attribute, also the name its errors give */
+    int kind;
+    size_t offset; /* in S */
+    long len, cols, lo, hi;
+} FieldSpec;
+
+/* A field of S: FLD(kind, name, member, len, cols, lo, hi); OWN_FIELD(name). */
+#define FLD(KIND, NAME, MEMBER, LEN, COLS, LO, HI) \
+    {#NAME, KIND, offsetof(S, MEMBER), LEN, COLS, LO, HI}
+#define SCALAR(KIND, NAME, LO, HI) FLD(KIND, NAME, NAME, 0, 0, LO, HI)
+#define OWN_FIELD(NAME) {NAME, FK_OWN, 0, 0, 0, 0, 0}
+
+#ifdef ENGINE_BOARD
+static int NR, NT; /* the board's sizes (below) */
+#endif
+
+static long field_value(const S *s, long v) {
+    switch (v) {
+    case FV_N: return s->n;
+    case FV_LAST: return s->n - 1;
+    case FV_SEATS: return (1L << s->n) - 1;
+#ifdef ENGINE_BOARD
+    case FV_NR: return NR;
+    case FV_NT: return NT;
+    case FV_LAST_TOWN: return NT - 1;
+    case FV_TOWNS: return (1L << NT) - 1;
+#endif
+    }
+    return v;
+}
+
+/* A fresh value each time: a reader's writes never reach the state. */
+static PyObject *field_get(S *s, const FieldSpec *f) {
+    char *at = (char *)s + f->offset;
+    int len = (int)field_value(s, f->len), cols = (int)f->cols;
+    switch (f->kind) {
+    case FK_INT: return PyLong_FromLong(*(int *)at);
+    case FK_BOOL: return PyBool_FromLong(*(int *)at);
+    case FK_LONG: return PyLong_FromLong(*(long *)at);
+    case FK_SSIZE: return PyLong_FromSsize_t(*(Py_ssize_t *)at);
+    case FK_INTS: return int_list((int *)at, len);
+    case FK_BOOLS: return bool_list((int *)at, len);
+    case FK_LONGS: return long_list((long *)at, len);
+    case FK_MATRIX: return matrix((int *)at, len, cols, cols);
+    }
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return NULL;
+}
+
+/* ``v`` checked against the field's kind and bounds, then written (nothing on error). */
+static int field_set(S *s, const FieldSpec *f, PyObject *v) {
+    char *at = (char *)s + f->offset;
+    int len = (int)field_value(s, f->len), cols = (int)f->cols;
+    long lo = field_value(s, f->lo), hi = field_value(s, f->hi), x;
+    switch (f->kind) {
+    case FK_INT:
+    case FK_BOOL:
+        if (read_long(v, lo, hi, f->name, &x) < 0) return -1;
+        *(int *)at = (int)x;
+        return 0;
+    case FK_LONG:
+        if (read_long(v, lo, hi, f->name, &x) < 0) return -1;
+        *(long *)at = x;
+        return 0;
+    case FK_SSIZE:
+        if (read_long(v, lo, hi, f->name, &x) < 0) return -1;
+        *(Py_ssize_t *)at = x;
+        return 0;
+    case FK_INTS:
+    case FK_BOOLS: return read_ints(v, (int *)at, len, f->name, lo, hi);
+    case FK_LONGS: return read_longs(v, (long *)at, len, f->name, lo, hi);
+    case FK_MATRIX: return read_matrix(v, (int *)at, len, cols, f->name, lo, hi);
+    }
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return -1;
+}
+
+/* ``result`` (the winners' seats, or None while the game runs), which every engine
+ * has: S's has_result, nresult and result. */
+ENGINE_MAYBE_UNUSED static PyObject *get_result(S *s) {
+    if (!s->has_result) Py_RETURN_NONE;
+    return int_list(s->result, s->nresult);
+}
+
+ENGINE_MAYBE_UNUSED static int set_result(S *s, PyObject *v) {
+    if (v == Py_None) {
+        s->has_result = 0;
+        s->nresult = 0;
+        return 0;
+    }
+    if (!PyList_Check(v) && !PyTuple_Check(v)) {
+        PyErr_SetString(err_type(), "result: a list of seats or None");
+        return -1;
+    }
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(v);
+    if (len < 1 || len > s->n) {
+        PyErr_SetString(err_type(), "result: one to n seats");
+        return -1;
+    }
+    if (read_ints(v, s->result, (int)len, "result", 0, s->n - 1) < 0) return -1;
+    s->nresult = (int)len;
+    s->has_result = 1;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ methods */
@@ -463,6 +742,11 @@ static int set_invalidate(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
     return 0;
 }
 
+OBJ_SLOT(seed, 0)
+#ifdef ENGINE_BOARD
+OBJ_SLOT(board, 0)
+#endif
+
 /* The Python objects every Core holds, for its traverse and clear (an engine adds its
  * own). */
 #define ENGINE_VISIT_OBJECTS(c)                                                 \
@@ -494,6 +778,15 @@ static int set_invalidate(Core *c, PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) {
     {"is_terminal", (PyCFunction)Core_is_terminal, METH_NOARGS, NULL},                      \
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, NULL},                                  \
     {"_legal_mask_into", (PyCFunction)Core_legal_mask_into, METH_O, NULL}
+
+/* The observation methods' entries (with ENGINE_OBSERVE; nothing without). */
+#ifdef ENGINE_OBSERVE
+#define ENGINE_OBSERVE_METHODS                                                              \
+    {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},                  \
+    {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
+#else
+#define ENGINE_OBSERVE_METHODS
+#endif
 
 /* ------------------------------------------------------------------ configure */
 static int get_int_item(PyObject *seq, Py_ssize_t i, int *out) {
@@ -831,6 +1124,33 @@ static int paid_steps(int *out, int *n, int base, const int *hand, int size) {
     for (int k = ENGINE_PAY_KINDS - 2; k >= 0; k--) g.after[k] = g.after[k + 1] + hand[k + 1];
     return sub_rec(&g, 0, size, 0);
 }
+
+/* The other players' town cards dealt again (the town-card variant): the cards but
+ * ``player``'s own shuffled with ``rng``, then handed out in seat order; 0 or -1. */
+static int redeal_town_cards(S *s, S *t, int player, PyObject *rng) {
+    int pool[MAXT], np = 0;
+    for (int i = 0; i < NTC; i++) if (tc_list[i] != s->town_cards[player]) pool[np++] = tc_list[i];
+    PyObject *list = int_list(pool, np);
+    if (!list) return -1;
+    PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, list);
+    if (!ok) { Py_DECREF(list); return -1; }
+    Py_DECREF(ok);
+    int i = 0;
+    for (int p = 0; p < s->n; p++) {
+        if (p == player) continue;
+        if (i >= np) {
+            Py_DECREF(list);
+            PyErr_SetString(PyExc_IndexError, "list index out of range");
+            return -1;
+        }
+        long x = PyLong_AsLong(PyList_GET_ITEM(list, i++));
+        if (x == -1 && PyErr_Occurred()) { Py_DECREF(list); return -1; }
+        t->town_cards[p] = (int)x;
+    }
+    Py_DECREF(list);
+    return 0;
+}
+
 #endif /* ENGINE_BOARD */
 
 #endif /* ELFENLAND_ENGINE_COMMON_H */

@@ -929,33 +929,6 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-static Core *copy_core(Core *c) {
-    PyTypeObject *tp = Py_TYPE(c);
-    Core *d = (Core *)tp->tp_alloc(tp, 0);
-    if (!d) return NULL;
-    d->st = c->st;
-    if (c->legal_valid) {
-        d->legal = PyMem_Malloc(sizeof(int) * LEGAL_MAX);
-        if (!d->legal) { Py_DECREF(d); PyErr_NoMemory(); return NULL; }
-        memcpy(d->legal, c->legal, sizeof(int) * c->nlegal);
-        d->nlegal = c->nlegal;
-        d->legal_valid = 1;
-    }
-    d->rules = Py_XNewRef(c->rules);
-    d->board = Py_XNewRef(c->board);
-    d->seed = Py_XNewRef(c->seed);
-    d->origin = Py_XNewRef(c->origin);
-    d->rng = Py_XNewRef(c->rng);
-    d->chain = Py_XNewRef(c->chain);
-    d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
-    d->st.rng_shared = c->st.rng_shared = 1;
-    return d;
-}
-
-static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
-    return (PyObject *)copy_core(c);
-}
-
 /* position.resample, draw for draw: the other hands and the supply, the other players'
  * face-down items (and the items another player has drawn and not yet laid down), the
  * item pile and the other players' town cards dealt again from what ``player`` has not
@@ -981,24 +954,11 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
         for (int i = 0; i < s->ndrawn; i++) items[s->drawn[i]]++;
     for (int p = 0; p < s->n; p++) {
         if (p == player) continue;
-        int size = sum(s->hands[p], HK);
-        memset(t->hands[p], 0, sizeof t->hands[p]);
-        for (int i = 0; i < size; i++) { /* never a gold card: no hand holds one */
-            int k = draw_counts_with(rng, cards, HK);
-            if (k < 0) goto fail;
-            t->hands[p][k]++;
-        }
-        int (*tables[2])[NI] = {t->items_down, t->kept_down};
-        int (*sources[2])[NI] = {s->items_down, s->kept_down};
-        for (int j = 0; j < 2; j++) {
-            int count = sum(sources[j][p], NI);
-            memset(tables[j][p], 0, sizeof(int) * NI);
-            for (int i = 0; i < count; i++) {
-                int k = draw_counts_with(rng, items, NI);
-                if (k < 0) goto fail;
-                tables[j][p][k]++;
-            }
-        }
+        /* never a gold card: no hand holds one */
+        if (redeal_counts(rng, t->hands[p], s->hands[p], cards, HK) < 0 ||
+            redeal_counts(rng, t->items_down[p], s->items_down[p], items, NI) < 0 ||
+            redeal_counts(rng, t->kept_down[p], s->kept_down[p], items, NI) < 0)
+            goto fail;
     }
     if (drawn_by_other) {
         int fresh[2];
@@ -1015,24 +975,8 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
     }
     memcpy(t->supply, cards, sizeof cards);
     memcpy(t->item_pile, items, sizeof items);
-    if (s->rule_town_cards && s->phase != P_OVER) {
-        int pool[MAXT], np = 0;
-        for (int i = 0; i < NTC; i++) if (tc_list[i] != s->town_cards[player]) pool[np++] = tc_list[i];
-        PyObject *list = int_list(pool, np);
-        if (!list) goto fail;
-        PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, list);
-        if (!ok) { Py_DECREF(list); goto fail; }
-        Py_DECREF(ok);
-        int i = 0;
-        for (int p = 0; p < s->n; p++) {
-            if (p == player) continue;
-            if (i >= np) { Py_DECREF(list); PyErr_SetString(PyExc_IndexError, "list index out of range"); goto fail; }
-            long x = PyLong_AsLong(PyList_GET_ITEM(list, i++));
-            if (x == -1 && PyErr_Occurred()) { Py_DECREF(list); goto fail; }
-            t->town_cards[p] = (int)x;
-        }
-        Py_DECREF(list);
-    }
+    if (s->rule_town_cards && s->phase != P_OVER && redeal_town_cards(s, t, player, rng) < 0)
+        goto fail;
     return resample_finish(d, rng);
 fail:
     Py_DECREF(d);
@@ -1043,37 +987,65 @@ fail:
 enum { F_GOLD_VALUES, F_HANDS, F_SUPPLY, F_DISPLAY, F_DISCARD, F_ITEM_PILE, F_REMOVED,
        F_ITEMS_UP, F_ITEMS_DOWN, F_KEPT_UP, F_KEPT_DOWN, F_DRAWN, F_ROW, F_COUNTERS,
        F_DOUBLE, F_OBSTACLE, F_GOLD_PIECE, F_COINS, F_BOOTS, F_VISITED, F_TOWN_CARDS,
-       F_RESULT,
-       /* scalars */
-       F_N = 100, F_ROUND, F_PHASE, F_STARTING, F_CURRENT, F_STEP, F_PASSES, F_GOLD_DECK,
+       F_RESULT, F_N, F_ROUND, F_PHASE, F_STARTING, F_CURRENT, F_STEP, F_PASSES, F_GOLD_DECK,
        F_HIGH_BID, F_HIGH_BIDDER, F_PASSED, F_EXCLUDED, F_PAID_OUT, F_PAID_IN, F_MOVED,
        F_EARNED, F_DRAWS_LEFT, F_AFTER_DISCARD, F_LENGTH, F_RNG_SHARED, F_DREW };
 
-static PyObject *long_list(const long *v, int len) {
-    PyObject *l = PyList_New(len);
-    if (!l) return NULL;
-    for (int i = 0; i < len; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
-        if (!x) { Py_DECREF(l); return NULL; }
-        PyList_SET_ITEM(l, i, x);
-    }
-    return l;
-}
+/* The attributes (see FieldSpec): kind, place, length and bounds of each. */
+static const FieldSpec fields[] = {
+    [F_GOLD_VALUES] = FLD(FK_INTS, gold_values, gold_values, FV_NT, 0, 0, MAX_COUNT),
+    [F_HANDS] = FLD(FK_MATRIX, hands, hands, FV_N, HK, 0, MAX_COUNT),
+    [F_SUPPLY] = FLD(FK_INTS, supply, supply, NCK, 0, 0, MAX_COUNT),
+    [F_DISPLAY] = FLD(FK_INTS, display, display, NCK, 0, 0, MAX_COUNT),
+    [F_DISCARD] = FLD(FK_INTS, discard, discard, NCK, 0, 0, MAX_COUNT),
+    [F_ITEM_PILE] = FLD(FK_INTS, item_pile, item_pile, NI, 0, 0, MAX_COUNT),
+    [F_REMOVED] = FLD(FK_INTS, removed, removed, NI, 0, 0, MAX_COUNT),
+    [F_ITEMS_UP] = FLD(FK_MATRIX, items_up, items_up, FV_N, NI, 0, MAX_COUNT),
+    [F_ITEMS_DOWN] = FLD(FK_MATRIX, items_down, items_down, FV_N, NI, 0, MAX_COUNT),
+    [F_KEPT_UP] = FLD(FK_MATRIX, kept_up, kept_up, FV_N, NI, 0, MAX_COUNT),
+    [F_KEPT_DOWN] = FLD(FK_MATRIX, kept_down, kept_down, FV_N, NI, 0, MAX_COUNT),
+    [F_DRAWN] = OWN_FIELD("drawn"),
+    [F_ROW] = OWN_FIELD("row"),
+    [F_COUNTERS] = OWN_FIELD("counters"),
+    [F_DOUBLE] = FLD(FK_BOOLS, double, dbl, FV_NR, 0, 0, 1),
+    [F_OBSTACLE] = FLD(FK_INTS, obstacle, obstacle, FV_NR, 0, NONE, NI - 1),
+    [F_GOLD_PIECE] = FLD(FK_BOOLS, gold_piece, gold_piece, FV_NR, 0, 0, 1),
+    [F_COINS] = FLD(FK_LONGS, coins, coins, FV_N, 0, 0, MAX_GOLD),
+    [F_BOOTS] = FLD(FK_INTS, boots, boots, FV_N, 0, 0, FV_LAST_TOWN),
+    [F_VISITED] = FLD(FK_LONGS, visited, visited, FV_N, 0, 0, FV_TOWNS),
+    [F_TOWN_CARDS] = FLD(FK_INTS, town_cards, town_cards, FV_N, 0, NONE, FV_LAST_TOWN),
+    [F_RESULT] = OWN_FIELD("result"),
+    [F_N] = OWN_FIELD("n"),
+    [F_ROUND] = SCALAR(FK_INT, round, 0, MAX_COUNT),
+    [F_PHASE] = OWN_FIELD("phase"),
+    [F_STARTING] = SCALAR(FK_INT, starting, 0, FV_LAST),
+    [F_CURRENT] = OWN_FIELD("current"),
+    [F_STEP] = SCALAR(FK_INT, step, 0, MAX_COUNT),
+    [F_PASSES] = SCALAR(FK_INT, passes, 0, MAX_COUNT),
+    [F_GOLD_DECK] = SCALAR(FK_INT, gold_deck, 0, MAX_COUNT),
+    [F_HIGH_BID] = SCALAR(FK_LONG, high_bid, 0, MAX_GOLD),
+    [F_HIGH_BIDDER] = SCALAR(FK_INT, high_bidder, NONE, FV_LAST),
+    [F_PASSED] = SCALAR(FK_INT, passed, 0, FV_SEATS),
+    [F_EXCLUDED] = SCALAR(FK_INT, excluded, 0, FV_SEATS),
+    [F_PAID_OUT] = SCALAR(FK_LONG, paid_out, 0, MAX_LEDGER),
+    [F_PAID_IN] = SCALAR(FK_LONG, paid_in, 0, MAX_LEDGER),
+    [F_MOVED] = SCALAR(FK_BOOL, moved, 0, 1),
+    [F_EARNED] = SCALAR(FK_LONG, earned, 0, MAX_GOLD),
+    [F_DRAWS_LEFT] = SCALAR(FK_INT, draws_left, 0, 2),
+    [F_AFTER_DISCARD] = OWN_FIELD("after_discard"),
+    [F_LENGTH] = FLD(FK_SSIZE, _length, length, 0, 0, 0, LONG_MAX),
+    [F_RNG_SHARED] = FLD(FK_BOOL, _rng_shared, rng_shared, 0, 0, 0, 1),
+    [F_DREW] = FLD(FK_BOOL, _drew, drew, 0, 0, 0, 1),
+};
 
-static PyObject *build_field(Core *c, int f) {
+/* The fields whose reading is Elfengold's own. */
+static PyObject *get_own_field(Core *c, int f) {
     S *s = &c->st;
     switch (f) {
-    case F_GOLD_VALUES: return int_list(s->gold_values, NT);
-    case F_HANDS: return matrix(&s->hands[0][0], s->n, HK, HK);
-    case F_SUPPLY: return int_list(s->supply, NCK);
-    case F_DISPLAY: return int_list(s->display, NCK);
-    case F_DISCARD: return int_list(s->discard, NCK);
-    case F_ITEM_PILE: return int_list(s->item_pile, NI);
-    case F_REMOVED: return int_list(s->removed, NI);
-    case F_ITEMS_UP: return matrix(&s->items_up[0][0], s->n, NI, NI);
-    case F_ITEMS_DOWN: return matrix(&s->items_down[0][0], s->n, NI, NI);
-    case F_KEPT_UP: return matrix(&s->kept_up[0][0], s->n, NI, NI);
-    case F_KEPT_DOWN: return matrix(&s->kept_down[0][0], s->n, NI, NI);
+    case F_N: return PyLong_FromLong(s->n);
+    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
+    case F_CURRENT: return PyLong_FromLong(s->current);
+    case F_AFTER_DISCARD: return Py_NewRef(s->after_settle ? s_settle : s_next);
     case F_DRAWN: return int_list(s->drawn, s->ndrawn);
     case F_ROW: return int_list(s->row, s->nrow);
     case F_COUNTERS: {
@@ -1086,49 +1058,10 @@ static PyObject *build_field(Core *c, int f) {
         }
         return l;
     }
-    case F_DOUBLE: return bool_list(s->dbl, NR);
-    case F_OBSTACLE: return int_list(s->obstacle, NR);
-    case F_GOLD_PIECE: return bool_list(s->gold_piece, NR);
-    case F_COINS: return long_list(s->coins, s->n);
-    case F_BOOTS: return int_list(s->boots, s->n);
-    case F_VISITED: return long_list(s->visited, s->n);
-    case F_TOWN_CARDS: return int_list(s->town_cards, s->n);
-    case F_RESULT:
-        if (!s->has_result) Py_RETURN_NONE;
-        return int_list(s->result, s->nresult);
+    case F_RESULT: return get_result(s);
     }
     PyErr_SetString(PyExc_AttributeError, "no such field");
     return NULL;
-}
-
-static PyObject *get_field(Core *c, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
-    S *s = &c->st;
-    switch (f) {
-    case F_N: return PyLong_FromLong(s->n);
-    case F_ROUND: return PyLong_FromLong(s->round);
-    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
-    case F_STARTING: return PyLong_FromLong(s->starting);
-    case F_CURRENT: return PyLong_FromLong(s->current);
-    case F_STEP: return PyLong_FromLong(s->step);
-    case F_PASSES: return PyLong_FromLong(s->passes);
-    case F_GOLD_DECK: return PyLong_FromLong(s->gold_deck);
-    case F_HIGH_BID: return PyLong_FromLong(s->high_bid);
-    case F_HIGH_BIDDER: return PyLong_FromLong(s->high_bidder);
-    case F_PASSED: return PyLong_FromLong(s->passed);
-    case F_EXCLUDED: return PyLong_FromLong(s->excluded);
-    case F_PAID_OUT: return PyLong_FromLong(s->paid_out);
-    case F_PAID_IN: return PyLong_FromLong(s->paid_in);
-    case F_MOVED: return PyBool_FromLong(s->moved);
-    case F_EARNED: return PyLong_FromLong(s->earned);
-    case F_DRAWS_LEFT: return PyLong_FromLong(s->draws_left);
-    case F_AFTER_DISCARD: return Py_NewRef(s->after_settle ? s_settle : s_next);
-    case F_LENGTH: return PyLong_FromSsize_t(s->length);
-    case F_RNG_SHARED: return PyBool_FromLong(s->rng_shared);
-    case F_DREW: return PyBool_FromLong(s->drew);
-    }
-    /* a fresh list each time: a reader's writes never reach the state */
-    return build_field(c, f);
 }
 
 /* A list of ``lo_len``..``hi_len`` ints in lo..hi; its length into *count. */
@@ -1148,32 +1081,11 @@ static int read_short_list(PyObject *v, int *out, int *count, int hi_len, const 
     return 0;
 }
 
-/* A list of ``len`` longs in lo..hi, all checked before any is kept. */
-static int read_longs(PyObject *v, long *out, int len, const char *what, long lo, long hi) {
-    long tmp[MAXP];
-    if (!PyList_Check(v) && !PyTuple_Check(v)) {
-        PyErr_Format(err_type(), "%s: a list, not %.80s", what, Py_TYPE(v)->tp_name);
-        return -1;
-    }
-    if (len > MAXP || PySequence_Fast_GET_SIZE(v) != len) {
-        PyErr_Format(err_type(), "%s: one per player", what);
-        return -1;
-    }
-    for (int i = 0; i < len; i++)
-        if (read_long(PySequence_Fast_GET_ITEM(v, i), lo, hi, what, &tmp[i]) < 0) return -1;
-    memcpy(out, tmp, sizeof(long) * (size_t)len);
-    return 0;
-}
-
-static int set_field(Core *c, PyObject *v, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
+/* The fields whose checks are Elfengold's own: 0, or -1 with the state unchanged. */
+static int set_own_field(Core *c, int f, PyObject *v) {
     S *s = &c->st;
-    int n = s->n, rc = 0;
+    int n = s->n;
     long x = 0;
-    if (!v) {
-        PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted");
-        return -1;
-    }
     switch (f) {
     case F_N:
         if (read_long(v, 2, MAXP, "n (players)", &x) < 0) return -1;
@@ -1181,11 +1093,8 @@ static int set_field(Core *c, PyObject *v, void *closure) {
             PyErr_SetString(err_type(), "n: the player to move must stay a seat");
             return -1;
         }
-        s->n = (int)x; break;
-    case F_ROUND: if ((rc = read_long(v, 0, MAX_COUNT, "round", &x)) == 0) s->round = (int)x; break;
-    case F_STARTING:
-        if ((rc = read_long(v, 0, n - 1, "starting", &x)) == 0) s->starting = (int)x;
-        break;
+        s->n = (int)x;
+        return 0;
     case F_CURRENT: /* a seat while the game runs, "nobody" once it is over */
         if (read_long(v, TERMINAL_PLAYER, n - 1, "current", &x) < 0) return -1;
         if (x < 0 && x != TERMINAL_PLAYER) {
@@ -1197,39 +1106,8 @@ static int set_field(Core *c, PyObject *v, void *closure) {
             PyErr_Format(err_type(), "current: %d only once the game is over", TERMINAL_PLAYER);
             return -1;
         }
-        s->current = (int)x; break;
-    case F_STEP: if ((rc = read_long(v, 0, MAX_COUNT, "step", &x)) == 0) s->step = (int)x; break;
-    case F_PASSES:
-        if ((rc = read_long(v, 0, MAX_COUNT, "passes", &x)) == 0) s->passes = (int)x;
-        break;
-    case F_GOLD_DECK:
-        if ((rc = read_long(v, 0, MAX_COUNT, "gold_deck", &x)) == 0) s->gold_deck = (int)x;
-        break;
-    case F_HIGH_BID:
-        if ((rc = read_long(v, 0, MAX_GOLD, "high_bid", &x)) == 0) s->high_bid = x;
-        break;
-    case F_HIGH_BIDDER:
-        if ((rc = read_long(v, NONE, n - 1, "high_bidder", &x)) == 0) s->high_bidder = (int)x;
-        break;
-    case F_PASSED:
-        if ((rc = read_long(v, 0, (1L << n) - 1, "passed", &x)) == 0) s->passed = (int)x;
-        break;
-    case F_EXCLUDED:
-        if ((rc = read_long(v, 0, (1L << n) - 1, "excluded", &x)) == 0) s->excluded = (int)x;
-        break;
-    case F_PAID_OUT:
-        if ((rc = read_long(v, 0, MAX_LEDGER, "paid_out", &x)) == 0) s->paid_out = x;
-        break;
-    case F_PAID_IN:
-        if ((rc = read_long(v, 0, MAX_LEDGER, "paid_in", &x)) == 0) s->paid_in = x;
-        break;
-    case F_MOVED: if ((rc = read_long(v, 0, 1, "moved", &x)) == 0) s->moved = (int)x; break;
-    case F_EARNED:
-        if ((rc = read_long(v, 0, MAX_GOLD, "earned", &x)) == 0) s->earned = x;
-        break;
-    case F_DRAWS_LEFT:
-        if ((rc = read_long(v, 0, 2, "draws_left", &x)) == 0) s->draws_left = (int)x;
-        break;
+        s->current = (int)x;
+        return 0;
     case F_AFTER_DISCARD: {
         int settle_ = PyUnicode_Check(v) ? PyUnicode_CompareWithASCIIString(v, "settle") == 0 : 0;
         int next = PyUnicode_Check(v) ? PyUnicode_CompareWithASCIIString(v, "next") == 0 : 0;
@@ -1237,17 +1115,9 @@ static int set_field(Core *c, PyObject *v, void *closure) {
             PyErr_SetString(err_type(), "after_discard: 'next' or 'settle'");
             return -1;
         }
-        s->after_settle = settle_; break;
+        s->after_settle = settle_;
+        return 0;
     }
-    case F_LENGTH:
-        if ((rc = read_long(v, 0, LONG_MAX, "_length", &x)) == 0) s->length = x;
-        break;
-    case F_RNG_SHARED:
-        if ((rc = read_long(v, 0, 1, "_rng_shared", &x)) == 0) s->rng_shared = (int)x;
-        break;
-    case F_DREW:
-        if ((rc = read_long(v, 0, 1, "_drew", &x)) == 0) s->drew = (int)x;
-        break;
     case F_PHASE: {
         int i = 0;
         while (i < NPHASE && phase_members[i] != v) i++;
@@ -1256,37 +1126,22 @@ static int set_field(Core *c, PyObject *v, void *closure) {
             PyErr_SetString(err_type(), "phase: a game that runs needs a seat to move");
             return -1;
         }
-        s->phase = i; break;
+        s->phase = i;
+        return 0;
     }
-    case F_GOLD_VALUES:
-        rc = read_ints(v, s->gold_values, NT, "gold_values", 0, MAX_COUNT); break;
-    case F_HANDS: rc = read_matrix(v, &s->hands[0][0], n, HK, "hands", 0, MAX_COUNT); break;
-    case F_SUPPLY: rc = read_ints(v, s->supply, NCK, "supply", 0, MAX_COUNT); break;
-    case F_DISPLAY: rc = read_ints(v, s->display, NCK, "display", 0, MAX_COUNT); break;
-    case F_DISCARD: rc = read_ints(v, s->discard, NCK, "discard", 0, MAX_COUNT); break;
-    case F_ITEM_PILE: rc = read_ints(v, s->item_pile, NI, "item_pile", 0, MAX_COUNT); break;
-    case F_REMOVED: rc = read_ints(v, s->removed, NI, "removed", 0, MAX_COUNT); break;
-    case F_ITEMS_UP:
-        rc = read_matrix(v, &s->items_up[0][0], n, NI, "items_up", 0, MAX_COUNT); break;
-    case F_ITEMS_DOWN:
-        rc = read_matrix(v, &s->items_down[0][0], n, NI, "items_down", 0, MAX_COUNT); break;
-    case F_KEPT_UP:
-        rc = read_matrix(v, &s->kept_up[0][0], n, NI, "kept_up", 0, MAX_COUNT); break;
-    case F_KEPT_DOWN:
-        rc = read_matrix(v, &s->kept_down[0][0], n, NI, "kept_down", 0, MAX_COUNT); break;
     case F_DRAWN: {
         int tmp[2] = {0, 0}, count;
         if (read_short_list(v, tmp, &count, 2, "drawn", 0, NI - 1) < 0) return -1;
         memcpy(s->drawn, tmp, sizeof tmp);
         s->ndrawn = count;
-        break;
+        return 0;
     }
     case F_ROW: {
         int tmp[MAX_ROW] = {0}, count;
         if (read_short_list(v, tmp, &count, MAX_ROW, "row", 0, NI - 1) < 0) return -1;
         memcpy(s->row, tmp, sizeof tmp);
         s->nrow = count;
-        break;
+        return 0;
     }
     case F_COUNTERS: {
         int tmp[MAXR][2], counts[MAXR];
@@ -1304,40 +1159,13 @@ static int set_field(Core *c, PyObject *v, void *closure) {
                 return -1;
         memcpy(s->cnt, tmp, sizeof(int) * 2 * (size_t)NR);
         memcpy(s->ncnt, counts, sizeof(int) * (size_t)NR);
-        break;
+        return 0;
     }
-    case F_DOUBLE: rc = read_ints(v, s->dbl, NR, "double", 0, 1); break;
-    case F_OBSTACLE: rc = read_ints(v, s->obstacle, NR, "obstacle", NONE, NI - 1); break;
-    case F_GOLD_PIECE: rc = read_ints(v, s->gold_piece, NR, "gold_piece", 0, 1); break;
-    case F_COINS: rc = read_longs(v, s->coins, n, "coins", 0, MAX_GOLD); break;
-    case F_BOOTS: rc = read_ints(v, s->boots, n, "boots", 0, NT - 1); break;
-    case F_TOWN_CARDS: rc = read_ints(v, s->town_cards, n, "town_cards", NONE, NT - 1); break;
-    case F_VISITED: rc = read_longs(v, s->visited, n, "visited", 0, (1L << NT) - 1); break;
     case F_RESULT:
-        if (v == Py_None) { s->has_result = 0; s->nresult = 0; break; }
-        {
-            if (!PyList_Check(v) && !PyTuple_Check(v)) {
-                PyErr_SetString(err_type(), "result: a list of seats or None");
-                return -1;
-            }
-            Py_ssize_t len = PySequence_Fast_GET_SIZE(v);
-            if (len < 1 || len > n) {
-                PyErr_SetString(err_type(), "result: one to n seats");
-                return -1;
-            }
-            if ((rc = read_ints(v, s->result, (int)len, "result", 0, n - 1)) == 0) {
-                s->nresult = (int)len;
-                s->has_result = 1;
-            }
-            break;
-        }
-    default:
-        PyErr_SetString(PyExc_AttributeError, "no such field");
-        return -1;
+        return set_result(s, v);
     }
-    if (rc < 0) return -1;
-    c->legal_valid = 0;
-    return 0;
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return -1;
 }
 
 /* A rule option that is one of two strings: 1 for ``yes``; anything else is refused. */
@@ -1386,93 +1214,24 @@ static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(unused)) {
     return 0;
 }
 
-OBJ_SLOT(board, 0)
-OBJ_SLOT(seed, 0)
-OBJ_SLOT(chain, 1)
 
-#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
-static PyGetSetDef Core_getset[] = {
-    FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
-    FIELD("starting", F_STARTING), FIELD("current", F_CURRENT), FIELD("step", F_STEP),
-    FIELD("passes", F_PASSES), FIELD("gold_deck", F_GOLD_DECK),
-    FIELD("high_bid", F_HIGH_BID), FIELD("high_bidder", F_HIGH_BIDDER),
-    FIELD("passed", F_PASSED), FIELD("excluded", F_EXCLUDED),
-    FIELD("paid_out", F_PAID_OUT), FIELD("paid_in", F_PAID_IN), FIELD("moved", F_MOVED),
-    FIELD("earned", F_EARNED), FIELD("draws_left", F_DRAWS_LEFT),
-    FIELD("after_discard", F_AFTER_DISCARD), FIELD("_length", F_LENGTH),
-    FIELD("_rng_shared", F_RNG_SHARED), FIELD("_drew", F_DREW), FIELD("gold_values", F_GOLD_VALUES),
-    FIELD("hands", F_HANDS), FIELD("supply", F_SUPPLY), FIELD("display", F_DISPLAY),
-    FIELD("discard", F_DISCARD), FIELD("item_pile", F_ITEM_PILE),
-    FIELD("removed", F_REMOVED), FIELD("items_up", F_ITEMS_UP),
-    FIELD("items_down", F_ITEMS_DOWN), FIELD("kept_up", F_KEPT_UP),
-    FIELD("kept_down", F_KEPT_DOWN), FIELD("drawn", F_DRAWN), FIELD("row", F_ROW),
-    FIELD("counters", F_COUNTERS), FIELD("double", F_DOUBLE),
-    FIELD("obstacle", F_OBSTACLE), FIELD("gold_piece", F_GOLD_PIECE),
-    FIELD("coins", F_COINS), FIELD("boots", F_BOOTS), FIELD("visited", F_VISITED),
-    FIELD("town_cards", F_TOWN_CARDS), FIELD("result", F_RESULT),
-    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},
-    {"board", (getter)get_board, (setter)set_board, NULL, NULL},
-    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},
-    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
-    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
-    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
-    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
-    {NULL}
-};
-
-static PyMethodDef Core_methods[] = {
-    ENGINE_COMMON_METHODS,
-    {"_start", (PyCFunction)Core_start, METH_O, NULL},
-    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
-    {NULL}
-};
-
-static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    ENGINE_VISIT_OBJECTS(c);
-    Py_VISIT(c->board);
-    return 0;
+/* A fresh state's non-zero fields (Core_new's). */
+static void fresh_state(S *s) {
+    s->n = 2;
+    s->high_bidder = NONE;
+    for (int r = 0; r < MAXR; r++) s->obstacle[r] = NONE;
+    for (int p = 0; p < MAXP; p++) s->town_cards[p] = NONE;
 }
 
-static int Core_clear(Core *c) {
-    ENGINE_CLEAR_OBJECTS(c);
-    Py_CLEAR(c->board);
-    return 0;
-}
-
-static void Core_dealloc(Core *c) {
-    PyObject_GC_UnTrack(c);
-    Core_clear(c);
-    PyMem_Free(c->legal);
-    Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static PyObject *Core_new(PyTypeObject *tp, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kw)) {
-    if (!configured) {
-        PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
-        return NULL;
-    }
-    Core *c = (Core *)tp->tp_alloc(tp, 0);
-    if (!c) return NULL;
-    c->st.n = 2;
-    c->st.high_bidder = NONE;
-    for (int r = 0; r < MAXR; r++) c->st.obstacle[r] = NONE;
-    for (int p = 0; p < MAXP; p++) c->st.town_cards[p] = NONE;
-    return (PyObject *)c;
-}
-
-static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "elfenland.games.elfengold._speedups.Core",
-    .tp_basicsize = sizeof(Core),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "The compiled Elfengold state (base of FastElfengoldState).",
-    .tp_new = Core_new,
-    .tp_dealloc = (destructor)Core_dealloc,
-    .tp_traverse = (traverseproc)Core_traverse,
-    .tp_clear = (inquiry)Core_clear,
-    .tp_methods = Core_methods,
-    .tp_getset = Core_getset,
-};
+#define ENGINE_TYPE_NAME "elfenland.games.elfengold._speedups.Core"
+#define ENGINE_TYPE_DOC "The compiled Elfengold state (base of FastElfengoldState)."
+#define ENGINE_MODULE_DOC "The compiled Elfengold engine (see fast.py)."
+#define ENGINE_CONFIGURE_DOC "Hand over the board and action tables."
+#define ENGINE_FRESH fresh_state
+#define ENGINE_LEGAL_ON_HEAP
+#define ENGINE_OWN_METHODS
+/* Clone, the type and the module, shared with the other engines. */
+#include "../../core/_engine_type.h"
 
 static PyObject *configure_tables(PyObject *d) {
     int scal[5], consts[13];
@@ -1609,25 +1368,4 @@ static PyObject *configure_tables(PyObject *d) {
     Py_XSETREF(s_settle, PyUnicode_InternFromString("settle"));
     if (!s_next || !s_settle) return NULL;
     Py_RETURN_NONE;
-}
-
-/* own_methods(cls): Core's methods again, as methods of the subclass ``cls``
- * (FastElfengoldState); see own_methods_of. */
-static PyObject *own_methods(PyObject *Py_UNUSED(mod), PyObject *cls) {
-    return own_methods_of(&CoreType, Core_methods, cls);
-}
-
-static PyMethodDef module_methods[] = {
-    {"configure", (PyCFunction)configure, METH_O, "Hand over the board and action tables."},
-    {"own_methods", (PyCFunction)own_methods, METH_O, "Core's methods as methods of a subclass."},
-    {NULL}
-};
-
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_speedups",
-    "The compiled Elfengold engine (see fast.py).", -1, module_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__speedups(void) {
-    return engine_module(PyModule_Create(&module_def), &CoreType);
 }

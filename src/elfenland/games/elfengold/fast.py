@@ -20,13 +20,13 @@ import random
 import secrets
 from typing import TYPE_CHECKING, Any, Final
 
+from ...core import fast_state
 from ...core.compiled import gaps as _gaps
 from ...core.compiled import not_built, pure_chosen
 from ...core.errors import ElfenlandError, GameOverError, IllegalActionError
 from ...core.game import Action as CoreAction
 from ...core.game import JSONDict, PlayerId, chain_tail
 from ...core.rng import Rng
-from ...core.saving import load_game
 from ...core.transport import COST_TABLE, Transport
 from ..elfenland.board import load_board
 from .actions import Action, Kind, Pay, _space, canonical
@@ -308,13 +308,7 @@ class FastElfengoldState(_Core, ElfengoldState):
             setattr(self, name, getattr(pure, name))
         self.rng = pure.rng.copy()  # its own: the two games draw alike, each for itself
         self.origin = pure.origin
-        chain: Any = None
-        for link in chain_tail(pure._chain, pure._length):
-            if len(link) == 4:  # already a compiled engine's link
-                chain = (chain, *link[1:])
-            else:
-                chain = (chain, link[1], link[2], _fact(link[2], link[3], link[4]))
-        self._chain = chain
+        self._chain = fast_state.compiled_chain(chain_tail(pure._chain, pure._length), _fact)
 
     def to_pure(self) -> ElfengoldState:
         """The same game on the pure engine (the reference), e.g. to compare the two."""
@@ -330,11 +324,7 @@ class FastElfengoldState(_Core, ElfengoldState):
         pure._init_empty(self.n)
         for name in _FIELDS:
             setattr(pure, name, getattr(self, name))  # every read is a fresh list
-        chain: Any = None
-        for _, player, action, fact in chain_tail(self._chain, self._length):
-            public, private = _facts(action, fact)
-            chain = (chain, player, action, public, private)
-        pure._chain = chain
+        pure._chain = fast_state.pure_chain(chain_tail(self._chain, self._length), _facts)
         return pure
 
     def _apply_slow(self, action: CoreAction | str | int) -> None:
@@ -353,11 +343,7 @@ class FastElfengoldState(_Core, ElfengoldState):
             raise IllegalActionError(self.why_illegal(action))
 
     def log_entries(self, after: int = 0) -> list[tuple[int, int, JSONDict, JSONDict]]:
-        out = []
-        for _, player, action, fact in chain_tail(self._chain, self._length - after):
-            public, private = _facts(action, fact)
-            out.append((player, action._id, public, private))
-        return out
+        return fast_state.log_entries(chain_tail(self._chain, self._length - after), _facts)
 
     def resample_from_infostate(self, player: PlayerId, rng: Rng) -> FastElfengoldState:
         """``position.resample`` in C, draw for draw."""
@@ -384,20 +370,13 @@ if _speedups is not None:
 
 def from_pure(state: ElfengoldState) -> ElfengoldState:
     """``state`` on the compiled engine when it serves (itself otherwise)."""
-    if enabled() and not isinstance(state, FastElfengoldState):
-        return FastElfengoldState.from_state(state)
-    return state
+    return fast_state.on_engine(state, FastElfengoldState, enabled())
 
 
 def deserialize_fast(text: str) -> FastElfengoldState:
     """A saved game replayed on the compiled engine."""
     from .position import from_position
 
-    def new_state(doc: JSONDict) -> FastElfengoldState:
-        return FastElfengoldState(players=doc["players"], seed=doc["seed"],
-                                  rules=Rules.from_json(doc["rules"]))
-
-    def positioned(doc: JSONDict) -> FastElfengoldState:
-        return FastElfengoldState.from_state(from_position(doc))
-
-    return load_game(text, "elfengold", "Elfengold", new_state, positioned)
+    return fast_state.load_fast(text, "elfengold", "Elfengold", FastElfengoldState,
+                                FastElfengoldState.from_state, "rules",
+                                Rules.from_json, from_position)

@@ -101,19 +101,19 @@ typedef struct {
 
 enum { F_HANDS, F_CARD_PILE, F_COUNTER_PILE, F_FACE_UP, F_COUNTERS_UP, F_COUNTERS_SECRET,
        F_KEPT_UP, F_KEPT_SECRET, F_ROUTE_COUNTER, F_ROUTE_OBSTACLE, F_OBSTACLE_IN_HAND,
-       F_BOOTS, F_VISITED, F_TOWN_CARDS, F_RESULT, NCACHE,
-       /* scalars (not cached) */
-       F_N = 100, F_ROUND, F_PHASE, F_STARTING, F_CURRENT, F_STEP, F_PASSES, F_DISCARDING,
-       F_SPECIAL_VICTORY, F_LENGTH, F_RNG_SHARED };
+       F_BOOTS, F_VISITED, F_TOWN_CARDS, F_RESULT, F_N, F_ROUND, F_PHASE, F_STARTING,
+       F_CURRENT, F_STEP, F_PASSES, F_DISCARDING, F_SPECIAL_VICTORY, F_LENGTH, F_RNG_SHARED };
 
-/* The newest actions of a history, not yet made links: two ints each (the action id;
- * the player and the fact as player | fact << 8).  Clones share a buffer: a state owns
- * its first ``hcount`` entries, appends in place while nobody appended past them, and
- * copies them to a buffer of its own otherwise. */
+/* A history entry (see the history buffer in _engine_common.h): the action id, and the
+ * player and the fact as player | fact << 8. */
 typedef struct {
-    Py_ssize_t refs, used, cap;
-    int e[];
-} Hist;
+    int id, info;
+} HistEntry;
+typedef struct Hist Hist;
+#define ENGINE_HISTORY
+#define ENGINE_HIST_ID(e) ((e)->id)
+#define ENGINE_HIST_PLAYER(e) ((e)->info & 255)
+#define ENGINE_HIST_FACT(e) PyLong_FromLong((e)->info >> 8)
 
 typedef struct {
     PyObject_HEAD
@@ -131,45 +131,18 @@ typedef struct {
 static PyTypeObject CoreType;
 /* Elfenland's own Rng maker and history store, which the shared resample uses. */
 static PyObject *new_rng(PyObject *seed);
-static void hist_release(Core *c);
 #define ENGINE_NEW_RNG new_rng
-#define ENGINE_FORGET_HISTORY hist_release
-static int observe_checked(Core *c, int player, float *out, Py_ssize_t size);
 #define ENGINE_OBSERVE observe_checked
 
 /* The code every compiled engine shares (randomness, checked input, the common methods,
  * configure): one copy for all of them. */
 #include "../../core/_engine_common.h"
 
-static void hist_release(Core *c) {
-    if (c->hist && --c->hist->refs == 0) PyMem_Free(c->hist);
-    c->hist = NULL;
-    c->hcount = 0;
-}
-
 static int hist_append(Core *c, int id, int player, int fact) {
-    Hist *h = c->hist;
-    Py_ssize_t k = c->hcount;
-    if (h && h->refs == 1) h->used = k; /* entries past ours belonged to a dead clone */
-    if (!h || h->used != k || k == h->cap) {
-        Py_ssize_t cap = k < 128 ? 256 : 2 * k;
-        Hist *g;
-        if (h && h->refs == 1) {
-            g = PyMem_Realloc(h, sizeof(Hist) + sizeof(int) * 2 * (size_t)cap);
-            if (!g) { PyErr_NoMemory(); return -1; }
-        } else {
-            g = PyMem_Malloc(sizeof(Hist) + sizeof(int) * 2 * (size_t)cap);
-            if (!g) { PyErr_NoMemory(); return -1; }
-            g->refs = 1;
-            if (k) memcpy(g->e, h->e, sizeof(int) * 2 * (size_t)k);
-            if (h) h->refs--; /* shared, so not the last reference */
-        }
-        g->cap = cap;
-        c->hist = h = g;
-    }
-    h->e[2 * k] = id;
-    h->e[2 * k + 1] = player | fact << 8;
-    h->used = c->hcount = k + 1;
+    HistEntry *e = hist_slot(c);
+    if (!e) return -1;
+    e->id = id;
+    e->info = player | fact << 8;
     return 0;
 }
 
@@ -721,36 +694,6 @@ static PyObject *Core_start(Core *c, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-static Core *copy_core(Core *c) {
-    PyTypeObject *tp = Py_TYPE(c);
-    Core *d = (Core *)tp->tp_alloc(tp, 0);
-    if (!d) return NULL;
-    d->st = c->st;
-    if (c->legal_valid) {
-        d->legal = PyMem_Malloc(sizeof(int) * LEGAL_MAX);
-        if (!d->legal) { Py_DECREF(d); PyErr_NoMemory(); return NULL; }
-        memcpy(d->legal, c->legal, sizeof(int) * c->nlegal);
-        d->nlegal = c->nlegal;
-        d->legal_valid = 1;
-    }
-    d->rules = Py_XNewRef(c->rules);
-    d->board = Py_XNewRef(c->board);
-    d->seed = Py_XNewRef(c->seed);
-    d->origin = Py_XNewRef(c->origin);
-    d->rng = Py_XNewRef(c->rng);
-    d->chain = Py_XNewRef(c->chain);
-    d->hist = c->hist;
-    d->hcount = c->hcount;
-    if (d->hist) d->hist->refs++;
-    d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
-    d->st.rng_shared = c->st.rng_shared = 1;
-    return d;
-}
-
-static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) {
-    return (PyObject *)copy_core(c);
-}
-
 /* position.resample, draw for draw: the hidden parts dealt again from what ``player``
  * has not seen, with ``rng``.  The origin (the position at the resample) is kept as a
  * snapshot and written out only if someone asks for it. */
@@ -772,119 +715,74 @@ static PyObject *Core_resample(Core *c, PyObject *args) {
     }
     for (int p = 0; p < s->n; p++) {
         if (p == player) continue;
-        int size = sum(s->hands[p], NCARD);
-        memset(t->hands[p], 0, sizeof t->hands[p]);
-        for (int i = 0; i < size; i++) {
-            int k = draw_counts_with(rng, card_pool, NCARD);
-            if (k < 0) goto fail;
-            t->hands[p][k]++;
-        }
-        int size1 = sum(s->counters_secret[p], NCOUNTER);
-        memset(t->counters_secret[p], 0, sizeof t->counters_secret[p]);
-        for (int i = 0; i < size1; i++) {
-            int k = draw_counts_with(rng, counter_pool, NCOUNTER);
-            if (k < 0) goto fail;
-            t->counters_secret[p][k]++;
-        }
-        int size2 = sum(s->kept_secret[p], NCOUNTER);
-        memset(t->kept_secret[p], 0, sizeof t->kept_secret[p]);
-        for (int i = 0; i < size2; i++) {
-            int k = draw_counts_with(rng, counter_pool, NCOUNTER);
-            if (k < 0) goto fail;
-            t->kept_secret[p][k]++;
-        }
+        if (redeal_counts(rng, t->hands[p], s->hands[p], card_pool, NCARD) < 0 ||
+            redeal_counts(rng, t->counters_secret[p], s->counters_secret[p], counter_pool,
+                          NCOUNTER) < 0 ||
+            redeal_counts(rng, t->kept_secret[p], s->kept_secret[p], counter_pool, NCOUNTER) < 0)
+            goto fail;
     }
     memcpy(t->card_pile, card_pool, sizeof card_pool);
     memcpy(t->counter_pile, counter_pool, sizeof counter_pool);
-    if (s->rule_town_cards && s->phase != P_OVER) {
-        PyObject *pool = PyList_New(0);
-        if (!pool) goto fail;
-        for (int i = 0; i < NTC; i++) {
-            if (tc_list[i] == s->town_cards[player]) continue;
-            PyObject *x = PyLong_FromLong(tc_list[i]);
-            if (!x || PyList_Append(pool, x) < 0) { Py_XDECREF(x); Py_DECREF(pool); goto fail; }
-            Py_DECREF(x);
-        }
-        PyObject *ok = PyObject_CallMethodOneArg(rng, s_shuffle, pool);
-        if (!ok) { Py_DECREF(pool); goto fail; }
-        Py_DECREF(ok);
-        int i = 0;
-        for (int p = 0; p < s->n; p++) {
-            if (p == player) continue;
-            t->town_cards[p] = (int)PyLong_AsLong(PyList_GET_ITEM(pool, i++));
-        }
-        Py_DECREF(pool);
-    }
+    if (s->rule_town_cards && s->phase != P_OVER && redeal_town_cards(s, t, player, rng) < 0)
+        goto fail;
     return resample_finish(d, rng);
 fail:
     Py_DECREF(d);
     return NULL;
 }
 
-static PyObject *build_field(Core *c, int f) {
+/* The attributes (see FieldSpec): kind, place, length and bounds of each. */
+static const FieldSpec fields[] = {
+    [F_HANDS] = FLD(FK_MATRIX, hands, hands, FV_N, NCARD, 0, MAX_COUNT),
+    [F_CARD_PILE] = FLD(FK_INTS, card_pile, card_pile, NCARD, 0, 0, MAX_COUNT),
+    [F_COUNTER_PILE] = FLD(FK_INTS, counter_pile, counter_pile, NCOUNTER, 0, 0, MAX_COUNT),
+    [F_FACE_UP] = FLD(FK_INTS, face_up, face_up, NCOUNTER, 0, 0, MAX_COUNT),
+    [F_COUNTERS_UP] = FLD(FK_MATRIX, counters_up, counters_up, FV_N, NCOUNTER, 0, MAX_COUNT),
+    [F_COUNTERS_SECRET] =
+        FLD(FK_MATRIX, counters_secret, counters_secret, FV_N, NCOUNTER, 0, MAX_COUNT),
+    [F_KEPT_UP] = FLD(FK_MATRIX, kept_up, kept_up, FV_N, NCOUNTER, 0, MAX_COUNT),
+    [F_KEPT_SECRET] = FLD(FK_MATRIX, kept_secret, kept_secret, FV_N, NCOUNTER, 0, MAX_COUNT),
+    [F_ROUTE_COUNTER] =
+        FLD(FK_INTS, route_counter, route_counter, FV_NR, 0, NO_PIECE, NCOUNTER - 1),
+    [F_ROUTE_OBSTACLE] =
+        FLD(FK_INTS, route_obstacle, route_obstacle, FV_NR, 0, NO_PIECE, FV_LAST),
+    [F_OBSTACLE_IN_HAND] = FLD(FK_BOOLS, obstacle_in_hand, obstacle_in_hand, FV_N, 0, 0, 1),
+    [F_BOOTS] = FLD(FK_INTS, boots, boots, FV_N, 0, 0, FV_LAST_TOWN),
+    [F_VISITED] = OWN_FIELD("visited"),
+    [F_TOWN_CARDS] = FLD(FK_INTS, town_cards, town_cards, FV_N, 0, NO_PIECE, FV_LAST_TOWN),
+    [F_RESULT] = OWN_FIELD("result"),
+    [F_N] = OWN_FIELD("n"),
+    [F_ROUND] = SCALAR(FK_INT, round, 0, MAX_COUNT),
+    [F_PHASE] = OWN_FIELD("phase"),
+    [F_STARTING] = SCALAR(FK_INT, starting, 0, FV_LAST),
+    [F_CURRENT] = OWN_FIELD("current"),
+    [F_STEP] = SCALAR(FK_INT, step, 0, MAX_COUNT),
+    [F_PASSES] = SCALAR(FK_INT, passes, 0, MAX_COUNT),
+    [F_DISCARDING] = SCALAR(FK_BOOL, discarding, 0, 1),
+    [F_SPECIAL_VICTORY] = SCALAR(FK_BOOL, special_victory, 0, 1),
+    [F_LENGTH] = FLD(FK_SSIZE, _length, length, 0, 0, 0, LONG_MAX),
+    [F_RNG_SHARED] = FLD(FK_BOOL, _rng_shared, rng_shared, 0, 0, 0, 1),
+};
+
+/* The fields whose reading is Elfenland's own. */
+static PyObject *get_own_field(Core *c, int f) {
     S *s = &c->st;
     switch (f) {
-    case F_HANDS: return matrix(&s->hands[0][0], s->n, NCARD, NCARD);
-    case F_CARD_PILE: return int_list(s->card_pile, NCARD);
-    case F_COUNTER_PILE: return int_list(s->counter_pile, NCOUNTER);
-    case F_FACE_UP: return int_list(s->face_up, NCOUNTER);
-    case F_COUNTERS_UP: return matrix(&s->counters_up[0][0], s->n, NCOUNTER, NCOUNTER);
-    case F_COUNTERS_SECRET: return matrix(&s->counters_secret[0][0], s->n, NCOUNTER, NCOUNTER);
-    case F_KEPT_UP: return matrix(&s->kept_up[0][0], s->n, NCOUNTER, NCOUNTER);
-    case F_KEPT_SECRET: return matrix(&s->kept_secret[0][0], s->n, NCOUNTER, NCOUNTER);
-    case F_ROUTE_COUNTER: return int_list(s->route_counter, NR);
-    case F_ROUTE_OBSTACLE: return int_list(s->route_obstacle, NR);
-    case F_OBSTACLE_IN_HAND: return bool_list(s->obstacle_in_hand, s->n);
-    case F_BOOTS: return int_list(s->boots, s->n);
-    case F_TOWN_CARDS: return int_list(s->town_cards, s->n);
-    case F_RESULT:
-        if (!s->has_result) Py_RETURN_NONE;
-        return int_list(s->result, s->nresult);
-    case F_VISITED: {
-        PyObject *l = PyList_New(s->n);
-        if (!l) return NULL;
-        for (int i = 0; i < s->n; i++) {
-            PyObject *x = PyLong_FromLong(s->visited[i]);
-            if (!x) { Py_DECREF(l); return NULL; }
-            PyList_SET_ITEM(l, i, x);
-        }
-        return l;
-    }
+    case F_N: return PyLong_FromLong(s->n);
+    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
+    case F_CURRENT: return PyLong_FromLong(s->current);
+    case F_VISITED: return long_list(s->visited, s->n);
+    case F_RESULT: return get_result(s);
     }
     PyErr_SetString(PyExc_AttributeError, "no such field");
     return NULL;
 }
 
-static PyObject *get_field(Core *c, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
-    S *s = &c->st;
-    switch (f) {
-    case F_N: return PyLong_FromLong(s->n);
-    case F_ROUND: return PyLong_FromLong(s->round);
-    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
-    case F_STARTING: return PyLong_FromLong(s->starting);
-    case F_CURRENT: return PyLong_FromLong(s->current);
-    case F_STEP: return PyLong_FromLong(s->step);
-    case F_PASSES: return PyLong_FromLong(s->passes);
-    case F_DISCARDING: return PyBool_FromLong(s->discarding);
-    case F_SPECIAL_VICTORY: return PyBool_FromLong(s->special_victory);
-    case F_LENGTH: return PyLong_FromSsize_t(s->length);
-    case F_RNG_SHARED: return PyBool_FromLong(s->rng_shared);
-    }
-    /* a fresh list each time: a reader's writes never reach the state */
-    return build_field(c, f);
-}
-
-static int set_field(Core *c, PyObject *v, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
+/* The fields whose checks are Elfenland's own: 0, or -1 with the state unchanged. */
+static int set_own_field(Core *c, int f, PyObject *v) {
     S *s = &c->st;
     int n = s->n;
-    if (!v) {
-        PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted");
-        return -1;
-    }
     long x = 0;
-    int rc = 0;
     switch (f) {
     case F_N:
         if (read_long(v, 2, MAXP, "n (players)", &x) < 0) return -1;
@@ -892,11 +790,8 @@ static int set_field(Core *c, PyObject *v, void *closure) {
             PyErr_SetString(err_type(), "n: the player to move must stay a seat");
             return -1;
         }
-        s->n = (int)x; break;
-    case F_ROUND: if ((rc = read_long(v, 0, MAX_COUNT, "round", &x)) == 0) s->round = (int)x; break;
-    case F_STARTING:
-        if ((rc = read_long(v, 0, n - 1, "starting", &x)) == 0) s->starting = (int)x;
-        break;
+        s->n = (int)x;
+        return 0;
     case F_CURRENT: /* a seat, or the finished game's "nobody" */
         if (read_long(v, TERMINAL_PLAYER, n - 1, "current", &x) < 0) return -1;
         if (x < 0 && x != TERMINAL_PLAYER) {
@@ -904,54 +799,15 @@ static int set_field(Core *c, PyObject *v, void *closure) {
                          n - 1, TERMINAL_PLAYER);
             return -1;
         }
-        s->current = (int)x; break;
-    case F_STEP: if ((rc = read_long(v, 0, MAX_COUNT, "step", &x)) == 0) s->step = (int)x; break;
-    case F_PASSES:
-        if ((rc = read_long(v, 0, MAX_COUNT, "passes", &x)) == 0) s->passes = (int)x;
-        break;
-    case F_DISCARDING:
-        if ((rc = read_long(v, 0, 1, "discarding", &x)) == 0) s->discarding = (int)x;
-        break;
-    case F_SPECIAL_VICTORY:
-        if ((rc = read_long(v, 0, 1, "special_victory", &x)) == 0) s->special_victory = (int)x;
-        break;
-    case F_LENGTH:
-        if ((rc = read_long(v, 0, LONG_MAX, "_length", &x)) == 0) s->length = x;
-        break;
-    case F_RNG_SHARED:
-        if ((rc = read_long(v, 0, 1, "_rng_shared", &x)) == 0) s->rng_shared = (int)x;
-        break;
+        s->current = (int)x;
+        return 0;
     case F_PHASE: {
         int i = 0;
         while (i < NPHASE && phase_members[i] != v) i++;
         if (i == NPHASE) { PyErr_SetString(err_type(), "phase: a Phase"); return -1; }
-        s->phase = i; break;
+        s->phase = i;
+        return 0;
     }
-    case F_HANDS: rc = read_matrix(v, &s->hands[0][0], n, NCARD, "hands", 0, MAX_COUNT); break;
-    case F_CARD_PILE: rc = read_ints(v, s->card_pile, NCARD, "card_pile", 0, MAX_COUNT); break;
-    case F_COUNTER_PILE:
-        rc = read_ints(v, s->counter_pile, NCOUNTER, "counter_pile", 0, MAX_COUNT); break;
-    case F_FACE_UP: rc = read_ints(v, s->face_up, NCOUNTER, "face_up", 0, MAX_COUNT); break;
-    case F_COUNTERS_UP:
-        rc = read_matrix(v, &s->counters_up[0][0], n, NCOUNTER, "counters_up", 0, MAX_COUNT);
-        break;
-    case F_COUNTERS_SECRET:
-        rc = read_matrix(v, &s->counters_secret[0][0], n, NCOUNTER, "counters_secret", 0,
-                         MAX_COUNT);
-        break;
-    case F_KEPT_UP:
-        rc = read_matrix(v, &s->kept_up[0][0], n, NCOUNTER, "kept_up", 0, MAX_COUNT); break;
-    case F_KEPT_SECRET:
-        rc = read_matrix(v, &s->kept_secret[0][0], n, NCOUNTER, "kept_secret", 0, MAX_COUNT);
-        break;
-    case F_ROUTE_COUNTER:
-        rc = read_ints(v, s->route_counter, NR, "route_counter", NO_PIECE, NCOUNTER - 1); break;
-    case F_ROUTE_OBSTACLE:
-        rc = read_ints(v, s->route_obstacle, NR, "route_obstacle", NO_PIECE, n - 1); break;
-    case F_OBSTACLE_IN_HAND:
-        rc = read_ints(v, s->obstacle_in_hand, n, "obstacle_in_hand", 0, 1); break;
-    case F_BOOTS: rc = read_ints(v, s->boots, n, "boots", 0, NT - 1); break;
-    case F_TOWN_CARDS: rc = read_ints(v, s->town_cards, n, "town_cards", NO_PIECE, NT - 1); break;
     case F_VISITED: {
         long tmp[MAXP];
         if (!PyList_Check(v) && !PyTuple_Check(v)) {
@@ -967,33 +823,13 @@ static int set_field(Core *c, PyObject *v, void *closure) {
                           &tmp[i]) < 0)
                 return -1;
         memcpy(s->visited, tmp, sizeof(long) * (size_t)n);
-        break;
+        return 0;
     }
     case F_RESULT:
-        if (v == Py_None) { s->has_result = 0; s->nresult = 0; break; }
-        {
-            if (!PyList_Check(v) && !PyTuple_Check(v)) {
-                PyErr_SetString(err_type(), "result: a list of seats or None");
-                return -1;
-            }
-            Py_ssize_t len = PySequence_Fast_GET_SIZE(v);
-            if (len < 1 || len > n) {
-                PyErr_SetString(err_type(), "result: one to n seats");
-                return -1;
-            }
-            if ((rc = read_ints(v, s->result, (int)len, "result", 0, n - 1)) == 0) {
-                s->nresult = (int)len;
-                s->has_result = 1;
-            }
-            break;
-        }
-    default:
-        PyErr_SetString(PyExc_AttributeError, "no such field");
-        return -1;
+        return set_result(s, v);
     }
-    if (rc < 0) return -1;
-    c->legal_valid = 0;
-    return 0;
+    PyErr_SetString(PyExc_AttributeError, "no such field");
+    return -1;
 }
 
 static int read_rule_eq(PyObject *rules, const char *name, const char *value, int *out) {
@@ -1061,113 +897,28 @@ parsed:
     return 0;
 }
 
-OBJ_SLOT(board, 0)
-OBJ_SLOT(seed, 0)
 
-static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
-    if (c->hcount) { /* the pending entries become links, as play made them before */
-        PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
-        const int *e = c->hist->e;
-        for (Py_ssize_t i = 0; i < c->hcount; i++) {
-            PyObject *link = PyTuple_New(4);
-            PyObject *pl = PyLong_FromLong(e[2 * i + 1] & 255);
-            PyObject *fa = PyLong_FromLong(e[2 * i + 1] >> 8);
-            if (!link || !pl || !fa) {
-                Py_XDECREF(link); Py_XDECREF(pl); Py_XDECREF(fa); Py_DECREF(chain);
-                return NULL;
-            }
-            PyTuple_SET_ITEM(link, 0, chain);
-            PyTuple_SET_ITEM(link, 1, pl);
-            PyTuple_SET_ITEM(link, 2, Py_NewRef(PyTuple_GET_ITEM(actions_tuple, e[2 * i])));
-            PyTuple_SET_ITEM(link, 3, fa);
-            /* A link holds ints, an action and older links: never a cycle, so the
-             * collector need not look at it. */
-            PyObject_GC_UnTrack(link);
-            chain = link;
-        }
-        Py_XSETREF(c->chain, chain);
-        hist_release(c);
-    }
-    return Py_NewRef(c->chain ? c->chain : Py_None);
+/* A fresh state's non-zero fields (Core_new's). */
+static void fresh_state(S *s) {
+    s->n = 2;
+    for (int r = 0; r < MAXR; r++) s->route_counter[r] = s->route_obstacle[r] = NO_PIECE;
 }
 
-static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
-    if (v == Py_None) v = NULL;
-    Py_XINCREF(v);
-    Py_XSETREF(c->chain, v);
-    hist_release(c);
-    return 0;
-}
+static int Core_init(Core *c, PyObject *args, PyObject *kw);
+static int module_init(void);
 
-#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
-static PyGetSetDef Core_getset[] = {
-    FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
-    FIELD("starting", F_STARTING), FIELD("current", F_CURRENT), FIELD("step", F_STEP),
-    FIELD("passes", F_PASSES), FIELD("discarding", F_DISCARDING),
-    FIELD("special_victory", F_SPECIAL_VICTORY), FIELD("_length", F_LENGTH),
-    FIELD("_rng_shared", F_RNG_SHARED), FIELD("hands", F_HANDS),
-    FIELD("card_pile", F_CARD_PILE), FIELD("counter_pile", F_COUNTER_PILE),
-    FIELD("face_up", F_FACE_UP), FIELD("counters_up", F_COUNTERS_UP),
-    FIELD("counters_secret", F_COUNTERS_SECRET), FIELD("kept_up", F_KEPT_UP),
-    FIELD("kept_secret", F_KEPT_SECRET), FIELD("route_counter", F_ROUTE_COUNTER),
-    FIELD("route_obstacle", F_ROUTE_OBSTACLE), FIELD("obstacle_in_hand", F_OBSTACLE_IN_HAND),
-    FIELD("boots", F_BOOTS), FIELD("visited", F_VISITED), FIELD("town_cards", F_TOWN_CARDS),
-    FIELD("result", F_RESULT),
-    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},
-    {"board", (getter)get_board, (setter)set_board, NULL, NULL},
-    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},
-    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
-    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
-    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
-    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
-    {NULL}
-};
-
-/* The observation encoders, appended at the end of this file. */
-static PyObject *Core_observe_into(Core *c, PyObject *args);
-static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
-static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
-
-static PyMethodDef Core_methods[] = {
-    ENGINE_COMMON_METHODS,
-    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
-    {"_start", (PyCFunction)Core_start, METH_O, NULL},
-    {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
-    {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
-    {NULL}
-};
-
-static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    ENGINE_VISIT_OBJECTS(c);
-    Py_VISIT(c->board);
-    return 0;
-}
-
-static int Core_clear(Core *c) {
-    ENGINE_CLEAR_OBJECTS(c);
-    Py_CLEAR(c->board);
-    hist_release(c);
-    return 0;
-}
-
-static void Core_dealloc(Core *c) {
-    PyObject_GC_UnTrack(c);
-    Core_clear(c);
-    PyMem_Free(c->legal);
-    Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static PyObject *Core_new(PyTypeObject *tp, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kw)) {
-    if (!configured) {
-        PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
-        return NULL;
-    }
-    Core *c = (Core *)tp->tp_alloc(tp, 0);
-    if (!c) return NULL;
-    c->st.n = 2;
-    for (int r = 0; r < MAXR; r++) c->st.route_counter[r] = c->st.route_obstacle[r] = NO_PIECE;
-    return (PyObject *)c;
-}
+#define ENGINE_TYPE_NAME "elfenland.games.elfenland._speedups.Core"
+#define ENGINE_TYPE_DOC "The compiled Elfenland state (base of FastElfenlandState)."
+#define ENGINE_MODULE_DOC "The compiled Elfenland engine (see fast.py)."
+#define ENGINE_CONFIGURE_DOC "Hand over the board and action tables."
+#define ENGINE_FRESH fresh_state
+#define ENGINE_INIT Core_init
+#define ENGINE_MODULE_INIT module_init
+#define ENGINE_LEGAL_ON_HEAP
+#define ENGINE_OWN_METHODS
+/* Clone, the observation wrappers, the type and the module, shared with the other
+ * engines. */
+#include "../../core/_engine_type.h"
 
 /* FastElfenlandState(players, seed, rules, destination) for the everyday call (an int
  * player count in range, an int seed, a rule-set name, a bool destination, no rule
@@ -1244,20 +995,6 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     return 0;
 }
 
-static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "elfenland.games.elfenland._speedups.Core",
-    .tp_basicsize = sizeof(Core),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "The compiled Elfenland state (base of FastElfenlandState).",
-    .tp_new = Core_new,
-    .tp_init = (initproc)Core_init,
-    .tp_dealloc = (destructor)Core_dealloc,
-    .tp_traverse = (traverseproc)Core_traverse,
-    .tp_clear = (inquiry)Core_clear,
-    .tp_methods = Core_methods,
-    .tp_getset = Core_getset,
-};
 
 /* configure(tables): the board, the action space and the Python types, from fast.py. */
 static PyObject *configure_tables(PyObject *d) {
@@ -1360,24 +1097,8 @@ static PyObject *configure_tables(PyObject *d) {
     Py_RETURN_NONE;
 }
 
-/* own_methods(cls): Core's methods again, as methods of the subclass ``cls``
- * (FastElfenlandState); see own_methods_of. */
-static PyObject *own_methods(PyObject *Py_UNUSED(mod), PyObject *cls) {
-    return own_methods_of(&CoreType, Core_methods, cls);
-}
-
-static PyMethodDef module_methods[] = {
-    {"configure", (PyCFunction)configure, METH_O, "Hand over the board and action tables."},
-    {"own_methods", (PyCFunction)own_methods, METH_O, "Core's methods as methods of a subclass."},
-    {NULL}
-};
-
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_speedups",
-    "The compiled Elfenland engine (see fast.py).", -1, module_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__speedups(void) {
+/* The module init's own work: the names Core_init compares with, interned. */
+static int module_init(void) {
     s_init_slow = PyUnicode_InternFromString("_init_slow");
     s_gauss_next = PyUnicode_InternFromString("gauss_next");
     s_players = PyUnicode_InternFromString("players");
@@ -1388,8 +1109,8 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     empty_tuple = PyTuple_New(0);
     if (!s_init_slow || !s_gauss_next || !s_players || !s_seed || !s_rules ||
         !s_destination || !s_amigo || !empty_tuple)
-        return NULL;
-    return engine_module(PyModule_Create(&module_def), &CoreType);
+        return -1;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ observations
@@ -1469,41 +1190,4 @@ static void observe(S *s, int player, float *v) {
             w[NT] = (float)distance_to_card(s, p);
         }
     }
-}
-
-/* The observation of ``player`` into ``out`` of ``size`` floats (the C entry's, and
- * _observe_into's once it has the buffer): 0, or -1 with the error. */
-static int observe_checked(Core *c, int player, float *out, Py_ssize_t size) {
-    if (player < 0 || player >= c->st.n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
-        return -1;
-    }
-    if (size != obs_size(c->st.n)) {
-        PyErr_Format(PyExc_ValueError, "the buffer must hold %zd items of type 'f'",
-                     obs_size(c->st.n));
-        return -1;
-    }
-    observe(&c->st, player, out);
-    return 0;
-}
-
-/* _observe_into(buffer, player): the observation vector of ``player`` into ``buffer``. */
-static PyObject *Core_observe_into(Core *c, PyObject *args) {
-    PyObject *obj;
-    int player;
-    if (!PyArg_ParseTuple(args, "Oi", &obj, &player)) return NULL;
-    if (player < 0 || player >= c->st.n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
-        return NULL;
-    }
-    Py_buffer view;
-    if (obs_buffer(obj, &view, 'f', obs_size(c->st.n)) < 0) return NULL;
-    observe(&c->st, player, (float *)view.buf);
-    PyBuffer_Release(&view);
-    Py_RETURN_NONE;
-}
-
-/* _observation_size(): the vector's length for this state's player count. */
-static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused)) {
-    return PyLong_FromSsize_t(obs_size(c->st.n));
 }

@@ -17,13 +17,13 @@ import random
 import secrets
 from typing import TYPE_CHECKING, Any, Final
 
+from ...core import fast_state
 from ...core.compiled import gaps as _gaps
 from ...core.compiled import not_built, pure_chosen
 from ...core.errors import ElfenlandError, GameOverError, IllegalActionError
 from ...core.game import Action as CoreAction
 from ...core.game import JSONDict, PlayerId
 from ...core.rng import Rng
-from ...core.saving import load_game
 from ...core.transport import COST_TABLE, Transport
 from .actions import MULTISETS, Action, Kind, Pay, _space, by_value
 from .board import load_board
@@ -205,14 +205,7 @@ class FastElfenlandState(_Core, ElfenlandState):
             setattr(self, name, getattr(pure, name))
         self.rng = pure.rng.copy()  # its own: the two games draw alike, each for itself
         self.origin = pure.origin
-        links = pure._links()
-        chain: Any = None
-        for link in links:
-            if len(link) == 4:  # already a compiled engine's link
-                chain = (chain, *link[1:])
-            else:
-                chain = (chain, link[1], link[2], _fact(link[2], link[3], link[4]))
-        self._chain = chain
+        self._chain = fast_state.compiled_chain(pure._links(), _fact)
 
     def to_pure(self) -> ElfenlandState:
         """The same game on the pure engine (the reference), e.g. to compare the two."""
@@ -227,11 +220,7 @@ class FastElfenlandState(_Core, ElfenlandState):
             value = getattr(self, name)
             setattr(pure, name, [x[:] if isinstance(x, list) else x for x in value]
                     if isinstance(value, list) else value)
-        chain: Any = None
-        for _, player, action, fact in self._links():  # type: ignore[misc]
-            public, private = _facts(action, fact)
-            chain = (chain, player, action, public, private)
-        pure._chain = chain
+        pure._chain = fast_state.pure_chain(self._links(), _facts)
         return pure
 
     def _apply_slow(self, action: CoreAction | str | int) -> None:
@@ -249,11 +238,7 @@ class FastElfenlandState(_Core, ElfenlandState):
         return self.log_entries()
 
     def log_entries(self, after: int = 0) -> list[tuple[int, int, JSONDict, JSONDict]]:
-        out = []
-        for _, player, action, fact in self._links(after):  # type: ignore[misc]
-            public, private = _facts(action, fact)
-            out.append((player, action._id, public, private))
-        return out
+        return fast_state.log_entries(self._links(after), _facts)
 
     def resample_from_infostate(self, player: PlayerId, rng: Rng) -> FastElfenlandState:
         if not isinstance(player, int) or not 0 <= player < self.n:
@@ -283,20 +268,13 @@ def state_class() -> type[ElfenlandState]:
 
 def from_pure(state: ElfenlandState) -> ElfenlandState:
     """``state`` on the engine in use (itself when that is the pure one)."""
-    if enabled() and not isinstance(state, FastElfenlandState):
-        return FastElfenlandState.from_state(state)
-    return state
+    return fast_state.on_engine(state, FastElfenlandState, enabled())
 
 
 def deserialize_fast(text: str) -> FastElfenlandState:
     """A saved game replayed on the compiled engine."""
     from .position import from_position
 
-    def new_state(doc: JSONDict) -> FastElfenlandState:
-        return FastElfenlandState(players=doc["players"], seed=doc["seed"],
-                                  rules=Rules.from_json(doc["rules"]))
-
-    def positioned(doc: JSONDict) -> FastElfenlandState:
-        return FastElfenlandState.from_state(from_position(doc))
-
-    return load_game(text, "elfenland", "Elfenland", new_state, positioned)
+    return fast_state.load_fast(text, "elfenland", "Elfenland", FastElfenlandState,
+                                FastElfenlandState.from_state, "rules",
+                                Rules.from_json, from_position)

@@ -62,8 +62,7 @@ typedef struct {
 } S;
 
 enum { F_HANDS, F_GOLD, F_SET_ASIDE, F_BOUGHT, F_DECK, F_DISCARD, F_KINGDOMS, F_RESULT,
-       F_AT, NCACHE,
-       F_N = 100, F_ROUND, F_PHASE, F_DRAGON, F_CURRENT, F_PASSES, F_PENDING,
+       F_AT, F_N, F_ROUND, F_PHASE, F_DRAGON, F_CURRENT, F_PASSES, F_PENDING,
        F_PENDING_COUNT, F_BANK, F_DIRECTION, F_TURNED, F_OWN_VISITED, F_ESCORT, F_VISITED,
        F_BONUS_PAID, F_EARNED, F_PAID, F_LENGTH, F_ESCORT_TOWNS };
 
@@ -81,10 +80,13 @@ typedef struct {
     PyObject *obj; /* the fact if not a number, else NULL */
 } HistEntry;
 
-typedef struct {
-    Py_ssize_t refs, used, cap;
-    HistEntry e[];
-} Hist;
+typedef struct Hist Hist;
+#define ENGINE_HISTORY
+#define ENGINE_HIST_DROP(e) Py_CLEAR((e)->obj)
+#define ENGINE_HIST_KEEP(e) Py_XINCREF((e)->obj)
+#define ENGINE_HIST_ID(e) ((e)->id)
+#define ENGINE_HIST_PLAYER(e) ((e)->player)
+#define ENGINE_HIST_FACT(e) ((e)->obj ? Py_NewRef((e)->obj) : PyLong_FromLongLong((e)->fact))
 
 typedef struct {
     PyObject_HEAD
@@ -98,82 +100,20 @@ typedef struct {
     Py_ssize_t hcount;
 } Core;
 
-static void hist_release(Core *c);
-#define ENGINE_FORGET_HISTORY hist_release
-static int observe_checked(Core *c, int player, float *out, Py_ssize_t size);
 #define ENGINE_OBSERVE observe_checked
 
 /* The code every compiled engine shares (randomness, checked input, the common methods,
  * configure): one copy for all of them. */
 #include "../../core/_engine_common.h"
 
-/* The buffer's entries from ``k`` on forgotten (their tuples released). */
-static void hist_truncate(Hist *h, Py_ssize_t k) {
-    for (Py_ssize_t i = k; i < h->used; i++) Py_CLEAR(h->e[i].obj);
-    h->used = k;
-}
-
-static void hist_release(Core *c) {
-    if (c->hist && --c->hist->refs == 0) {
-        hist_truncate(c->hist, 0);
-        PyMem_Free(c->hist);
-    }
-    c->hist = NULL;
-    c->hcount = 0;
-}
-
 /* Append an entry; ``obj`` (a tuple fact, or NULL) is stolen, also on failure. */
 static int hist_append(Core *c, int id, int player, long long fact, PyObject *obj) {
-    Hist *h = c->hist;
-    Py_ssize_t k = c->hcount;
-    if (h && h->refs == 1) hist_truncate(h, k); /* entries past ours: a dead clone's */
-    if (!h || h->used != k || k == h->cap) {
-        Py_ssize_t cap = k < 128 ? 256 : 2 * k;
-        Hist *g;
-        if (h && h->refs == 1) {
-            g = PyMem_Realloc(h, sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
-            if (!g) { Py_XDECREF(obj); PyErr_NoMemory(); return -1; }
-        } else {
-            g = PyMem_Malloc(sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
-            if (!g) { Py_XDECREF(obj); PyErr_NoMemory(); return -1; }
-            g->refs = 1;
-            if (k) memcpy(g->e, h->e, sizeof(HistEntry) * (size_t)k);
-            for (Py_ssize_t i = 0; i < k; i++) Py_XINCREF(g->e[i].obj);
-            if (h) h->refs--; /* shared, so not the last reference */
-        }
-        g->cap = cap;
-        c->hist = h = g;
-    }
-    h->e[k].id = id;
-    h->e[k].player = player;
-    h->e[k].fact = fact;
-    h->e[k].obj = obj;
-    h->used = c->hcount = k + 1;
-    return 0;
-}
-
-/* The pending entries become links (player, action, fact), as play made them before;
- * -1 with the error, the history unchanged. */
-static int hist_flush(Core *c) {
-    if (!c->hcount) return 0;
-    PyObject *chain = c->chain ? Py_NewRef(c->chain) : Py_NewRef(Py_None);
-    const HistEntry *e = c->hist->e;
-    for (Py_ssize_t i = 0; i < c->hcount; i++) {
-        PyObject *pl = PyLong_FromLong(e[i].player);
-        PyObject *fa = e[i].obj ? Py_NewRef(e[i].obj) : PyLong_FromLongLong(e[i].fact);
-        PyObject *link = pl && fa
-            ? PyTuple_Pack(4, chain, pl, PyTuple_GET_ITEM(actions_tuple, e[i].id), fa) : NULL;
-        Py_XDECREF(pl);
-        Py_XDECREF(fa);
-        Py_DECREF(chain);
-        if (!link) return -1;
-        /* A link holds ints, an action and older links: never a cycle, so the
-         * collector need not look at it. */
-        PyObject_GC_UnTrack(link);
-        chain = link;
-    }
-    Py_XSETREF(c->chain, chain); /* hcount > 0: a link */
-    hist_release(c);
+    HistEntry *e = hist_slot(c);
+    if (!e) { Py_XDECREF(obj); return -1; }
+    e->id = id;
+    e->player = player;
+    e->fact = fact;
+    e->obj = obj;
     return 0;
 }
 
@@ -700,31 +640,6 @@ static int play(Core *c, Py_ssize_t id, PyObject *action) {
     return 0;
 }
 
-static Core *copy_core(Core *c) {
-    PyTypeObject *tp = Py_TYPE(c);
-    Core *d = (Core *)tp->tp_alloc(tp, 0);
-    if (!d) return NULL;
-    d->st = c->st;
-    if (c->legal_valid) {
-        memcpy(d->legal, c->legal, sizeof(int) * c->nlegal);
-        d->nlegal = c->nlegal;
-        d->legal_valid = 1;
-    }
-    d->rules = Py_XNewRef(c->rules);
-    d->seed = Py_XNewRef(c->seed);
-    d->origin = Py_XNewRef(c->origin);
-    d->rng = Py_XNewRef(c->rng);
-    d->chain = Py_XNewRef(c->chain);
-    d->hist = c->hist;
-    d->hcount = c->hcount;
-    if (d->hist) d->hist->refs++;
-    d->origin_snapshot = Py_XNewRef(c->origin_snapshot);
-    d->st.rng_shared = c->st.rng_shared = 1;
-    return d;
-}
-
-static PyObject *Core_clone(Core *c, PyObject *Py_UNUSED(unused)) { return (PyObject *)copy_core(c); }
-
 /* position._deal_unseen: the other hands and the deck dealt again from the cards hidden
  * from ``player``; with ``keep`` the deck keeps exactly its town cards. */
 static int deal_unseen(S *s, S *t, int player, PyObject *rng, int keep) {
@@ -861,9 +776,48 @@ static PyObject *Core_start(Core *c, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyObject *build_field(Core *c, int f) {
+/* The attributes (see FieldSpec): kind, place, length and bounds of each. */
+static const FieldSpec fields[] = {
+    [F_HANDS] = OWN_FIELD("hands"),
+    [F_GOLD] = OWN_FIELD("gold"),
+    [F_SET_ASIDE] = OWN_FIELD("set_aside"),
+    [F_BOUGHT] = FLD(FK_INTS, bought, bought, FV_N, 0, 0, MAX_COUNT),
+    [F_DECK] = FLD(FK_INTS, deck, deck, NK, 0, 0, MAX_COUNT),
+    [F_DISCARD] = FLD(FK_INTS, discard, discard, NK, 0, 0, MAX_COUNT),
+    [F_KINGDOMS] = OWN_FIELD("kingdoms"),
+    [F_RESULT] = OWN_FIELD("result"),
+    [F_AT] = OWN_FIELD("at"),
+    [F_N] = OWN_FIELD("n"),
+    [F_ROUND] = SCALAR(FK_INT, round, 0, MAX_COUNT),
+    [F_PHASE] = OWN_FIELD("phase"),
+    [F_DRAGON] = SCALAR(FK_INT, dragon, 0, FV_LAST),
+    [F_CURRENT] = OWN_FIELD("current"),
+    [F_PASSES] = SCALAR(FK_INT, passes, 0, MAX_COUNT),
+    [F_PENDING] = OWN_FIELD("pending"),
+    [F_PENDING_COUNT] = SCALAR(FK_INT, pending_count, 0, MAX_COUNT),
+    [F_BANK] = OWN_FIELD("bank"),
+    [F_DIRECTION] = OWN_FIELD("direction"),
+    [F_TURNED] = SCALAR(FK_BOOL, turned, 0, 1),
+    [F_OWN_VISITED] = SCALAR(FK_BOOL, own_visited, 0, 1),
+    [F_ESCORT] = SCALAR(FK_INT, escort, NO_ONE, FV_LAST),
+    [F_VISITED] = SCALAR(FK_LONG, visited, 0, ALL_TOWNS),
+    [F_BONUS_PAID] = SCALAR(FK_BOOL, bonus_paid, 0, 1),
+    [F_EARNED] = SCALAR(FK_LONG, earned, 0, MAX_GOLD),
+    [F_PAID] = SCALAR(FK_LONG, paid, 0, MAX_GOLD),
+    [F_LENGTH] = FLD(FK_SSIZE, _length, length, 0, 0, 0, LONG_MAX),
+    [F_ESCORT_TOWNS] = SCALAR(FK_INT, escort_towns, 0, ALL_TOWNS),
+};
+
+/* The fields whose reading is King of the Elves' own. */
+static PyObject *get_own_field(Core *c, int f) {
     S *s = &c->st;
     switch (f) {
+    case F_N: return PyLong_FromLong(s->n);
+    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
+    case F_CURRENT: return PyLong_FromLong(s->current);
+    case F_PENDING: return Py_NewRef(pending_members[s->pending]);
+    case F_BANK: return PyLong_FromLong(s->bank);
+    case F_DIRECTION: return PyLong_FromLong(s->direction);
     case F_HANDS: {
         PyObject *l = PyList_New(s->n);
         if (!l) return NULL;
@@ -876,12 +830,7 @@ static PyObject *build_field(Core *c, int f) {
     }
     case F_GOLD: return int_list(s->gold, s->n);
     case F_SET_ASIDE: return int_list(s->set_aside, s->n);
-    case F_BOUGHT: return int_list(s->bought, s->n);
-    case F_DECK: return int_list(s->deck, NK);
-    case F_DISCARD: return int_list(s->discard, NK);
-    case F_RESULT:
-        if (!s->has_result) Py_RETURN_NONE;
-        return int_list(s->result, s->nresult);
+    case F_RESULT: return get_result(s);
     case F_AT: return Py_BuildValue("(ii)", s->at_k, s->at_i);
     case F_KINGDOMS: {
         PyObject *l = PyList_New(s->n);
@@ -898,37 +847,10 @@ static PyObject *build_field(Core *c, int f) {
         }
         return l;
     }
+
     }
     PyErr_SetString(PyExc_AttributeError, "no such field");
     return NULL;
-}
-
-static PyObject *get_field(Core *c, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
-    S *s = &c->st;
-    switch (f) {
-    case F_N: return PyLong_FromLong(s->n);
-    case F_ROUND: return PyLong_FromLong(s->round);
-    case F_PHASE: return Py_NewRef(phase_members[s->phase]);
-    case F_DRAGON: return PyLong_FromLong(s->dragon);
-    case F_CURRENT: return PyLong_FromLong(s->current);
-    case F_PASSES: return PyLong_FromLong(s->passes);
-    case F_PENDING: return Py_NewRef(pending_members[s->pending]);
-    case F_PENDING_COUNT: return PyLong_FromLong(s->pending_count);
-    case F_BANK: return PyLong_FromLong(s->bank);
-    case F_DIRECTION: return PyLong_FromLong(s->direction);
-    case F_TURNED: return PyBool_FromLong(s->turned);
-    case F_OWN_VISITED: return PyBool_FromLong(s->own_visited);
-    case F_ESCORT: return PyLong_FromLong(s->escort);
-    case F_ESCORT_TOWNS: return PyLong_FromLong(s->escort_towns);
-    case F_VISITED: return PyLong_FromLong(s->visited);
-    case F_BONUS_PAID: return PyBool_FromLong(s->bonus_paid);
-    case F_EARNED: return PyLong_FromLong(s->earned);
-    case F_PAID: return PyLong_FromLong(s->paid);
-    case F_LENGTH: return PyLong_FromSsize_t(s->length);
-    }
-    /* a fresh list each time: a reader's writes never reach the state */
-    return build_field(c, f);
 }
 
 /* All the gold in the game (players', set aside, the bank) with one field replaced:
@@ -939,11 +861,10 @@ static long gold_total(S *s, const int *gold, const int *set_aside, long bank) {
     return t;
 }
 
-static int set_field(Core *c, PyObject *v, void *closure) {
-    int f = (int)(Py_ssize_t)closure;
+/* The fields whose checks are King of the Elves' own: 0, or -1 with the state unchanged. */
+static int set_own_field(Core *c, int f, PyObject *v) {
     S *s = &c->st;
     int n = s->n, rc = 0;
-    if (!v) { PyErr_SetString(PyExc_AttributeError, "engine fields cannot be deleted"); return -1; }
     long x = 0;
     switch (f) {
     case F_N:
@@ -958,8 +879,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
                 return -1;
             }
         s->n = (int)x; break;
-    case F_ROUND: if ((rc = read_long(v, 0, MAX_COUNT, "round", &x)) == 0) s->round = (int)x; break;
-    case F_DRAGON: if ((rc = read_long(v, 0, n - 1, "dragon", &x)) == 0) s->dragon = (int)x; break;
     case F_CURRENT: /* a seat, or the finished game's "nobody" */
         if (read_long(v, TERMINAL_PLAYER, n - 1, "current", &x) < 0) return -1;
         if (x < 0 && x != TERMINAL_PLAYER) {
@@ -968,12 +887,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
             return -1;
         }
         s->current = (int)x; break;
-    case F_PASSES:
-        if ((rc = read_long(v, 0, MAX_COUNT, "passes", &x)) == 0) s->passes = (int)x;
-        break;
-    case F_PENDING_COUNT:
-        if ((rc = read_long(v, 0, MAX_COUNT, "pending_count", &x)) == 0) s->pending_count = (int)x;
-        break;
     case F_BANK:
         if ((rc = read_long(v, 0, MAX_GOLD, "bank", &x)) < 0) break;
         if (gold_total(s, s->gold, s->set_aside, x) > MAX_GOLD) {
@@ -985,21 +898,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         if ((rc = read_long(v, -1, 1, "direction", &x)) < 0) break;
         if (x == 0) { PyErr_SetString(err_type(), "direction: 1 or -1"); return -1; }
         s->direction = (int)x; break;
-    case F_TURNED: if ((rc = read_long(v, 0, 1, "turned", &x)) == 0) s->turned = (int)x; break;
-    case F_OWN_VISITED:
-        if ((rc = read_long(v, 0, 1, "own_visited", &x)) == 0) s->own_visited = (int)x;
-        break;
-    case F_ESCORT: if ((rc = read_long(v, NO_ONE, n - 1, "escort", &x)) == 0) s->escort = (int)x; break;
-    case F_ESCORT_TOWNS:
-        if ((rc = read_long(v, 0, ALL_TOWNS, "escort_towns", &x)) == 0) s->escort_towns = (int)x;
-        break;
-    case F_VISITED: if ((rc = read_long(v, 0, ALL_TOWNS, "visited", &x)) == 0) s->visited = x; break;
-    case F_BONUS_PAID:
-        if ((rc = read_long(v, 0, 1, "bonus_paid", &x)) == 0) s->bonus_paid = (int)x;
-        break;
-    case F_EARNED: if ((rc = read_long(v, 0, MAX_GOLD, "earned", &x)) == 0) s->earned = x; break;
-    case F_PAID: if ((rc = read_long(v, 0, MAX_GOLD, "paid", &x)) == 0) s->paid = x; break;
-    case F_LENGTH: if ((rc = read_long(v, 0, LONG_MAX, "_length", &x)) == 0) s->length = x; break;
     case F_PHASE: {
         int i = 0;
         while (i < NPHASE && phase_members[i] != v) i++;
@@ -1041,9 +939,6 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         memcpy(f == F_GOLD ? s->gold : s->set_aside, tmp, sizeof(int) * (size_t)n);
         break;
     }
-    case F_BOUGHT: rc = read_ints(v, s->bought, n, "bought", 0, MAX_COUNT); break;
-    case F_DECK: rc = read_ints(v, s->deck, NK, "deck", 0, MAX_COUNT); break;
-    case F_DISCARD: rc = read_ints(v, s->discard, NK, "discard", 0, MAX_COUNT); break;
     case F_AT: {
         int at[2];
         if ((rc = read_ints(v, at, 2, "at", NO_ONE, MAXP - 1)) < 0) break;
@@ -1054,24 +949,7 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         s->at_k = at[0]; s->at_i = at[1];
         break;
     }
-    case F_RESULT:
-        if (v == Py_None) { s->has_result = 0; s->nresult = 0; break; }
-        {
-            if (!PyList_Check(v) && !PyTuple_Check(v)) {
-                PyErr_SetString(err_type(), "result: a list of seats or None");
-                return -1;
-            }
-            Py_ssize_t len = PySequence_Fast_GET_SIZE(v);
-            if (len < 1 || len > n) {
-                PyErr_SetString(err_type(), "result: one to n seats");
-                return -1;
-            }
-            if ((rc = read_ints(v, s->result, (int)len, "result", 0, n - 1)) == 0) {
-                s->nresult = (int)len;
-                s->has_result = 1;
-            }
-            break;
-        }
+    case F_RESULT: rc = set_result(s, v); break;
     case F_KINGDOMS: {
         int nk[MAXP] = {0}, towns[MAXP][MAXK][4], size = kingdom_size(n);
         if (!PyList_Check(v) && !PyTuple_Check(v)) {
@@ -1114,9 +992,7 @@ static int set_field(Core *c, PyObject *v, void *closure) {
         PyErr_SetString(PyExc_AttributeError, "no such field");
         return -1;
     }
-    if (rc < 0) return -1;
-    c->legal_valid = 0;
-    return 0;
+    return rc;
 }
 
 static int read_rule_bool(PyObject *rules, const char *name, int *out) {
@@ -1146,103 +1022,28 @@ static int set_rules(Core *c, PyObject *v, void *Py_UNUSED(u)) {
     return 0;
 }
 
-OBJ_SLOT(seed, 0)
-
-static PyObject *get_chain(Core *c, void *Py_UNUSED(u)) {
-    if (hist_flush(c) < 0) return NULL;
-    return Py_NewRef(c->chain ? c->chain : Py_None);
-}
-
-static int set_chain(Core *c, PyObject *v, void *Py_UNUSED(u)) {
-    if (v == Py_None) v = NULL;
-    Py_XINCREF(v);
-    Py_XSETREF(c->chain, v);
-    hist_release(c);
-    return 0;
-}
 
 static int set_ignore(Core *Py_UNUSED(c), PyObject *Py_UNUSED(v), void *Py_UNUSED(u)) { return 0; }
 
-#define FIELD(NAME, F) {NAME, (getter)get_field, (setter)set_field, NULL, (void *)(Py_ssize_t)(F)}
-static PyGetSetDef Core_getset[] = {
-    FIELD("n", F_N), FIELD("round", F_ROUND), FIELD("phase", F_PHASE),
-    FIELD("dragon", F_DRAGON), FIELD("current", F_CURRENT), FIELD("passes", F_PASSES),
-    FIELD("pending", F_PENDING), FIELD("pending_count", F_PENDING_COUNT),
-    FIELD("bank", F_BANK), FIELD("direction", F_DIRECTION), FIELD("turned", F_TURNED),
-    FIELD("own_visited", F_OWN_VISITED), FIELD("escort", F_ESCORT),
-    FIELD("escort_towns", F_ESCORT_TOWNS),
-    FIELD("visited", F_VISITED), FIELD("bonus_paid", F_BONUS_PAID),
-    FIELD("earned", F_EARNED), FIELD("paid", F_PAID), FIELD("_length", F_LENGTH),
-    FIELD("hands", F_HANDS), FIELD("gold", F_GOLD), FIELD("set_aside", F_SET_ASIDE),
-    FIELD("bought", F_BOUGHT), FIELD("deck", F_DECK), FIELD("discard", F_DISCARD),
-    FIELD("kingdoms", F_KINGDOMS), FIELD("result", F_RESULT), FIELD("at", F_AT),
-    {"rules", (getter)get_rules, (setter)set_rules, NULL, NULL},
-    {"seed", (getter)get_seed, (setter)set_seed, NULL, NULL},
-    {"origin", (getter)get_origin, (setter)set_origin, NULL, NULL},
-    {"rng", (getter)get_rng, (setter)set_rng, NULL, NULL},
-    {"_chain", (getter)get_chain, (setter)set_chain, NULL, NULL},
-    {"_legal", (getter)get_none, (setter)set_invalidate, NULL, NULL},
-    {"_legal_ids", (getter)get_none, (setter)set_invalidate, NULL, NULL},
+/* A fresh state's non-zero fields (Core_new's). */
+static void fresh_state(S *s) {
+    s->n = 2;
+    reset_journey(s);
+}
+
+#define ENGINE_TYPE_NAME "elfenland.games.kingelves._speedups.Core"
+#define ENGINE_TYPE_DOC "The compiled King of the Elves state (base of FastKingOfTheElvesState)."
+#define ENGINE_MODULE_DOC "The compiled King of the Elves engine (see fast.py)."
+#define ENGINE_CONFIGURE_DOC "Hand over the rules' tables."
+#define ENGINE_FRESH fresh_state
+#define ENGINE_START_ARGS METH_VARARGS
+#define ENGINE_OBS_READY check_ready
+#define ENGINE_EXTRA_GETSET                                                         \
+    {"_legal_ids", (getter)get_none, (setter)set_invalidate, NULL, NULL},           \
     {"_ring", (getter)get_none, (setter)set_ignore, NULL, NULL},
-    {NULL}
-};
-
-/* The observation encoders, appended at the end of this file. */
-static PyObject *Core_observe_into(Core *c, PyObject *args);
-static PyObject *Core_legal_mask_into(Core *c, PyObject *obj);
-static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused));
-
-static PyMethodDef Core_methods[] = {
-    ENGINE_COMMON_METHODS,
-    {"_start", (PyCFunction)Core_start, METH_VARARGS, NULL},
-    {"_resample", (PyCFunction)Core_resample, METH_VARARGS, NULL},
-    {"_observe_into", (PyCFunction)Core_observe_into, METH_VARARGS, NULL},
-    {"_observation_size", (PyCFunction)Core_observation_size, METH_NOARGS, NULL},
-    {NULL}
-};
-
-static int Core_traverse(Core *c, visitproc visit, void *arg) {
-    ENGINE_VISIT_OBJECTS(c);
-    return 0;
-}
-
-static int Core_clear(Core *c) {
-    ENGINE_CLEAR_OBJECTS(c);
-    hist_release(c);
-    return 0;
-}
-
-static void Core_dealloc(Core *c) {
-    PyObject_GC_UnTrack(c);
-    Core_clear(c);
-    Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static PyObject *Core_new(PyTypeObject *tp, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kw)) {
-    if (!configured) {
-        PyErr_SetString(PyExc_RuntimeError, "the compiled engine is not configured");
-        return NULL;
-    }
-    Core *c = (Core *)tp->tp_alloc(tp, 0);
-    if (!c) return NULL;
-    c->st.n = 2;
-    reset_journey(&c->st);
-    return (PyObject *)c;
-}
-
-static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "elfenland.games.kingelves._speedups.Core",
-    .tp_basicsize = sizeof(Core),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "The compiled King of the Elves state (base of FastKingOfTheElvesState).",
-    .tp_new = Core_new,
-    .tp_dealloc = (destructor)Core_dealloc,
-    .tp_traverse = (traverseproc)Core_traverse,
-    .tp_clear = (inquiry)Core_clear,
-    .tp_methods = Core_methods,
-    .tp_getset = Core_getset,
-};
+/* Clone, the observation wrappers, the type and the module, shared with the other
+ * engines. */
+#include "../../core/_engine_type.h"
 
 static PyObject *configure_tables(PyObject *d) {
     int consts[8];
@@ -1316,20 +1117,6 @@ static PyObject *configure_tables(PyObject *d) {
         configure_types(d) < 0)
         return NULL;
     Py_RETURN_NONE;
-}
-
-static PyMethodDef module_methods[] = {
-    {"configure", (PyCFunction)configure, METH_O, "Hand over the rules' tables."},
-    {NULL}
-};
-
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_speedups",
-    "The compiled King of the Elves engine (see fast.py).", -1, module_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__speedups(void) {
-    return engine_module(PyModule_Create(&module_def), &CoreType);
 }
 
 /* ------------------------------------------------------------------ observations
@@ -1427,46 +1214,8 @@ static void observe(S *s, int player, float *v) {
 #undef REL
 }
 
-/* The observation of ``player`` into ``out`` of ``size`` floats (the C entry's, and
- * _observe_into's once it has the buffer): 0, or -1 with the error. */
-static int observe_checked(Core *c, int player, float *out, Py_ssize_t size) {
-    if (check_ready(c) < 0) return -1;
-    if (player < 0 || player >= c->st.n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
-        return -1;
-    }
+static Py_ssize_t obs_size(int n) {
     ObsLayout l;
-    obs_layout(c->st.n, &l);
-    if (size != l.size) {
-        PyErr_Format(PyExc_ValueError, "the buffer must hold %d items of type 'f'", l.size);
-        return -1;
-    }
-    observe(&c->st, player, out);
-    return 0;
-}
-
-/* _observe_into(buffer, player): the observation vector of ``player`` into ``buffer``. */
-static PyObject *Core_observe_into(Core *c, PyObject *args) {
-    PyObject *obj;
-    int player;
-    if (!PyArg_ParseTuple(args, "Oi", &obj, &player)) return NULL;
-    if (check_ready(c) < 0) return NULL;
-    if (player < 0 || player >= c->st.n) {
-        PyErr_Format(PyExc_ValueError, "no player %d", player);
-        return NULL;
-    }
-    ObsLayout l;
-    obs_layout(c->st.n, &l);
-    Py_buffer view;
-    if (obs_buffer(obj, &view, 'f', l.size) < 0) return NULL;
-    observe(&c->st, player, (float *)view.buf);
-    PyBuffer_Release(&view);
-    Py_RETURN_NONE;
-}
-
-/* _observation_size(): the vector's length for this state's player count. */
-static PyObject *Core_observation_size(Core *c, PyObject *Py_UNUSED(unused)) {
-    ObsLayout l;
-    obs_layout(c->st.n, &l);
-    return PyLong_FromLong(l.size);
+    obs_layout(n, &l);
+    return l.size;
 }

@@ -11,13 +11,13 @@ import random
 import secrets
 from typing import TYPE_CHECKING, Any, Final
 
+from ...core import fast_state
 from ...core.compiled import gaps as _gaps
 from ...core.compiled import not_built, pure_chosen
 from ...core.errors import ElfenlandError, GameOverError, IllegalActionError
 from ...core.game import Action as CoreAction
 from ...core.game import JSONDict, PlayerId, chain_tail
 from ...core.rng import Rng
-from ...core.saving import load_game
 from ...core.transport import COST_TABLE, Transport
 from .actions import SPELL_PAYMENTS, Action, Kind, _space, all_actions, canonical
 from .cards import NUM_KINDS, Card, counts_to_list, obstacle_for, town_value
@@ -277,11 +277,7 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
         return int(self._length)
 
     def log_entries(self, after: int = 0) -> list[tuple[int, int, JSONDict, JSONDict]]:
-        out = []
-        for _, player, action, fact in self._links(after):
-            public, private = _facts(action, fact)
-            out.append((player, action._id, public, private))
-        return out
+        return fast_state.log_entries(self._links(after), _facts)
 
     def _apply_slow(self, action: CoreAction | str | int) -> None:
         """Everything but a legal canonical action: parse, then the pure engine's errors."""
@@ -321,20 +317,14 @@ def state_class() -> type[KingOfTheElvesState]:
 
 
 def from_pure(state: KingOfTheElvesState) -> KingOfTheElvesState:
-    if enabled() and not isinstance(state, FastKingOfTheElvesState):
-        return FastKingOfTheElvesState.from_state(state)
-    return state
+    return fast_state.on_engine(state, FastKingOfTheElvesState, enabled())
 
 
 def deserialize_fast(text: str) -> FastKingOfTheElvesState:
     """A saved game replayed on the compiled engine."""
     from .position import from_position
 
-    def new_state(doc: JSONDict) -> FastKingOfTheElvesState:
-        return FastKingOfTheElvesState(players=doc["players"], seed=doc["seed"],
-                                       rules=Rules.from_json(doc["options"]))
-
-    def positioned(doc: JSONDict) -> FastKingOfTheElvesState:
-        return FastKingOfTheElvesState.from_state(from_position(doc))
-
-    return load_game(text, "king-of-the-elves", "King of the Elves", new_state, positioned)
+    return fast_state.load_fast(text, "king-of-the-elves", "King of the Elves",
+                                FastKingOfTheElvesState,
+                                FastKingOfTheElvesState.from_state, "options", Rules.from_json,
+                                from_position)
