@@ -40,7 +40,7 @@ from ..games.kingelves.state import (
     Pending,
     Phase,
 )
-from .budget import Budget, Clock
+from .budget import Budget, Clock, Rollouts, RootSearch
 from .kingelves_greedy import KingOfTheElvesGreedyBot, discard_choice
 from .kingelves_journey import Plan, plan_journey
 from .kingelves_search import (
@@ -56,6 +56,9 @@ from .kingelves_search import (
 PRUNE_AFTER = 4
 #: A root action this far (reward in [0, 1]) below the best mean is dropped.
 PRUNE = 0.12
+
+#: The shared root loop with this game's constants.
+ROOTS = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
 
 PASS_ID = Action.simple(Kind.PASS).id
 NO_TOWN_CARD_ID = Action.simple(Kind.NO_TOWN_CARD).id
@@ -204,40 +207,27 @@ class KingOfTheElvesQuickBot:
     def search(self, state: KingOfTheElvesState, roots: Sequence[Action],
                budget: Budget | None = None) -> Action:
         """Deals in turn, each tried with every root action still in play (common random
-        numbers); the greedy choice (the first root) stands unless another beats it by
-        ``DEVIATION``."""
+        numbers, ``RootSearch``); the greedy choice (the first root) stands unless
+        another beats it by ``DEVIATION``."""
         me = state.current
         if budget is None:
             budget = self.budget()
         plans = _Plans()
-        n = len(roots)
-        sums = [0.0] * n
-        counts = [0] * n
-        alive = list(range(n))
-        deals = 0
-        while budget.left():
+
+        def deal() -> Rollouts:
             det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
             seed = self.rng.randrange(2**32)
-            for i in alive:
-                if not budget.left():
-                    break
+
+            def rollout(i: int) -> float:
                 sim = det.clone()
                 sim.rng = Rng(seed)
-                sums[i] += self._rollout(sim, me, roots[i].id, plans, random.Random(seed))
-                counts[i] += 1
-                budget.spend()
-            deals += 1
-            if deals >= PRUNE_AFTER and len(alive) > 2:
-                best = max(sums[i] / counts[i] for i in alive)
-                alive = [i for i in alive
-                         if i == 0 or sums[i] / counts[i] >= best - PRUNE]
+                return self._rollout(sim, me, roots[i].id, plans, random.Random(seed))
+            return rollout
+
+        chosen = ROOTS.choose(len(roots), budget, deal)
         self.searches += 1
         self.rollouts += budget.used
-        means = [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
-        best_i = max(range(n), key=lambda i: (means[i], -i))
-        if counts[best_i] and means[best_i] > means[0] + DEVIATION:
-            return roots[best_i]
-        return roots[0]
+        return roots[chosen]
 
     def _rollout(self, s: KingOfTheElvesState, me: int, first: int, plans: _Plans,
                  rng: random.Random) -> float:
