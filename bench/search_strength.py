@@ -56,11 +56,22 @@ GAMES = ("elfenland", "king-of-the-elves")
 SEATS = {"four": 4, "two": 2}
 
 
+#: ``--set name=value`` for the quick level (screening variants): its root loop's
+#: constants (``prune``, ``prune_after``, ``deviation``) or an attribute of the bot.
+SETTINGS: dict[str, float] = {}
+
+
 def budgeted(level: str, game: str, seed: int, budget: float) -> Any:
     bot: Any = make_bot(level, game, seed)
     bot.seconds = budget
     bot.iterations = 10**9
     bot.clock = time.thread_time
+    if level == "quick":
+        for name, value in SETTINGS.items():
+            target = bot.loop if hasattr(bot.loop, name) else bot
+            if not hasattr(target, name):
+                raise SystemExit(f"--set: the quick bot has no setting {name!r}")
+            setattr(target, name, type(getattr(target, name))(value))
     return bot
 
 
@@ -83,7 +94,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
     won = state.winners()
     quick = bots[seat]
     return {"game": game, "match": match, "index": index, "deal": deal, "seat": seat,
-            "budget": budget, "share": 1 / len(won) if seat in won else 0.0,
+            "budget": budget, "settings": dict(SETTINGS),
+            "share": 1 / len(won) if seat in won else 0.0,
             "rollouts": quick.rollouts, "searches": quick.searches,
             "cpu": times, "wall": time.perf_counter() - started,
             "load": os.getloadavg()[0]}
@@ -99,10 +111,12 @@ def spread(values: list[float]) -> str:
 
 
 def summarise(rows: list[dict[str, Any]]) -> None:
-    groups: dict[tuple[str, str, float], dict[int, dict[str, Any]]] = {}
+    groups: dict[tuple[str, str, float, str], dict[int, dict[str, Any]]] = {}
     for r in rows:  # a game logged twice counts once
-        groups.setdefault((r["game"], r["match"], r["budget"]), {}).setdefault(r["index"], r)
-    for (game, match, budget), by_index in sorted(groups.items()):
+        settings = " ".join(f"{k}={v:g}" for k, v in sorted(r.get("settings", {}).items()))
+        key = (r["game"], r["match"], r["budget"], settings)
+        groups.setdefault(key, {}).setdefault(r["index"], r)
+    for (game, match, budget, settings), by_index in sorted(groups.items()):
         n = SEATS[match]
         seats: dict[int, int] = {}
         for r in by_index.values():
@@ -115,7 +129,8 @@ def summarise(rows: list[dict[str, Any]]) -> None:
         rollouts = sum(r["rollouts"] for r in games) / searches if searches else 0.0
         print(f"\n{game}, {'quick vs 3 search' if n == 4 else 'quick vs search'} "
               f"({n} players), {budget * 1000:.0f} ms CPU per decision each, "
-              f"{len(games)} games ({len(games) // n} deals x {n} seats)")
+              f"{len(games)} games ({len(games) // n} deals x {n} seats)"
+              + (f", quick with {settings}" if settings else ""))
         print(f"  quick wins {wins / len(games):.1%}  95% CI [{lo:.1%}, {hi:.1%}]  "
               f"(an equal: {1 / n:.0%})")
         for level in ("quick", "search"):
@@ -234,11 +249,16 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=0.03,
                         help="CPU seconds per decision, for both bots")
     parser.add_argument("--log", default=None, help="append each game here (JSON lines)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting of the quick level (screening variants)")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
     parser.add_argument("--only", choices=("timing", "speed", "agreement"), default=None)
     parser.add_argument("--positions", type=int, default=50, help="--only speed, agreement")
     parser.add_argument("--deals", type=int, default=10, help="--only speed, agreement")
     args = parser.parse_args()
+    for setting in args.set:
+        name, _, value = setting.partition("=")
+        SETTINGS[name] = float(value)
     if args.summarise:
         rows = []
         for name in args.summarise:

@@ -14,7 +14,7 @@ import pytest
 
 import elfenland
 from elfenland.bots import make_bot
-from elfenland.bots.budget import Budget
+from elfenland.bots.budget import Budget, Rollouts, RootSearch
 from elfenland.bots.elfenland_quick import ElfenlandQuickBot
 from elfenland.bots.elfenland_quick import _Plans as ElfenlandPlans
 from elfenland.bots.elfenland_search import ElfenlandSearchBot, candidates
@@ -182,6 +182,39 @@ def test_budget_always_allows_one_rollout_and_stops_at_the_cap() -> None:
         assert b.left()
         b.spend()
     assert not b.left()
+
+
+def fixed_deals(rewards: list[float], calls: list[int]) -> Callable[[], Rollouts]:
+    """Deals whose rollout of root ``i`` always scores ``rewards[i]``; ``calls`` counts
+    the rollouts of each root."""
+    def deal() -> Rollouts:
+        def rollout(i: int) -> float:
+            calls[i] += 1
+            return rewards[i]
+        return rollout
+    return deal
+
+
+def test_the_shared_root_loop_keeps_the_greedy_choice_within_the_margin() -> None:
+    loop = RootSearch(prune_after=4, prune=0.12, deviation=0.02)
+    for rewards, chosen in (([0.5, 0.51, 0.4], 0), ([0.5, 0.53, 0.4], 1),
+                            ([0.5, 0.6, 0.6], 1), ([0.5, 0.2, 0.1], 0)):
+        budget = Budget(30, 1e9)
+        budget.start()
+        assert loop.choose(3, budget, fixed_deals(rewards, [0, 0, 0])) == chosen
+        assert budget.used == 30
+
+
+def test_the_shared_root_loop_prunes_the_hopeless_but_never_the_greedy_choice() -> None:
+    loop = RootSearch(prune_after=4, prune=0.12, deviation=0.02)
+    calls = [0, 0, 0, 0]
+    budget = Budget(40, 1e9)
+    budget.start()
+    means = loop.means(4, budget, fixed_deals([0.1, 0.5, 0.45, 0.3], calls))
+    # Four deals of all four roots (16 rollouts), then only the greedy choice (never
+    # dropped) and the two within 0.12 of the best: 8 more deals of three.
+    assert calls == [12, 12, 12, 4]
+    assert means == pytest.approx([0.1, 0.5, 0.45, 0.3])
 
 
 def test_elfenland_memoised_plans_equal_fresh_ones() -> None:

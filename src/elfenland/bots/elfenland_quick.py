@@ -56,8 +56,6 @@ from .planner import (
 PRUNE_AFTER = 4
 #: A root action this far (reward in [0, 1]) below the best mean is dropped.
 PRUNE = 0.12
-#: The shared root loop with this game's constants.
-ROOTS = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
 
 
 class _Plans:
@@ -209,6 +207,8 @@ class ElfenlandQuickBot:
         self.iterations = iterations
         self.seconds = seconds
         self.clock = clock
+        #: The root loop and its constants (an attribute: a bench may try others).
+        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0
@@ -260,7 +260,7 @@ class ElfenlandQuickBot:
                 return self._rollout(sim, me, roots[i].id, plans, policy, seed)
             return rollout
 
-        chosen = ROOTS.choose(len(roots), budget, deal)
+        chosen = self.loop.choose(len(roots), budget, deal)
         self.searches += 1
         self.rollouts += budget.used
         return roots[chosen]

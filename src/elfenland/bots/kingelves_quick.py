@@ -57,12 +57,11 @@ PRUNE_AFTER = 4
 #: A root action this far (reward in [0, 1]) below the best mean is dropped.
 PRUNE = 0.12
 
-#: The shared root loop with this game's constants.
-ROOTS = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
 
 PASS_ID = Action.simple(Kind.PASS).id
 NO_TOWN_CARD_ID = Action.simple(Kind.NO_TOWN_CARD).id
 HARM = (Card.THIEF, Card.TREE, Card.SEA_MONSTER)
+KEPT_OTHER = (*TOWN_KINDS, Card.GOLD, *HARM)
 
 
 class _Plans:
@@ -88,7 +87,9 @@ def table_key(s: KingOfTheElvesState) -> tuple[object, ...]:
     return tuple(tuple(tuple(town) for town in kingdom) for kingdom in s.kingdoms)
 
 
-def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans) -> float:
+def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
+                  margin_scale: float = MARGIN_SCALE,
+                  kept_card_gold: float = KEPT_CARD_GOLD, kept_other: float = 0.0) -> float:
     """``kingelves_search.round_outcome`` with memoised plans: every journey still to
     come this round planned, then the bot's gold against the best rival's, in [0, 1]."""
     if s.is_terminal():
@@ -106,9 +107,12 @@ def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans) -> float:
         for owner, toll in plan.thieves_paid(s, q).items():
             gold[owner] += toll
         if not final:
-            gold[q] += KEPT_CARD_GOLD * sum(plan.hand[:7])
+            gold[q] += kept_card_gold * sum(plan.hand[:7])
+            if kept_other:
+                hand = s.hands[q]
+                gold[q] += kept_other * (sum(plan.hand[7:]) + sum(hand[c] for c in KEPT_OTHER))
     margin = gold[me] - max(g for q, g in enumerate(gold) if q != me)
-    return 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
+    return 1.0 / (1.0 + math.exp(-margin / margin_scale * 4))
 
 
 def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
@@ -170,6 +174,14 @@ class KingOfTheElvesQuickBot:
         self.iterations = iterations
         self.seconds = seconds
         self.clock = clock
+        #: Root actions searched: the greedy bot's best ``width``, and pass.
+        self.width = MAX_CANDIDATES
+        #: The evaluation's constants (``round_outcome``).
+        self.margin_scale = MARGIN_SCALE
+        self.kept_card_gold = KEPT_CARD_GOLD
+        self.kept_other = 0.0
+        #: The root loop and its constants (an attribute: a bench may try others).
+        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = KingOfTheElvesGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0
@@ -192,7 +204,7 @@ class KingOfTheElvesQuickBot:
 
     def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
         ranked = self.greedy.rank(s, legal)
-        out = [a for _, a in ranked[:MAX_CANDIDATES]]
+        out = [a for _, a in ranked[:self.width]]
         passing = Action.simple(Kind.PASS)
         if passing in legal and passing not in out:
             out.append(passing)
@@ -224,7 +236,7 @@ class KingOfTheElvesQuickBot:
                 return self._rollout(sim, me, roots[i].id, plans, random.Random(seed))
             return rollout
 
-        chosen = ROOTS.choose(len(roots), budget, deal)
+        chosen = self.loop.choose(len(roots), budget, deal)
         self.searches += 1
         self.rollouts += budget.used
         return roots[chosen]
@@ -236,4 +248,5 @@ class KingOfTheElvesQuickBot:
         while s.phase is Phase.BUILDING and steps < 200:
             s.apply_action(fast_policy(s, rng))
             steps += 1
-        return round_outcome(s, me, plans)
+        return round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
+                             self.kept_other)
