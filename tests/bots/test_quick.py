@@ -18,6 +18,7 @@ from elfenland.bots.budget import Budget, Rollouts, RootSearch
 from elfenland.bots.elfenland_quick import ElfenlandQuickBot
 from elfenland.bots.elfenland_quick import _Plans as ElfenlandPlans
 from elfenland.bots.elfenland_search import ElfenlandSearchBot, candidates
+from elfenland.bots.kingelves_greedy import discard_choice
 from elfenland.bots.kingelves_journey import plan_journey as plan_kingelves
 from elfenland.bots.kingelves_quick import KingOfTheElvesQuickBot, table_key
 from elfenland.bots.kingelves_quick import _Plans as KingPlans
@@ -28,7 +29,7 @@ from elfenland.core.errors import ElfenlandError
 from elfenland.core.game import GameState
 from elfenland.core.rng import Rng
 from elfenland.games.elfenland.state import ElfenlandState, Phase
-from elfenland.games.kingelves.state import KingOfTheElvesState
+from elfenland.games.kingelves.state import KingOfTheElvesState, Pending
 from elfenland.games.kingelves.state import Phase as KingPhase
 
 GAMES = ("elfenland", "king-of-the-elves")
@@ -286,3 +287,67 @@ def test_quick_ignores_hidden_information(game: str) -> None:
         answers.append(str(bot.choose(s)))
         assert bot.rollouts == 40
     assert answers[0] == answers[1]
+
+
+def discarding_state() -> KingOfTheElvesState:
+    """A King of the Elves position where the player to act discards ("draw 3, discard
+    4") and has several kinds of card to choose from."""
+    state = elfenland.new_game("king-of-the-elves", players=2, seed=40)
+    assert isinstance(state, KingOfTheElvesState)
+    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(2)]
+    while True:
+        assert not state.is_terminal()
+        if state.pending is Pending.DISCARD and len(state.legal_actions()) >= 4:
+            return state
+        state.apply_action(greedy[state.current_player()].choose(state))
+
+
+def test_kingelves_quick_searches_its_discards() -> None:
+    """The discards of "draw 3, discard 4" are searched like a building action, the
+    greedy bot's card (the least worth) as the choice to beat; the old quick bot left
+    them to the greedy bot's static card worths (no rollout)."""
+    state = discarding_state()
+    p = state.current
+    bot = KingOfTheElvesQuickBot(5, iterations=60, seconds=60.0)
+    bot.search_discards = True
+    roots = bot.discards(state, state.legal_actions())
+    allowed = [int(a.card) for a in state.legal_actions() if a.card is not None]
+    assert roots[0].card == discard_choice(state, p, allowed)
+    assert sorted(a.id for a in roots) == sorted(a.id for a in state.legal_actions())
+    choice = bot.choose(state)
+    assert choice in state.legal_actions()
+    assert bot.searches == 1 and bot.rollouts == 60
+    # Left to the greedy bot when switched off: no rollout.
+    plain = KingOfTheElvesQuickBot(5, iterations=60, seconds=60.0)
+    plain.search_discards = False
+    assert plain.choose(state) == roots[0] and plain.rollouts == 0
+
+
+def drawing_state() -> ElfenlandState:
+    """An Elfenland position where the player to act draws a transport counter."""
+    state = elfenland.new_game("elfenland", players=2, seed=41)
+    assert isinstance(state, ElfenlandState)
+    greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+    while True:
+        assert not state.is_terminal()
+        if state.phase is Phase.DRAW_COUNTERS and len(state.legal_actions()) >= 3:
+            return state
+        state.apply_action(greedy[state.current_player()].choose(state))
+
+
+def test_elfenland_quick_searches_its_draws() -> None:
+    """The counters drawn are searched (rollouts through the rest of the draws and the
+    placement phase), the greedy bot's draw as the choice to beat; the old quick bot
+    drew as the greedy bot does (no rollout)."""
+    state = drawing_state()
+    bot = ElfenlandQuickBot(5, iterations=30, seconds=60.0)
+    bot.search_draws = True
+    roots = bot.draws(state, state.legal_actions())
+    assert roots[0] == bot.greedy.draw(state, state.legal_actions())
+    assert sorted(a.id for a in roots) == sorted(a.id for a in state.legal_actions())
+    choice = bot.choose(state)
+    assert choice in state.legal_actions()
+    assert bot.searches == 1 and bot.rollouts == 30
+    plain = ElfenlandQuickBot(5, iterations=30, seconds=60.0)
+    plain.search_draws = False
+    assert plain.choose(state) == roots[0] and plain.rollouts == 0

@@ -207,6 +207,8 @@ class ElfenlandQuickBot:
         self.iterations = iterations
         self.seconds = seconds
         self.clock = clock
+        #: Whether the counters drawn are searched (the greedy bot's wish otherwise).
+        self.search_draws = False
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
@@ -224,13 +226,21 @@ class ElfenlandQuickBot:
             return legal[0]
         if state.phase is Phase.MOVE and not state.discarding:
             return move(state)
-        if state.phase is not Phase.PLACE:
+        drawing = state.phase is Phase.DRAW_COUNTERS and self.search_draws
+        if state.phase is not Phase.PLACE and not drawing:
             return self.greedy.choose(state)
         budget = self.budget()  # from here: choosing the roots is part of the decision
-        roots = candidates(state, self.greedy)
+        roots = self.draws(state, legal) if drawing else candidates(state, self.greedy)
         if len(roots) == 1:
             return roots[0]
         return self.search(state, roots, budget)
+
+    def draws(self, s: ElfenlandState, legal: list[Action]) -> list[Action]:
+        """The counters it may draw (face up, or blind), the greedy bot's choice first."""
+        first = self.greedy.draw(s, legal)
+        if first not in legal:  # the greedy bot's blind draw from an empty pile
+            first = legal[0]
+        return [first, *(a for a in legal if a != first)]
 
     def budget(self) -> Budget:
         """A decision's budget, started."""

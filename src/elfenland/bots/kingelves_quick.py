@@ -41,7 +41,7 @@ from ..games.kingelves.state import (
     Phase,
 )
 from .budget import Budget, Clock, Rollouts, RootSearch
-from .kingelves_greedy import KingOfTheElvesGreedyBot, discard_choice
+from .kingelves_greedy import KingOfTheElvesGreedyBot, card_worth, discard_choice
 from .kingelves_journey import Plan, plan_journey
 from .kingelves_search import (
     DEVIATION,
@@ -180,6 +180,9 @@ class KingOfTheElvesQuickBot:
         self.margin_scale = MARGIN_SCALE
         self.kept_card_gold = KEPT_CARD_GOLD
         self.kept_other = 0.0
+        #: Whether the discards of "draw 3, discard 4" and "no town card" are searched
+        #: (the greedy bot's static card worths otherwise).
+        self.search_discards = True
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = KingOfTheElvesGreedyBot(self.rng.randrange(2**32))
@@ -193,11 +196,14 @@ class KingOfTheElvesQuickBot:
         legal = state.legal_actions()
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
-        if len(legal) == 1 or state.phase is not Phase.BUILDING \
-                or state.pending is not Pending.NONE:
+        if len(legal) == 1 or state.phase is not Phase.BUILDING:
+            return self.greedy.choose(state)
+        discarding = state.pending in (Pending.DISCARD, Pending.DISCARD_OTHER)
+        if state.pending is not Pending.NONE and not (discarding and self.search_discards):
             return self.greedy.choose(state)
         budget = self.budget()  # from here: choosing the roots is part of the decision
-        roots = self.candidates(state, legal)
+        roots = (self.discards(state, legal) if discarding
+                 else self.candidates(state, legal))
         if len(roots) == 1:
             return roots[0]
         return self.search(state, roots, budget)
@@ -209,6 +215,12 @@ class KingOfTheElvesQuickBot:
         if passing in legal and passing not in out:
             out.append(passing)
         return out
+
+    def discards(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
+        """The cards it may discard, the greedy bot's choice (the least worth) first."""
+        p = s.current
+        return sorted(legal, key=lambda a: (card_worth(s, p, int(a.card or 0)),
+                                            int(a.card or 0)))
 
     def budget(self) -> Budget:
         """A decision's budget, started."""
