@@ -136,6 +136,10 @@ def summarise(rows: list[dict[str, Any]]) -> None:
         for level in ("quick", "search"):
             cpu = [t for r in games for t in r["cpu"][level]]
             print(f"  {level} CPU per decision: {spread(cpu)}")
+        per_game = {"quick": statistics.mean(sum(r["cpu"]["quick"]) for r in games),
+                    "search": statistics.mean(sum(r["cpu"]["search"]) for r in games) / (n - 1)}
+        print(f"  CPU per game and seat: quick {per_game['quick']:.2f} s, "
+              f"search {per_game['search']:.2f} s")
         print(f"  quick rollouts per search: {rollouts:.1f}; "
               f"wall per game {statistics.mean(r['wall'] for r in games):.1f} s; "
               f"load average {statistics.mean(r['load'] for r in games):.2f}")

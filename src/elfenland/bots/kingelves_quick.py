@@ -2,8 +2,8 @@
 each tried with the greedy bot's best few building actions and pass, played out to the
 end of building, then every journey planned) with a slightly cheaper inner loop (1.2x
 less CPU a rollout: the pure journey planner stays most of it), and a budget that
-holds on a loaded machine.  At equal CPU time it is no stronger than ``search``
-(``docs/bots.md``, ``bench/search_strength.py``).
+holds on a loaded machine; and it searches its discards, which ``search`` leaves to the
+greedy bot's static card worths (``docs/bots.md``, ``bench/search_strength.py``).
 
 Where the search bot's time went (a profile of four search bots, ``docs/bots.md``):
 two thirds in the journey planner, planning again the same journeys (a player's hand
@@ -16,7 +16,15 @@ much of the rest in hashing action objects to build sets of the legal ones.  Her
 - the budget (``Budget``) is asked before every rollout, so a decision ends within one
   rollout of its deadline however loaded the machine;
 - a root action falling clearly behind (``PRUNE`` below the best, after ``PRUNE_AFTER``
-  deals) gets no more rollouts.
+  deals) gets no more rollouts (the loop is ``budget.RootSearch``, shared with Elfenland).
+
+The discards ("draw 3, discard 4", and the card given up after "no town card") are
+the most frequent building decision, a third of them in games of two search bots, and
+the one the search bot does not search: the greedy bot discards the card of least
+static worth, whatever journey the hand is for.  Here they are searched as a building
+action is: every kind it may discard is a root, the greedy bot's card first and kept
+unless another does better by ``DEVIATION``; the rollouts play the rest of building
+and the journeys as for any root.
 """
 
 from __future__ import annotations
