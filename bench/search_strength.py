@@ -23,6 +23,13 @@ intervals.  Every game is appended to ``--log`` (one JSON line) as it ends, so t
 ``--summarise`` prints the table of an unfinished run.  Seconds per decision: CPU time
 of every decision each bot took (all phases), median, 99th percentile and worst.
 
+``--set name=value`` (repeatable) changes a setting of the quick level for a screening
+run, e.g. ``--set search_discards=0`` (King of the Elves: discards left to the greedy
+bot), ``--set search_draws=1`` (Elfenland: counter draws searched), ``--set deviation=0``
+or ``--set prune=1`` (the root loop), ``--set width=7`` or ``--set kept_other=1`` (King
+of the Elves roots and evaluation); the settings are logged with each game and
+``--summarise`` keeps runs of different settings apart.
+
 ``--only speed``: CPU time per rollout of both levels on the same positions (searched
 decisions met in games of greedy bots), each searching a fixed number of deals with
 no time limit, side by side in one run.
