@@ -27,8 +27,10 @@ of every decision each bot took (all phases), median, 99th percentile and worst.
 run, e.g. ``--set search_discards=0`` (King of the Elves: discards left to the greedy
 bot), ``--set search_draws=1`` (Elfenland: counter draws searched), ``--set deviation=0``
 or ``--set prune=1`` (the root loop), ``--set width=7`` or ``--set kept_other=1`` (King
-of the Elves roots and evaluation); the settings are logged with each game and
-``--summarise`` keeps runs of different settings apart.
+of the Elves roots and evaluation); ``--search-scale 1.4`` gives the search level 1.4
+times the budget a decision (equal CPU a game when the quick searches more of its
+decisions); the settings are logged with each game and ``--summarise`` keeps runs of
+different settings apart.
 
 ``--only speed``: CPU time per rollout of both levels on the same positions (searched
 decisions met in games of greedy bots), each searching a fixed number of deals with
@@ -66,6 +68,8 @@ SEATS = {"four": 4, "two": 2}
 #: ``--set name=value`` for the quick level (screening variants): its root loop's
 #: constants (``prune``, ``prune_after``, ``deviation``) or an attribute of the bot.
 SETTINGS: dict[str, float] = {}
+#: ``--search-scale``: the search level's budget is ``--budget`` times this (1: equal).
+SEARCH_SCALE = [1.0]
 
 
 def budgeted(level: str, game: str, seed: int, budget: float) -> Any:
@@ -87,7 +91,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
     n = SEATS[match]
     deal = 1 + index // n
     seat = index % n
-    bots = [budgeted("quick" if q == seat else "search", game, deal * 16 + q, budget)
+    bots = [budgeted("quick", game, deal * 16 + q, budget) if q == seat
+            else budgeted("search", game, deal * 16 + q, budget * SEARCH_SCALE[0])
             for q in range(n)]
     state = elfenland.new_game(game, players=n, seed=deal)
     times: dict[str, list[float]] = {"quick": [], "search": []}
@@ -101,7 +106,9 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
     won = state.winners()
     quick = bots[seat]
     return {"game": game, "match": match, "index": index, "deal": deal, "seat": seat,
-            "budget": budget, "settings": dict(SETTINGS),
+            "budget": budget,
+            "settings": dict(SETTINGS) | ({"search_scale": SEARCH_SCALE[0]}
+                                          if SEARCH_SCALE[0] != 1.0 else {}),
             "share": 1 / len(won) if seat in won else 0.0,
             "rollouts": quick.rollouts, "searches": quick.searches,
             "cpu": times, "wall": time.perf_counter() - started,
@@ -262,11 +269,14 @@ def main() -> int:
     parser.add_argument("--log", default=None, help="append each game here (JSON lines)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a setting of the quick level (screening variants)")
+    parser.add_argument("--search-scale", type=float, default=1.0,
+                        help="the search level's budget is --budget times this")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
     parser.add_argument("--only", choices=("timing", "speed", "agreement"), default=None)
     parser.add_argument("--positions", type=int, default=50, help="--only speed, agreement")
     parser.add_argument("--deals", type=int, default=10, help="--only speed, agreement")
     args = parser.parse_args()
+    SEARCH_SCALE[0] = args.search_scale
     for setting in args.set:
         name, _, value = setting.partition("=")
         SETTINGS[name] = float(value)
