@@ -20,7 +20,7 @@ from elfenland.bots.elfenland_quick import _Plans as ElfenlandPlans
 from elfenland.bots.elfenland_search import ElfenlandSearchBot, candidates
 from elfenland.bots.kingelves_greedy import discard_choice
 from elfenland.bots.kingelves_journey import plan_journey as plan_kingelves
-from elfenland.bots.kingelves_quick import KingOfTheElvesQuickBot, table_key
+from elfenland.bots.kingelves_quick import KingOfTheElvesQuickBot, round_outcome, table_key
 from elfenland.bots.kingelves_quick import _Plans as KingPlans
 from elfenland.bots.kingelves_search import ROLLOUT_BUDGET, KingOfTheElvesSearchBot
 from elfenland.bots.planner import plan_journey
@@ -29,6 +29,7 @@ from elfenland.core.errors import ElfenlandError
 from elfenland.core.game import GameState
 from elfenland.core.rng import Rng
 from elfenland.games.elfenland.state import ElfenlandState, Phase
+from elfenland.games.kingelves.cards import Card
 from elfenland.games.kingelves.state import KingOfTheElvesState, Pending
 from elfenland.games.kingelves.state import Phase as KingPhase
 
@@ -351,3 +352,21 @@ def test_elfenland_quick_searches_its_draws() -> None:
     plain = ElfenlandQuickBot(5, iterations=30, seconds=60.0)
     plain.search_draws = False
     assert plain.choose(state) == roots[0] and plain.rollouts == 0
+
+
+def test_kingelves_kept_cards_setting_counts_town_and_action_cards() -> None:
+    """``kept_other`` (a screening setting, off by default) counts the town and
+    building action cards a player still holds at the end of a rollout, as journey
+    cards are counted: more such cards in the bot's hand, a higher reward; off, the
+    reward is the old one."""
+    state, _ = building_state()
+    me = state.current
+    s = state.clone()
+    hands = [list(h) for h in s.hands]
+    hands[me][int(Card.GOLD)] += 3
+    hands[me][int(Card.LAKE)] += 1
+    s.hands = hands
+    assert s.round < s.rounds
+    base = round_outcome(s, me, KingPlans())
+    assert round_outcome(s, me, KingPlans(), kept_other=0.0) == base
+    assert round_outcome(s, me, KingPlans(), kept_other=1.0) > base

@@ -65,7 +65,6 @@ PRUNE_AFTER = 4
 #: A root action this far (reward in [0, 1]) below the best mean is dropped.
 PRUNE = 0.12
 
-
 PASS_ID = Action.simple(Kind.PASS).id
 NO_TOWN_CARD_ID = Action.simple(Kind.NO_TOWN_CARD).id
 HARM = (Card.THIEF, Card.TREE, Card.SEA_MONSTER)
