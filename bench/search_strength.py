@@ -23,6 +23,15 @@ intervals.  Every game is appended to ``--log`` (one JSON line) as it ends, so t
 ``--summarise`` prints the table of an unfinished run.  Seconds per decision: CPU time
 of every decision each bot took (all phases), median, 99th percentile and worst.
 
+``--set name=value`` (repeatable) changes a setting of the quick level for a screening
+run, e.g. ``--set search_discards=0`` (King of the Elves: discards left to the greedy
+bot), ``--set search_draws=1`` (Elfenland: counter draws searched), ``--set deviation=0``
+or ``--set prune=1`` (the root loop), ``--set width=7`` or ``--set kept_other=1`` (King
+of the Elves roots and evaluation); ``--search-scale 1.4`` gives the search level 1.4
+times the budget a decision (equal CPU a game when the quick searches more of its
+decisions); the settings are logged with each game and ``--summarise`` keeps runs of
+different settings apart.
+
 ``--only speed``: CPU time per rollout of both levels on the same positions (searched
 decisions met in games of greedy bots), each searching a fixed number of deals with
 no time limit, side by side in one run.
@@ -56,11 +65,24 @@ GAMES = ("elfenland", "king-of-the-elves")
 SEATS = {"four": 4, "two": 2}
 
 
+#: ``--set name=value`` for the quick level (screening variants): its root loop's
+#: constants (``prune``, ``prune_after``, ``deviation``) or an attribute of the bot.
+SETTINGS: dict[str, float] = {}
+#: ``--search-scale``: the search level's budget is ``--budget`` times this (1: equal).
+SEARCH_SCALE = [1.0]
+
+
 def budgeted(level: str, game: str, seed: int, budget: float) -> Any:
     bot: Any = make_bot(level, game, seed)
     bot.seconds = budget
     bot.iterations = 10**9
     bot.clock = time.thread_time
+    if level == "quick":
+        for name, value in SETTINGS.items():
+            target = bot.loop if hasattr(bot.loop, name) else bot
+            if not hasattr(target, name):
+                raise SystemExit(f"--set: the quick bot has no setting {name!r}")
+            setattr(target, name, type(getattr(target, name))(value))
     return bot
 
 
@@ -69,7 +91,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
     n = SEATS[match]
     deal = 1 + index // n
     seat = index % n
-    bots = [budgeted("quick" if q == seat else "search", game, deal * 16 + q, budget)
+    bots = [budgeted("quick", game, deal * 16 + q, budget) if q == seat
+            else budgeted("search", game, deal * 16 + q, budget * SEARCH_SCALE[0])
             for q in range(n)]
     state = elfenland.new_game(game, players=n, seed=deal)
     times: dict[str, list[float]] = {"quick": [], "search": []}
@@ -83,7 +106,10 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
     won = state.winners()
     quick = bots[seat]
     return {"game": game, "match": match, "index": index, "deal": deal, "seat": seat,
-            "budget": budget, "share": 1 / len(won) if seat in won else 0.0,
+            "budget": budget,
+            "settings": dict(SETTINGS) | ({"search_scale": SEARCH_SCALE[0]}
+                                          if SEARCH_SCALE[0] != 1.0 else {}),
+            "share": 1 / len(won) if seat in won else 0.0,
             "rollouts": quick.rollouts, "searches": quick.searches,
             "cpu": times, "wall": time.perf_counter() - started,
             "load": os.getloadavg()[0]}
@@ -99,10 +125,12 @@ def spread(values: list[float]) -> str:
 
 
 def summarise(rows: list[dict[str, Any]]) -> None:
-    groups: dict[tuple[str, str, float], dict[int, dict[str, Any]]] = {}
+    groups: dict[tuple[str, str, float, str], dict[int, dict[str, Any]]] = {}
     for r in rows:  # a game logged twice counts once
-        groups.setdefault((r["game"], r["match"], r["budget"]), {}).setdefault(r["index"], r)
-    for (game, match, budget), by_index in sorted(groups.items()):
+        settings = " ".join(f"{k}={v:g}" for k, v in sorted(r.get("settings", {}).items()))
+        key = (r["game"], r["match"], r["budget"], settings)
+        groups.setdefault(key, {}).setdefault(r["index"], r)
+    for (game, match, budget, settings), by_index in sorted(groups.items()):
         n = SEATS[match]
         seats: dict[int, int] = {}
         for r in by_index.values():
@@ -115,12 +143,17 @@ def summarise(rows: list[dict[str, Any]]) -> None:
         rollouts = sum(r["rollouts"] for r in games) / searches if searches else 0.0
         print(f"\n{game}, {'quick vs 3 search' if n == 4 else 'quick vs search'} "
               f"({n} players), {budget * 1000:.0f} ms CPU per decision each, "
-              f"{len(games)} games ({len(games) // n} deals x {n} seats)")
+              f"{len(games)} games ({len(games) // n} deals x {n} seats)"
+              + (f", quick with {settings}" if settings else ""))
         print(f"  quick wins {wins / len(games):.1%}  95% CI [{lo:.1%}, {hi:.1%}]  "
               f"(an equal: {1 / n:.0%})")
         for level in ("quick", "search"):
             cpu = [t for r in games for t in r["cpu"][level]]
             print(f"  {level} CPU per decision: {spread(cpu)}")
+        per_game = {"quick": statistics.mean(sum(r["cpu"]["quick"]) for r in games),
+                    "search": statistics.mean(sum(r["cpu"]["search"]) for r in games) / (n - 1)}
+        print(f"  CPU per game and seat: quick {per_game['quick']:.2f} s, "
+              f"search {per_game['search']:.2f} s")
         print(f"  quick rollouts per search: {rollouts:.1f}; "
               f"wall per game {statistics.mean(r['wall'] for r in games):.1f} s; "
               f"load average {statistics.mean(r['load'] for r in games):.2f}")
@@ -234,11 +267,19 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=0.03,
                         help="CPU seconds per decision, for both bots")
     parser.add_argument("--log", default=None, help="append each game here (JSON lines)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting of the quick level (screening variants)")
+    parser.add_argument("--search-scale", type=float, default=1.0,
+                        help="the search level's budget is --budget times this")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
     parser.add_argument("--only", choices=("timing", "speed", "agreement"), default=None)
     parser.add_argument("--positions", type=int, default=50, help="--only speed, agreement")
     parser.add_argument("--deals", type=int, default=10, help="--only speed, agreement")
     args = parser.parse_args()
+    SEARCH_SCALE[0] = args.search_scale
+    for setting in args.set:
+        name, _, value = setting.partition("=")
+        SETTINGS[name] = float(value)
     if args.summarise:
         rows = []
         for name in args.summarise:

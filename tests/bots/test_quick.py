@@ -14,12 +14,13 @@ import pytest
 
 import elfenland
 from elfenland.bots import make_bot
-from elfenland.bots.budget import Budget
+from elfenland.bots.budget import Budget, Rollouts, RootSearch
 from elfenland.bots.elfenland_quick import ElfenlandQuickBot
 from elfenland.bots.elfenland_quick import _Plans as ElfenlandPlans
 from elfenland.bots.elfenland_search import ElfenlandSearchBot, candidates
+from elfenland.bots.kingelves_greedy import discard_choice
 from elfenland.bots.kingelves_journey import plan_journey as plan_kingelves
-from elfenland.bots.kingelves_quick import KingOfTheElvesQuickBot, table_key
+from elfenland.bots.kingelves_quick import KingOfTheElvesQuickBot, round_outcome, table_key
 from elfenland.bots.kingelves_quick import _Plans as KingPlans
 from elfenland.bots.kingelves_search import ROLLOUT_BUDGET, KingOfTheElvesSearchBot
 from elfenland.bots.planner import plan_journey
@@ -28,7 +29,8 @@ from elfenland.core.errors import ElfenlandError
 from elfenland.core.game import GameState
 from elfenland.core.rng import Rng
 from elfenland.games.elfenland.state import ElfenlandState, Phase
-from elfenland.games.kingelves.state import KingOfTheElvesState
+from elfenland.games.kingelves.cards import Card
+from elfenland.games.kingelves.state import KingOfTheElvesState, Pending
 from elfenland.games.kingelves.state import Phase as KingPhase
 
 GAMES = ("elfenland", "king-of-the-elves")
@@ -184,6 +186,39 @@ def test_budget_always_allows_one_rollout_and_stops_at_the_cap() -> None:
     assert not b.left()
 
 
+def fixed_deals(rewards: list[float], calls: list[int]) -> Callable[[], Rollouts]:
+    """Deals whose rollout of root ``i`` always scores ``rewards[i]``; ``calls`` counts
+    the rollouts of each root."""
+    def deal() -> Rollouts:
+        def rollout(i: int) -> float:
+            calls[i] += 1
+            return rewards[i]
+        return rollout
+    return deal
+
+
+def test_the_shared_root_loop_keeps_the_greedy_choice_within_the_margin() -> None:
+    loop = RootSearch(prune_after=4, prune=0.12, deviation=0.02)
+    for rewards, chosen in (([0.5, 0.51, 0.4], 0), ([0.5, 0.53, 0.4], 1),
+                            ([0.5, 0.6, 0.6], 1), ([0.5, 0.2, 0.1], 0)):
+        budget = Budget(30, 1e9)
+        budget.start()
+        assert loop.choose(3, budget, fixed_deals(rewards, [0, 0, 0])) == chosen
+        assert budget.used == 30
+
+
+def test_the_shared_root_loop_prunes_the_hopeless_but_never_the_greedy_choice() -> None:
+    loop = RootSearch(prune_after=4, prune=0.12, deviation=0.02)
+    calls = [0, 0, 0, 0]
+    budget = Budget(40, 1e9)
+    budget.start()
+    means = loop.means(4, budget, fixed_deals([0.1, 0.5, 0.45, 0.3], calls))
+    # Four deals of all four roots (16 rollouts), then only the greedy choice (never
+    # dropped) and the two within 0.12 of the best: 8 more deals of three.
+    assert calls == [12, 12, 12, 4]
+    assert means == pytest.approx([0.1, 0.5, 0.45, 0.3])
+
+
 def test_elfenland_memoised_plans_equal_fresh_ones() -> None:
     """One memo over many deals and rollout states: every wish is the planner's own
     for that state (the key holds everything the planner reads), and the journeys
@@ -253,3 +288,85 @@ def test_quick_ignores_hidden_information(game: str) -> None:
         answers.append(str(bot.choose(s)))
         assert bot.rollouts == 40
     assert answers[0] == answers[1]
+
+
+def discarding_state() -> KingOfTheElvesState:
+    """A King of the Elves position where the player to act discards ("draw 3, discard
+    4") and has several kinds of card to choose from."""
+    state = elfenland.new_game("king-of-the-elves", players=2, seed=40)
+    assert isinstance(state, KingOfTheElvesState)
+    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(2)]
+    while True:
+        assert not state.is_terminal()
+        if state.pending is Pending.DISCARD and len(state.legal_actions()) >= 4:
+            return state
+        state.apply_action(greedy[state.current_player()].choose(state))
+
+
+def test_kingelves_quick_searches_its_discards() -> None:
+    """The discards of "draw 3, discard 4" are searched like a building action, the
+    greedy bot's card (the least worth) as the choice to beat; the old quick bot left
+    them to the greedy bot's static card worths (no rollout)."""
+    state = discarding_state()
+    p = state.current
+    bot = KingOfTheElvesQuickBot(5, iterations=60, seconds=60.0)
+    bot.search_discards = True
+    roots = bot.discards(state, state.legal_actions())
+    allowed = [int(a.card) for a in state.legal_actions() if a.card is not None]
+    assert roots[0].card == discard_choice(state, p, allowed)
+    assert sorted(a.id for a in roots) == sorted(a.id for a in state.legal_actions())
+    choice = bot.choose(state)
+    assert choice in state.legal_actions()
+    assert bot.searches == 1 and bot.rollouts == 60
+    # Left to the greedy bot when switched off: no rollout.
+    plain = KingOfTheElvesQuickBot(5, iterations=60, seconds=60.0)
+    plain.search_discards = False
+    assert plain.choose(state) == roots[0] and plain.rollouts == 0
+
+
+def drawing_state() -> ElfenlandState:
+    """An Elfenland position where the player to act draws a transport counter."""
+    state = elfenland.new_game("elfenland", players=2, seed=41)
+    assert isinstance(state, ElfenlandState)
+    greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+    while True:
+        assert not state.is_terminal()
+        if state.phase is Phase.DRAW_COUNTERS and len(state.legal_actions()) >= 3:
+            return state
+        state.apply_action(greedy[state.current_player()].choose(state))
+
+
+def test_elfenland_quick_searches_its_draws() -> None:
+    """The counters drawn are searched (rollouts through the rest of the draws and the
+    placement phase), the greedy bot's draw as the choice to beat; the old quick bot
+    drew as the greedy bot does (no rollout)."""
+    state = drawing_state()
+    bot = ElfenlandQuickBot(5, iterations=30, seconds=60.0)
+    bot.search_draws = True
+    roots = bot.draws(state, state.legal_actions())
+    assert roots[0] == bot.greedy.draw(state, state.legal_actions())
+    assert sorted(a.id for a in roots) == sorted(a.id for a in state.legal_actions())
+    choice = bot.choose(state)
+    assert choice in state.legal_actions()
+    assert bot.searches == 1 and bot.rollouts == 30
+    plain = ElfenlandQuickBot(5, iterations=30, seconds=60.0)
+    plain.search_draws = False
+    assert plain.choose(state) == roots[0] and plain.rollouts == 0
+
+
+def test_kingelves_kept_cards_setting_counts_town_and_action_cards() -> None:
+    """``kept_other`` (a screening setting, off by default) counts the town and
+    building action cards a player still holds at the end of a rollout, as journey
+    cards are counted: more such cards in the bot's hand, a higher reward; off, the
+    reward is the old one."""
+    state, _ = building_state()
+    me = state.current
+    s = state.clone()
+    hands = [list(h) for h in s.hands]
+    hands[me][int(Card.GOLD)] += 3
+    hands[me][int(Card.LAKE)] += 1
+    s.hands = hands
+    assert s.round < s.rounds
+    base = round_outcome(s, me, KingPlans())
+    assert round_outcome(s, me, KingPlans(), kept_other=0.0) == base
+    assert round_outcome(s, me, KingPlans(), kept_other=1.0) > base

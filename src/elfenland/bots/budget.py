@@ -39,3 +39,53 @@ class Budget:
 
     def spend(self, n: int = 1) -> None:
         self.used += n
+
+
+#: A deal's rollouts: given a root action's index, play it out on this deal, a reward
+#: in [0, 1].
+Rollouts = Callable[[int], float]
+
+
+class RootSearch:
+    """The quick bots' loop, shared by both games: deals in turn, each tried with every
+    root action still in play (common random numbers: the candidates are compared on
+    the same deals), the budget asked before every rollout.  A root action falling
+    ``prune`` (reward) below the best mean after ``prune_after`` deals gets no more
+    rollouts, so the deals left go to the ones still in question; the first root (the
+    greedy choice) is never dropped, and it stands unless another beats it by
+    ``deviation`` on average: search noise must not undo the greedy bot's sense.
+
+    What a deal is belongs to the game: ``deal()`` draws the hidden parts again and
+    returns the rollouts of that deal."""
+
+    def __init__(self, prune_after: int, prune: float, deviation: float) -> None:
+        self.prune_after = prune_after
+        self.prune = prune
+        self.deviation = deviation
+
+    def means(self, n: int, budget: Budget, deal: Callable[[], Rollouts]) -> list[float]:
+        """Every root's mean reward over the deals it was tried on (0 if none)."""
+        sums = [0.0] * n
+        counts = [0] * n
+        alive = list(range(n))
+        deals = 0
+        while budget.left():
+            rollout = deal()
+            for i in alive:
+                if not budget.left():
+                    break
+                sums[i] += rollout(i)
+                counts[i] += 1
+                budget.spend()
+            deals += 1
+            if deals >= self.prune_after and len(alive) > 2:
+                best = max(sums[i] / counts[i] for i in alive)
+                alive = [i for i in alive
+                         if i == 0 or sums[i] / counts[i] >= best - self.prune]
+        return [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
+
+    def choose(self, n: int, budget: Budget, deal: Callable[[], Rollouts]) -> int:
+        """The index of the root to play."""
+        means = self.means(n, budget, deal)
+        best = max(range(n), key=lambda i: (means[i], -i))
+        return best if means[best] > means[0] + self.deviation else 0

@@ -38,7 +38,7 @@ from ..core.rng import Rng
 from ..games.elfenland.actions import Action, Kind, from_id
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
-from .budget import Budget, Clock
+from .budget import Budget, Clock, Rollouts, RootSearch
 from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds
 from .elfenland_search import DEVIATION, MARGIN_SCALE, candidates, move
 from .planner import (
@@ -207,6 +207,10 @@ class ElfenlandQuickBot:
         self.iterations = iterations
         self.seconds = seconds
         self.clock = clock
+        #: Whether the counters drawn are searched (the greedy bot's wish otherwise).
+        self.search_draws = False
+        #: The root loop and its constants (an attribute: a bench may try others).
+        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0
@@ -222,13 +226,21 @@ class ElfenlandQuickBot:
             return legal[0]
         if state.phase is Phase.MOVE and not state.discarding:
             return move(state)
-        if state.phase is not Phase.PLACE:
+        drawing = state.phase is Phase.DRAW_COUNTERS and self.search_draws
+        if state.phase is not Phase.PLACE and not drawing:
             return self.greedy.choose(state)
         budget = self.budget()  # from here: choosing the roots is part of the decision
-        roots = candidates(state, self.greedy)
+        roots = self.draws(state, legal) if drawing else candidates(state, self.greedy)
         if len(roots) == 1:
             return roots[0]
         return self.search(state, roots, budget)
+
+    def draws(self, s: ElfenlandState, legal: list[Action]) -> list[Action]:
+        """The counters it may draw (face up, or blind), the greedy bot's choice first."""
+        first = self.greedy.draw(s, legal)
+        if first not in legal:  # the greedy bot's blind draw from an empty pile
+            first = legal[0]
+        return [first, *(a for a in legal if a != first)]
 
     def budget(self) -> Budget:
         """A decision's budget, started."""
@@ -239,42 +251,29 @@ class ElfenlandQuickBot:
     def search(self, state: ElfenlandState, roots: Sequence[Action],
                budget: Budget | None = None) -> Action:
         """Deals in turn, each tried with every root action still in play (common random
-        numbers); the greedy choice (the first root) stands unless another beats it by
-        ``DEVIATION`` on the deals both were tried on."""
+        numbers, ``RootSearch``); the greedy choice (the first root) stands unless
+        another beats it by ``DEVIATION`` on average."""
         me = state.current
         if budget is None:
             budget = self.budget()
         plans = _Plans()
-        n = len(roots)
-        sums = [0.0] * n
-        counts = [0] * n
-        alive = list(range(n))
-        deals = 0
-        while budget.left():
+
+        def deal() -> Rollouts:
             det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
             seed = self.rng.randrange(2**32)
-            deal: dict[int, Journey] = {}
-            for i in alive:
-                if not budget.left():
-                    break
+            wishes: dict[int, Journey] = {}
+
+            def rollout(i: int) -> float:
                 sim = det.clone()
                 sim.rng = Rng(seed)
-                policy = _Policy(plans, self.greedy, det, deal)
-                sums[i] += self._rollout(sim, me, roots[i].id, plans, policy, seed)
-                counts[i] += 1
-                budget.spend()
-            deals += 1
-            if deals >= PRUNE_AFTER and len(alive) > 2:
-                best = max(sums[i] / counts[i] for i in alive)
-                alive = [i for i in alive
-                         if i == 0 or sums[i] / counts[i] >= best - PRUNE]
+                policy = _Policy(plans, self.greedy, det, wishes)
+                return self._rollout(sim, me, roots[i].id, plans, policy, seed)
+            return rollout
+
+        chosen = self.loop.choose(len(roots), budget, deal)
         self.searches += 1
         self.rollouts += budget.used
-        means = [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
-        best_i = max(range(n), key=lambda i: (means[i], -i))
-        if counts[best_i] and means[best_i] > means[0] + DEVIATION:
-            return roots[best_i]
-        return roots[0]
+        return roots[chosen]
 
     def _rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
                  policy: _Policy, seed: int) -> float:

@@ -2,8 +2,8 @@
 each tried with the greedy bot's best few building actions and pass, played out to the
 end of building, then every journey planned) with a slightly cheaper inner loop (1.2x
 less CPU a rollout: the pure journey planner stays most of it), and a budget that
-holds on a loaded machine.  At equal CPU time it is no stronger than ``search``
-(``docs/bots.md``, ``bench/search_strength.py``).
+holds on a loaded machine; and it searches its discards, which ``search`` leaves to the
+greedy bot's static card worths (``docs/bots.md``, ``bench/search_strength.py``).
 
 Where the search bot's time went (a profile of four search bots, ``docs/bots.md``):
 two thirds in the journey planner, planning again the same journeys (a player's hand
@@ -16,7 +16,15 @@ much of the rest in hashing action objects to build sets of the legal ones.  Her
 - the budget (``Budget``) is asked before every rollout, so a decision ends within one
   rollout of its deadline however loaded the machine;
 - a root action falling clearly behind (``PRUNE`` below the best, after ``PRUNE_AFTER``
-  deals) gets no more rollouts.
+  deals) gets no more rollouts (the loop is ``budget.RootSearch``, shared with Elfenland).
+
+The discards ("draw 3, discard 4", and the card given up after "no town card") are
+the most frequent building decision, a third of them in games of two search bots, and
+the one the search bot does not search: the greedy bot discards the card of least
+static worth, whatever journey the hand is for.  Here they are searched as a building
+action is: every kind it may discard is a root, the greedy bot's card first and kept
+unless another does better by ``DEVIATION``; the rollouts play the rest of building
+and the journeys as for any root.
 """
 
 from __future__ import annotations
@@ -40,8 +48,8 @@ from ..games.kingelves.state import (
     Pending,
     Phase,
 )
-from .budget import Budget, Clock
-from .kingelves_greedy import KingOfTheElvesGreedyBot, discard_choice
+from .budget import Budget, Clock, Rollouts, RootSearch
+from .kingelves_greedy import KingOfTheElvesGreedyBot, card_worth, discard_choice
 from .kingelves_journey import Plan, plan_journey
 from .kingelves_search import (
     DEVIATION,
@@ -60,6 +68,7 @@ PRUNE = 0.12
 PASS_ID = Action.simple(Kind.PASS).id
 NO_TOWN_CARD_ID = Action.simple(Kind.NO_TOWN_CARD).id
 HARM = (Card.THIEF, Card.TREE, Card.SEA_MONSTER)
+KEPT_OTHER = (*TOWN_KINDS, Card.GOLD, *HARM)
 
 
 class _Plans:
@@ -85,7 +94,9 @@ def table_key(s: KingOfTheElvesState) -> tuple[object, ...]:
     return tuple(tuple(tuple(town) for town in kingdom) for kingdom in s.kingdoms)
 
 
-def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans) -> float:
+def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
+                  margin_scale: float = MARGIN_SCALE,
+                  kept_card_gold: float = KEPT_CARD_GOLD, kept_other: float = 0.0) -> float:
     """``kingelves_search.round_outcome`` with memoised plans: every journey still to
     come this round planned, then the bot's gold against the best rival's, in [0, 1]."""
     if s.is_terminal():
@@ -103,9 +114,12 @@ def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans) -> float:
         for owner, toll in plan.thieves_paid(s, q).items():
             gold[owner] += toll
         if not final:
-            gold[q] += KEPT_CARD_GOLD * sum(plan.hand[:7])
+            gold[q] += kept_card_gold * sum(plan.hand[:7])
+            if kept_other:
+                hand = s.hands[q]
+                gold[q] += kept_other * (sum(plan.hand[7:]) + sum(hand[c] for c in KEPT_OTHER))
     margin = gold[me] - max(g for q, g in enumerate(gold) if q != me)
-    return 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
+    return 1.0 / (1.0 + math.exp(-margin / margin_scale * 4))
 
 
 def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
@@ -167,6 +181,17 @@ class KingOfTheElvesQuickBot:
         self.iterations = iterations
         self.seconds = seconds
         self.clock = clock
+        #: Root actions searched: the greedy bot's best ``width``, and pass.
+        self.width = MAX_CANDIDATES
+        #: The evaluation's constants (``round_outcome``).
+        self.margin_scale = MARGIN_SCALE
+        self.kept_card_gold = KEPT_CARD_GOLD
+        self.kept_other = 0.0
+        #: Whether the discards of "draw 3, discard 4" and "no town card" are searched
+        #: (the greedy bot's static card worths otherwise).
+        self.search_discards = True
+        #: The root loop and its constants (an attribute: a bench may try others).
+        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = KingOfTheElvesGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0
@@ -178,22 +203,31 @@ class KingOfTheElvesQuickBot:
         legal = state.legal_actions()
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
-        if len(legal) == 1 or state.phase is not Phase.BUILDING \
-                or state.pending is not Pending.NONE:
+        if len(legal) == 1 or state.phase is not Phase.BUILDING:
+            return self.greedy.choose(state)
+        discarding = state.pending in (Pending.DISCARD, Pending.DISCARD_OTHER)
+        if state.pending is not Pending.NONE and not (discarding and self.search_discards):
             return self.greedy.choose(state)
         budget = self.budget()  # from here: choosing the roots is part of the decision
-        roots = self.candidates(state, legal)
+        roots = (self.discards(state, legal) if discarding
+                 else self.candidates(state, legal))
         if len(roots) == 1:
             return roots[0]
         return self.search(state, roots, budget)
 
     def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
         ranked = self.greedy.rank(s, legal)
-        out = [a for _, a in ranked[:MAX_CANDIDATES]]
+        out = [a for _, a in ranked[:self.width]]
         passing = Action.simple(Kind.PASS)
         if passing in legal and passing not in out:
             out.append(passing)
         return out
+
+    def discards(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
+        """The cards it may discard, the greedy bot's choice (the least worth) first."""
+        p = s.current
+        return sorted(legal, key=lambda a: (card_worth(s, p, int(a.card or 0)),
+                                            int(a.card or 0)))
 
     def budget(self) -> Budget:
         """A decision's budget, started."""
@@ -204,40 +238,27 @@ class KingOfTheElvesQuickBot:
     def search(self, state: KingOfTheElvesState, roots: Sequence[Action],
                budget: Budget | None = None) -> Action:
         """Deals in turn, each tried with every root action still in play (common random
-        numbers); the greedy choice (the first root) stands unless another beats it by
-        ``DEVIATION``."""
+        numbers, ``RootSearch``); the greedy choice (the first root) stands unless
+        another beats it by ``DEVIATION``."""
         me = state.current
         if budget is None:
             budget = self.budget()
         plans = _Plans()
-        n = len(roots)
-        sums = [0.0] * n
-        counts = [0] * n
-        alive = list(range(n))
-        deals = 0
-        while budget.left():
+
+        def deal() -> Rollouts:
             det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
             seed = self.rng.randrange(2**32)
-            for i in alive:
-                if not budget.left():
-                    break
+
+            def rollout(i: int) -> float:
                 sim = det.clone()
                 sim.rng = Rng(seed)
-                sums[i] += self._rollout(sim, me, roots[i].id, plans, random.Random(seed))
-                counts[i] += 1
-                budget.spend()
-            deals += 1
-            if deals >= PRUNE_AFTER and len(alive) > 2:
-                best = max(sums[i] / counts[i] for i in alive)
-                alive = [i for i in alive
-                         if i == 0 or sums[i] / counts[i] >= best - PRUNE]
+                return self._rollout(sim, me, roots[i].id, plans, random.Random(seed))
+            return rollout
+
+        chosen = self.loop.choose(len(roots), budget, deal)
         self.searches += 1
         self.rollouts += budget.used
-        means = [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
-        best_i = max(range(n), key=lambda i: (means[i], -i))
-        if counts[best_i] and means[best_i] > means[0] + DEVIATION:
-            return roots[best_i]
-        return roots[0]
+        return roots[chosen]
 
     def _rollout(self, s: KingOfTheElvesState, me: int, first: int, plans: _Plans,
                  rng: random.Random) -> float:
@@ -246,4 +267,5 @@ class KingOfTheElvesQuickBot:
         while s.phase is Phase.BUILDING and steps < 200:
             s.apply_action(fast_policy(s, rng))
             steps += 1
-        return round_outcome(s, me, plans)
+        return round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
+                             self.kept_other)
