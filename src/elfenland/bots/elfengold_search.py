@@ -92,6 +92,10 @@ BID_SHARE = 0.75
 #: The share in the last round: its coins are worth only the tie-break at the end, so
 #: the bot turns them into towns (still within its coins less the reserve).
 LAST_SHARE = 3.0
+#: The lead in coins over the richest rival past which the bot leaves the gold deck and
+#: draws travel cards: coins beyond the richest rival's break no tie the bot would not
+#: win anyway, and it lost three games in five on towns, by about three (docs/bots.md).
+COIN_LEAD = 5
 #: An end bonus large enough to make the planner end in one town whenever it can do so
 #: without collecting fewer towns (it ranks after the towns collected).
 _FORCE = 1_000_000
@@ -234,6 +238,8 @@ class ElfengoldSearchBot:
             action = self.bid(state, legal)
         elif state.phase is Phase.MOVE:
             action = self.move(state, deadline)
+        elif state.phase is Phase.DRAW_CARDS or state.phase is Phase.MOVE_DRAW:
+            action = self.draw(state, legal)
         elif state.phase is Phase.PLACE and self.place_search:
             roots = self.candidates(state, legal)
             action = roots[0] if len(roots) == 1 else self.search(state, roots, deadline)
@@ -255,6 +261,17 @@ class ElfengoldSearchBot:
         if nxt > min(value, s.coins[p] - RESERVE):
             return pass_
         return next((a for a in legal if a.kind is Kind.BID and a.amount == nxt), pass_)
+
+    def draw(self, s: ElfengoldState, legal: list[Action]) -> Action:
+        """The greedy bot's draw, but never the gold deck while the bot leads the richest
+        rival in coins by ``COIN_LEAD`` or more: a travel card then, which may add a town,
+        where the coins would only widen a lead that already wins the ties."""
+        p = s.current
+        if s.coins[p] - max(c for q, c in enumerate(s.coins) if q != p) >= COIN_LEAD:
+            cards = [a for a in legal if a.kind is not Kind.TAKE_GOLD]
+            if cards:
+                return self.greedy.draw(s, cards)
+        return self.greedy.draw(s, legal)
 
     def move(self, s: ElfengoldState, deadline: float | None) -> Action:
         """The planner's move; in the last round with cards worth nothing (they score
