@@ -18,6 +18,7 @@ from elfenland.bots.elfengold_greedy import RESERVE, ElfengoldGreedyBot, PlanCac
 from elfenland.bots.elfengold_planner import CARD_COINS, plan_move
 from elfenland.bots.elfengold_search import (
     BID_SHARE,
+    COIN_LEAD,
     LAST_SHARE,
     ElfengoldSearchBot,
     look_ahead,
@@ -465,3 +466,37 @@ def test_search_is_deterministic_for_a_seed() -> None:
             state.apply_action(action)
         logs.append(log)
     assert logs[0] == logs[1]
+
+
+def drawing_state(seed: int) -> ElfengoldState:
+    """A four-player game at its first card draw, three gold cards on the gold deck."""
+    state = new(4, seed)
+    bot = make_bot("greedy", "elfengold", seed)
+    while state.phase is not Phase.DRAW_CARDS:
+        state.apply_action(bot.choose(state))
+    state = pure(state)
+    state.gold_deck = 3
+    state._legal = None
+    return state
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_search_leaves_the_gold_deck_when_it_leads_in_coins(seed: int) -> None:
+    """The greedy bot takes a gold deck of 3 cards (9 coins); the search bot does too
+    while its coins lead the richest rival's by less than ``COIN_LEAD``, and draws a
+    travel card instead when they lead by that much or more (the coins would widen a
+    lead that already wins the ties, a card may add a town)."""
+    state = drawing_state(seed)
+    me = state.current
+    take = next(a for a in state.legal_actions() if a.kind is Kind.TAKE_GOLD)
+    assert ElfengoldGreedyBot(seed).choose(state) == take
+    for lead, takes in ((COIN_LEAD - 1, True), (COIN_LEAD, False), (30, False)):
+        s = state.clone()
+        s.coins = [10] * 4
+        s.coins[me] = 10 + lead
+        s._legal = None
+        action = ElfengoldSearchBot(seed, iterations=1, seconds=None).choose(s)
+        assert isinstance(action, Action) and action in s.legal_actions()
+        assert (action == take) is takes
+        if not takes:
+            assert action.kind in (Kind.DRAW, Kind.DRAW_BLIND)
