@@ -6,11 +6,21 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .axe import serious_violations
 from .helpers import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
+
+
+def _target_shown(page: Page, step: str) -> None:
+    """The guide points at something within a moment: after a click the client draws
+    the table again (a discard picked, say) before the next target is marked."""
+    try:
+        page.wait_for_selector(".guide-target", state="attached", timeout=5000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the guide points at nothing at step {step!r}") from None
 
 
 def _step(page: Page) -> str:
@@ -41,7 +51,7 @@ def test_the_guided_first_game_to_its_end(browser: Browser, server: str, lang: s
                                        arg="watch", timeout=15000)
                 continue
             target = page.locator(".guide-target").first
-            assert page.locator(".guide-target").count(), step
+            _target_shown(page, step)
             target.wait_for(timeout=5000)
             assert page.locator("#guide-text").inner_text().strip()
             if step == "secret" and lang == "en":
@@ -93,7 +103,7 @@ def test_the_short_king_of_the_elves_guide_to_its_end(browser: Browser, server: 
                 page.wait_for_function("s => document.querySelector('.guide')?.dataset.step !== s",
                                        arg="watch", timeout=15000)
                 continue
-            assert page.locator(".guide-target").count(), step
+            _target_shown(page, step)
             before = page.evaluate("document.body.dataset.seq")
             page.locator(".guide-target").first.click()
             page.wait_for_function("s => document.body.dataset.seq !== s", arg=before,
