@@ -500,3 +500,41 @@ def test_search_leaves_the_gold_deck_when_it_leads_in_coins(seed: int) -> None:
         assert (action == take) is takes
         if not takes:
             assert action.kind in (Kind.DRAW, Kind.DRAW_BLIND)
+
+
+def settling_state(seed: int) -> ElfengoldState:
+    """A four-player game (pure engine) at the first choice of coins or two cards
+    where the greedy bot takes the coins (the move earned enough)."""
+    state = new(4, seed)
+    bots = [make_bot("greedy", "elfengold", seed + q) for q in range(4)]
+    while True:
+        if state.phase is Phase.SETTLE and len(state.legal_actions()) > 1:
+            got = ElfengoldGreedyBot(seed).choose(state)
+            assert isinstance(got, Action)
+            if got.kind is Kind.COLLECT:
+                return pure(state)
+        state.apply_action(bots[state.current_player()].choose(state))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_search_takes_two_cards_after_a_move_when_it_leads_in_coins(seed: int) -> None:
+    """Where the greedy bot takes the coins a move earned, the search bot takes two
+    cards instead while its coins lead the richest rival's by ``COIN_LEAD`` or more
+    (before the last round); a coin behind, or in the last round (cards are worth
+    nothing at the end), it takes the coins as the greedy bot does."""
+    state = settling_state(seed)
+    me = state.current
+    assert state.round < state.rules.rounds
+    legal = state.legal_actions()
+    collect = next(a for a in legal if a.kind is Kind.COLLECT)
+    cards = next(a for a in legal if a.kind is Kind.CARDS)
+    for lead, last, want in ((COIN_LEAD, False, cards), (30, False, cards),
+                             (COIN_LEAD - 1, False, collect), (30, True, collect)):
+        s = state.clone()
+        s.coins = [10] * 4
+        s.coins[me] = 10 + lead
+        if last:
+            s.round = s.rules.rounds
+        s._legal = None
+        assert ElfengoldGreedyBot(seed).choose(s) == collect
+        assert ElfengoldSearchBot(seed, iterations=1, seconds=None).choose(s) == want

@@ -34,7 +34,9 @@ rival.  So:
   lead the richest rival's by ``COIN_LEAD`` or more: three losses in five against greedy
   bots were on towns (by about three), few on the tie-break, so a travel card, which
   may add a town, is worth more then than coins that only widen a winning lead.
-* Everything else (the face-down item, coins or cards, keeping) is the greedy bot's.
+* **Coins or two cards** after a move: two cards while the bot leads the richest
+  rival in coins by ``COIN_LEAD`` or more (before the last round), for the same reason.
+* Everything else (the face-down item, keeping) is the greedy bot's.
 
 ``look_ahead`` (``look=True`` only): of the moves that collect as many towns as the
 planner's best, one per town it can end in (the planner asked again with a large end
@@ -244,6 +246,8 @@ class ElfengoldSearchBot:
             action = self.move(state, deadline)
         elif state.phase is Phase.DRAW_CARDS or state.phase is Phase.MOVE_DRAW:
             action = self.draw(state, legal)
+        elif state.phase is Phase.SETTLE:
+            action = self.settle(state, legal)
         elif state.phase is Phase.PLACE and self.place_search:
             roots = self.candidates(state, legal)
             action = roots[0] if len(roots) == 1 else self.search(state, roots, deadline)
@@ -270,12 +274,26 @@ class ElfengoldSearchBot:
         """The greedy bot's draw, but never the gold deck while the bot leads the richest
         rival in coins by ``COIN_LEAD`` or more: a travel card then, which may add a town,
         where the coins would only widen a lead that already wins the ties."""
-        p = s.current
-        if s.coins[p] - max(c for q, c in enumerate(s.coins) if q != p) >= COIN_LEAD:
+        if self.leads_in_coins(s, s.current):
             cards = [a for a in legal if a.kind is not Kind.TAKE_GOLD]
             if cards:
                 return self.greedy.draw(s, cards)
         return self.greedy.draw(s, legal)
+
+    def leads_in_coins(self, s: ElfengoldState, p: int) -> bool:
+        """Whether ``p``'s coins lead the richest rival's by ``COIN_LEAD`` or more."""
+        return s.coins[p] - max(c for q, c in enumerate(s.coins) if q != p) >= COIN_LEAD
+
+    def settle(self, s: ElfengoldState, legal: list[Action]) -> Action:
+        """After a move: two cards, not the coins earned, while the bot leads the
+        richest rival in coins by ``COIN_LEAD`` or more (before the last round, whose
+        cards are worth nothing); else the greedy bot's choice.  The drawing rule's
+        reason again: coins past a lead buy no tie the bot would not win, two cards may
+        add a town (paired samples in docs/bots.md)."""
+        cards = [a for a in legal if a.kind is Kind.CARDS]
+        if cards and s.round < s.rules.rounds and self.leads_in_coins(s, s.current):
+            return cards[0]
+        return self.greedy.settle(s, legal)
 
     def move(self, s: ElfengoldState, deadline: float | None) -> Action:
         """The planner's move; in the last round with cards worth nothing (they score
