@@ -20,6 +20,7 @@ from elfenland.bots.elfengold_search import (
     BID_SHARE,
     COIN_LEAD,
     LAST_SHARE,
+    LEAD_CARD_COINS,
     ElfengoldSearchBot,
     look_ahead,
     standing,
@@ -538,3 +539,24 @@ def test_search_takes_two_cards_after_a_move_when_it_leads_in_coins(seed: int) -
         s._legal = None
         assert ElfengoldGreedyBot(seed).choose(s) == collect
         assert ElfengoldSearchBot(seed, iterations=1, seconds=None).choose(s) == want
+
+
+def test_search_keeps_cards_on_its_move_when_it_leads_in_coins() -> None:
+    """Before the last round, while its coins lead the richest rival's by ``COIN_LEAD``
+    or more, the search bot moves as the planner with cards worth ``LEAD_CARD_COINS``:
+    as many towns as the planner's own move, never fewer cards kept, more on some
+    boards; a coin behind, it makes the planner's own move."""
+    differs = 0
+    for seed in range(24):
+        s = move_position(seed, witch=seed % 3 == 0)
+        for lead in (COIN_LEAD, COIN_LEAD - 1):
+            s.coins = [5 + lead, 5]  # the witch's flight depends on the coins
+            s._legal = None
+            plain = plan_move(s, 0)
+            keep = plan_move(s, 0, card_coins=LEAD_CARD_COINS)
+            assert keep.new_towns == plain.new_towns
+            assert keep.cards_left >= plain.cards_left
+            want = keep.first if lead >= COIN_LEAD else plain.first
+            assert ElfengoldSearchBot(1, iterations=1, seconds=None).choose(s) == want
+            differs += lead >= COIN_LEAD and keep.first != plain.first
+    assert differs

@@ -16,7 +16,9 @@ rival.  So:
   so it turns them into towns (paired samples, seeds 1-20: 28.5 of 80 against 24 of 80
   for 3/4; 1.5 won 13 of 40 on seeds 1-10, 3 only where the item adds a town 26 of 80).
 * **Moving**: the planner's move; in the last round planned with cards worth nothing
-  (``card_coins=0``: cards score nothing at the end, gold breaks ties).
+  (``card_coins=0``: cards score nothing at the end, gold breaks ties); earlier, while
+  the bot leads the richest rival in coins, with cards worth ``LEAD_CARD_COINS``
+  (twice the planner's own): coins past that lead buy nothing, cards kept buy towns.
   ``look=True`` moves by ``look_ahead`` before the last round (below).
 * **Placing**: determinized Monte Carlo search.  Each iteration deals the hidden parts
   again (``resample_from_infostate`` on the compiled engine: the other hands, face-down
@@ -102,6 +104,12 @@ LAST_SHARE = 3.0
 #: bot would not win anyway, and it lost three games in five on towns, by about three.
 #: A lead of 0 beat a lead of 5 on the same 459 games (docs/bots.md).
 COIN_LEAD = 0
+#: What a card left in hand is worth to the move (``plan_move``'s ``card_coins``)
+#: while the bot leads the richest rival in coins by ``COIN_LEAD`` or more, before the
+#: last round (the planner's own: ``CARD_COINS``, 2): of the moves collecting the most
+#: towns it then keeps cards for the next round rather than earn coins it has no use
+#: for.
+LEAD_CARD_COINS = 4
 #: An end bonus large enough to make the planner end in one town whenever it can do so
 #: without collecting fewer towns (it ranks after the towns collected).
 _FORCE = 1_000_000
@@ -297,11 +305,15 @@ class ElfengoldSearchBot:
 
     def move(self, s: ElfengoldState, deadline: float | None) -> Action:
         """The planner's move; in the last round with cards worth nothing (they score
-        nothing at the end, the gold breaks ties); ``look_ahead`` with ``look=True``."""
+        nothing at the end, the gold breaks ties); while the bot leads in coins, with
+        cards worth ``LEAD_CARD_COINS``; ``look_ahead`` with ``look=True``."""
         p = s.current
         if s.round >= s.rules.rounds:
             return plan_move(s, p, fly=True, budget=BUDGET, deadline=deadline,
                              card_coins=0).first
+        if self.leads_in_coins(s, p):
+            return plan_move(s, p, fly=True, budget=BUDGET, deadline=deadline,
+                             card_coins=LEAD_CARD_COINS).first
         if self.look:
             return look_ahead(s, p, self.greedy.cache, deadline).first
         return self.greedy.cache.plan(s, p, (), True, BUDGET, deadline).first
