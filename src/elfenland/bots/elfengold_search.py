@@ -19,7 +19,7 @@ rival.  So:
   (``card_coins=0``: cards score nothing at the end, gold breaks ties); earlier, while
   the bot leads the richest rival in coins, with cards worth ``LEAD_CARD_COINS``
   (twice the planner's own): coins past that lead buy nothing, cards kept buy towns.
-  ``look=True`` moves by ``look_ahead`` before the last round (below).
+  ``look=True`` moves by ``look_ahead`` before the last round while not leading (below).
 * **Placing**: determinized Monte Carlo search.  Each iteration deals the hidden parts
   again (``resample_from_infostate`` on the compiled engine: the other hands, face-down
   items, the item pile, the supply, other town cards), so the bot never reads what its
@@ -306,7 +306,7 @@ class ElfengoldSearchBot:
     def move(self, s: ElfengoldState, deadline: float | None) -> Action:
         """The planner's move; in the last round with cards worth nothing (they score
         nothing at the end, the gold breaks ties); while the bot leads in coins, with
-        cards worth ``LEAD_CARD_COINS``; ``look_ahead`` with ``look=True``."""
+        cards worth ``LEAD_CARD_COINS``; else ``look_ahead`` with ``look=True``."""
         p = s.current
         if s.round >= s.rules.rounds:
             return plan_move(s, p, fly=True, budget=BUDGET, deadline=deadline,
