@@ -123,8 +123,11 @@ class _Policy:
     still sees what the counter costs them.  It saves three plans of seven a rollout."""
 
     def __init__(self, plans: _Plans, keeper: ElfenlandGreedyBot, det: ElfenlandState,
-                 deal: dict[int, Journey]) -> None:
+                 deal: dict[int, Journey], react: bool = True) -> None:
         self.plans = plans
+        #: Whether a player's wish is planned again when what was laid since the deal
+        #: (the root action, earlier players' counters) may change it (``still_best``).
+        self.react = react
         self.keeper = keeper
         self.det = det
         self.deal = deal
@@ -140,6 +143,8 @@ class _Policy:
                 j = self.deal.get(p)
                 if j is None:
                     j = self.deal[p] = self.plans.wish(self.det, p)
+                if self.react and not still_best(j, self.det, s, p):
+                    j = self.plans.wish(s, p)
             self.wishes[p] = j
         return j
 
@@ -172,6 +177,40 @@ class _Policy:
         if phase is Phase.KEEP:
             return self.keeper.keep(s, s.legal_actions()).id
         return ids[rng.randrange(len(ids))]
+
+
+def still_best(j: Journey, before: ElfenlandState, after: ElfenlandState, p: int) -> bool:
+    """Whether ``j``, player ``p``'s wish journey on ``before``, is still their wish on
+    ``after`` (the same deal, counters or obstacles laid since), without planning again.
+
+    The wish crosses an empty road by any kind ``p`` holds (``wild_kinds``), a road with
+    a counter by that counter only.  So a counter of a kind ``p`` holds, laid on an empty
+    road off ``j``, takes options away from a road ``j`` does not use, and an obstacle
+    off ``j`` makes such a road dearer: ``j`` stays the best.  Anything else may change
+    it: a road of ``j`` touched, a counter of a kind ``p`` does not hold (a new way to
+    go), or ``p``'s own pieces changed (the searcher after its root action).  This is
+    what the search bot's rollouts see by planning every wish again after the root
+    action, at the cost of one plan in a few."""
+    if (after.hands[p] != before.hands[p] or after.boots[p] != before.boots[p]
+            or after.counters_up[p] != before.counters_up[p]
+            or after.counters_secret[p] != before.counters_secret[p]):
+        return False
+    counters, was = after.route_counter, before.route_counter
+    obstacles, had = after.route_obstacle, before.route_obstacle
+    if counters == was and obstacles == had:
+        return True
+    held = set(owned_kinds(before, p))
+    used: set[int] | None = None
+    for r in range(len(counters)):
+        if counters[r] == was[r] and obstacles[r] == had[r]:
+            continue
+        if used is None:
+            used = {st.action.route for st in j.steps if st.action.route is not None}
+        if r in used:
+            return False
+        if counters[r] != was[r] and (was[r] != NO_PIECE or counters[r] not in held):
+            return False
+    return True
 
 
 PASS_ID = Action.pass_().id
@@ -209,6 +248,10 @@ class ElfenlandQuickBot:
         self.clock = clock
         #: Whether the counters drawn are searched (the greedy bot's wish otherwise).
         self.search_draws = False
+        #: Whether a rival's wish is planned again in a rollout when the root action (or
+        #: a counter laid before its turn) may change it (``still_best``), as the search
+        #: bot's rollouts do; off, the wish planned on the deal stands for every root.
+        self.react_wishes = True
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
@@ -266,7 +309,7 @@ class ElfenlandQuickBot:
             def rollout(i: int) -> float:
                 sim = det.clone()
                 sim.rng = Rng(seed)
-                policy = _Policy(plans, self.greedy, det, wishes)
+                policy = _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes))
                 return self._rollout(sim, me, roots[i].id, plans, policy, seed)
             return rollout
 
