@@ -11,6 +11,7 @@ import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.elfenland_greedy import wish
 from elfenland.bots.elfenland_quick import ElfenlandQuickBot, _Plans, _Policy, still_best
+from elfenland.bots.elfenland_search import candidates
 from elfenland.core.rng import Rng
 from elfenland.games.elfenland.actions import Kind
 from elfenland.games.elfenland.state import ElfenlandState, Phase
@@ -87,3 +88,32 @@ def test_a_wish_kept_without_planning_is_the_wish_a_fresh_plan_gives() -> None:
                     replanned += 1
             s.apply_action(greedy.choose(s))
     assert kept > 50 and replanned > 50
+
+
+def test_the_searchers_later_placements_are_chosen_in_a_tree(monkeypatch: Any) -> None:
+    """As in the search bot, the searcher's own placements after the root action are
+    chosen among its candidates in a tree (one a root action); the old quick bot laid
+    them by its wish policy, asking for no candidates inside a rollout."""
+    import elfenland.bots.elfenland_quick as quick
+
+    state = next(s for s in placing_states(2, range(1, 9))
+                 if sum(s.counters_up[s.current]) + sum(s.counters_secret[s.current]) >= 3)
+    me = state.current
+    roots = candidates(state, ElfenlandQuickBot(0).greedy)
+    asked: list[tuple[int, Phase]] = []
+    real = candidates
+
+    def spy(s: ElfenlandState, greedy: Any, *rest: Any) -> list[Any]:
+        asked.append((s.current, s.phase))
+        return real(s, greedy, *rest)
+
+    monkeypatch.setattr(quick, "candidates", spy)
+    bot = ElfenlandQuickBot(2, iterations=40, seconds=60.0)
+    assert bot.own_tree is True
+    assert bot.search(state, roots) in roots
+    assert len(asked) >= 10 and all(a == (me, Phase.PLACE) for a in asked)
+    asked.clear()
+    plain = ElfenlandQuickBot(2, iterations=40, seconds=60.0)
+    plain.own_tree = False
+    plain.search(state, roots)
+    assert asked == []

@@ -40,7 +40,7 @@ from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
 from .budget import Budget, Clock, Rollouts, RootSearch
 from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds
-from .elfenland_search import DEVIATION, MARGIN_SCALE, candidates, move
+from .elfenland_search import DEVIATION, MARGIN_SCALE, _Node, _ucb, candidates, move
 from .planner import (
     PREFERENCE,
     Edge,
@@ -252,6 +252,10 @@ class ElfenlandQuickBot:
         #: a counter laid before its turn) may change it (``still_best``), as the search
         #: bot's rollouts do; off, the wish planned on the deal stands for every root.
         self.react_wishes = True
+        #: Whether the searcher's own later placements in a rollout are chosen in a tree
+        #: (UCB over the search bot's candidates, one tree a root action), as the search
+        #: bot chooses them; off, its wish journey's policy lays them.
+        self.own_tree = True
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
@@ -300,6 +304,7 @@ class ElfenlandQuickBot:
         if budget is None:
             budget = self.budget()
         plans = _Plans()
+        trees = [_Node() if self.own_tree else None for _ in roots]
 
         def deal() -> Rollouts:
             det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
@@ -310,7 +315,7 @@ class ElfenlandQuickBot:
                 sim = det.clone()
                 sim.rng = Rng(seed)
                 policy = _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes))
-                return self._rollout(sim, me, roots[i].id, plans, policy, seed)
+                return self._rollout(sim, me, roots[i].id, plans, policy, seed, trees[i])
             return rollout
 
         chosen = self.loop.choose(len(roots), budget, deal)
@@ -319,14 +324,41 @@ class ElfenlandQuickBot:
         return roots[chosen]
 
     def _rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
-                 policy: _Policy, seed: int) -> float:
+                 policy: _Policy, seed: int, tree: _Node | None = None) -> float:
         """The root action, then every player's policy to the move phase (or the end
-        of the game), then the evaluation.  The searcher's own later placements are
-        its policy's too: one level of tree, as deep as the deals allow to compare."""
+        of the game), then the evaluation.  With a ``tree`` (the root action's), the
+        searcher's own later placements are chosen in it first, as the search bot's
+        tree chooses them (UCB, one new node a rollout); without, by its policy."""
         rng = random.Random(seed)
         start_round = s.round
         s.apply_action(first)
+        path = [] if tree is None else [tree]
+        node = tree
+        while (node is not None and not s.is_terminal() and s.phase is Phase.PLACE
+               and s.round == start_round):
+            if s.current != me:
+                s.apply_action(policy.choose(s, rng))
+                continue
+            acts = [a.id for a in candidates(s, None, plans.wish)]
+            for a in acts:
+                node.available[a] = node.available.get(a, 0) + 1
+            untried = [a for a in acts if a not in node.children]
+            if untried:
+                a = untried[rng.randrange(len(untried))]
+                node.children[a] = child = _Node()
+                s.apply_action(a)
+                path.append(child)
+                break
+            parent = node
+            a = max(acts, key=lambda x: _ucb(parent, parent.children[x], x))
+            node = node.children[a]
+            s.apply_action(a)
+            path.append(node)
         while (not s.is_terminal() and s.round == start_round
                and s.phase is not Phase.MOVE):
             s.apply_action(policy.choose(s, rng))
-        return evaluate(s, me, plans)
+        reward = evaluate(s, me, plans)
+        for n in path:
+            n.visits += 1
+            n.total += reward
+        return reward
