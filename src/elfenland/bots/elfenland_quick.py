@@ -54,8 +54,12 @@ from .planner import (
 
 #: Deals every root action gets before any is dropped.
 PRUNE_AFTER = 4
-#: A root action this far (reward in [0, 1]) below the best mean is dropped.
-PRUNE = 0.12
+#: A root action this far (reward in [0, 1]) below the best mean is dropped: never, as
+#: rewards lie in [0, 1].  Dropping at 0.12 after 4 deals (the level's first setting)
+#: won 49.0% of 200 paired games against ``search``, never dropping 52.0%: with the
+#: rivals' replanning and the tree, a rollout costs about three times what it did, a
+#: decision sees a dozen deals, and four are too few to tell a root hopeless.
+PRUNE = 1.0
 
 
 class _Plans:
