@@ -1,9 +1,6 @@
 """The quick Elfenland bot: the search bot's plan (ISMCTS over the placement phase,
-the greedy bot's draws and keeps, the planner's moves) with an inner loop about
-three times cheaper (2.7x less CPU a rollout), and a budget that holds on a loaded
-machine.  At equal CPU time it is no stronger than ``search``: its decisions are
-closer to what a long search decides, and that does not win more (``docs/bots.md``,
-``bench/search_strength.py``).
+the greedy bot's draws and keeps, the planner's moves) with a cheaper inner loop and a
+budget that holds on a loaded machine.
 
 Where the search bot's time went (a profile of four search bots, ``docs/bots.md``):
 two thirds in the journey planner, seven plans a rollout (each player's wish journey
@@ -11,14 +8,17 @@ at their first turn, each player's journey at the end), and a sixth in hashing
 actions to build sets of the legal ones.  Here
 
 - the wish journeys are planned once per deal, shared by the rollouts of every root
-  action, and memoised by what the planner reads (``_Policy``, ``_Plans``);
+  action, and memoised by what the planner reads (``_Policy``, ``_Plans``); a player's
+  wish is planned again in a rollout only when what was laid since the deal may change
+  it (``still_best``), so rivals react to the root action as in the search bot's
+  rollouts (the level's first version let them ignore it, and lost for it);
+- the searcher's own later placements in a rollout are chosen in a tree, one a root
+  action, as the search bot chooses them (``own_tree``);
 - the evaluation plans all players with the roads read once (``_Plans.every``);
 - rollouts compare action ids (the compiled engine's ``legal_action_ids``), never
   action objects;
 - the budget (``Budget``) is asked before every rollout, not before every deal of all
-  the root actions, so a decision ends within one rollout of its deadline;
-- a root action falling clearly behind (``PRUNE`` below the best, after ``PRUNE_AFTER``
-  deals) gets no more rollouts, so the deals left go to the ones still in question.
+  the root actions, so a decision ends within one rollout of its deadline.
 
 The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
 seconds, which a loaded machine does not shrink), a hand-driven clock in tests.
@@ -121,10 +121,12 @@ class _Policy:
     every player lays the counters of their wish journey and draws what it lacks.  The
     search bot plans a player's wish at their first turn in each rollout; here it is
     planned once per deal, on the deal before the root action (``deal``, shared by the
-    rollouts of every root action), and again after each counter drawn, as there.  A
-    rival thus does not replan around the root action's counter (its policy skips a
-    road taken); the evaluation, which plans on the board as the rollout leaves it,
-    still sees what the counter costs them.  It saves three plans of seven a rollout."""
+    rollouts of every root action), and kept at the player's first turn if nothing laid
+    since can change it (``still_best``: an obstacle or a counter of a kind they hold,
+    off their journey), planned again otherwise; and again after each counter drawn, as
+    there.  Without ``react`` (the level's first version) a rival never replanned around
+    the root action's counter (its policy skipped a road taken and went on), which made
+    a blocking counter look better than it is."""
 
     def __init__(self, plans: _Plans, keeper: ElfenlandGreedyBot, det: ElfenlandState,
                  deal: dict[int, Journey], react: bool = True) -> None:
@@ -239,8 +241,8 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans) -> float:
 
 
 class ElfenlandQuickBot:
-    """ISMCTS at the root over the placement phase, with memoised plans, rollouts on
-    action ids, root pruning and a budget asked before every rollout."""
+    """ISMCTS over the placement phase, with memoised plans, rollouts on action ids and
+    a budget asked before every rollout."""
 
     name = "quick"
 
