@@ -223,18 +223,30 @@ PASS_ID = Action.pass_().id
 BLIND_ID = Action.draw(None).id
 
 
-def evaluate(s: ElfenlandState, me: int, plans: _Plans) -> float:
+def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0) -> float:
     """``elfenland_search.evaluate`` with memoised plans: the bot's margin over the best
-    rival (markers plus the towns each player's journey collects), in [0, 1]."""
+    rival (markers plus the towns each player's journey collects), in [0, 1].
+    ``standing``: what each town still to collect one link from the journey's end is
+    worth, before the last round (where the next round starts counts; 0: not at all,
+    as in the search bot)."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
     final = s.round >= s.rules.rounds
+    board = s.board
     values = []
     for q, j in enumerate(plans.every(s)):
-        v = s.markers(q) + j.new_towns
+        v: float = s.markers(q) + j.new_towns
         if final and j.distance is not None:
             v -= j.distance
+        elif standing and not final:
+            seen = s.visited[q] | 1 << board.capital
+            end = s.boots[q]
+            for st in j.steps:
+                end = st.to
+                seen |= 1 << end
+            near = board.distances[end]
+            v += standing * sum(1 for u, d in enumerate(near) if d == 1 and not seen >> u & 1)
         values.append(v + j.usefulness / 10_000)
     margin = values[me] - max(v for q, v in enumerate(values) if q != me)
     return 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
@@ -262,6 +274,9 @@ class ElfenlandQuickBot:
         #: (UCB over the search bot's candidates, one tree a root action), as the search
         #: bot chooses them; off, its wish journey's policy lays them.
         self.own_tree = True
+        #: What a town still to collect beside the end of a player's journey is worth in
+        #: the evaluation before the last round (``evaluate``).
+        self.standing = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
@@ -363,7 +378,7 @@ class ElfenlandQuickBot:
         while (not s.is_terminal() and s.round == start_round
                and s.phase is not Phase.MOVE):
             s.apply_action(policy.choose(s, rng))
-        reward = evaluate(s, me, plans)
+        reward = evaluate(s, me, plans, self.standing)
         for n in path:
             n.visits += 1
             n.total += reward
