@@ -65,7 +65,7 @@ def test_a_rival_replans_its_wish_after_a_counter_on_its_journey() -> None:
     assert not still_best(wish(det, rival), det, after, rival)
 
 
-def test_the_quick_bot_reacts_by_default_and_can_be_switched_back() -> None:
+def test_the_quick_bot_lets_rivals_react_by_default() -> None:
     assert ElfenlandQuickBot(1).react_wishes is True
 
 
