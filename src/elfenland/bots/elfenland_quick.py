@@ -1,9 +1,6 @@
 """The quick Elfenland bot: the search bot's plan (ISMCTS over the placement phase,
-the greedy bot's draws and keeps, the planner's moves) with an inner loop about
-three times cheaper (2.7x less CPU a rollout), and a budget that holds on a loaded
-machine.  At equal CPU time it is no stronger than ``search``: its decisions are
-closer to what a long search decides, and that does not win more (``docs/bots.md``,
-``bench/search_strength.py``).
+the greedy bot's draws and keeps, the planner's moves) with a cheaper inner loop and a
+budget that holds on a loaded machine.
 
 Where the search bot's time went (a profile of four search bots, ``docs/bots.md``):
 two thirds in the journey planner, seven plans a rollout (each player's wish journey
@@ -11,14 +8,17 @@ at their first turn, each player's journey at the end), and a sixth in hashing
 actions to build sets of the legal ones.  Here
 
 - the wish journeys are planned once per deal, shared by the rollouts of every root
-  action, and memoised by what the planner reads (``_Policy``, ``_Plans``);
+  action, and memoised by what the planner reads (``_Policy``, ``_Plans``); a player's
+  wish is planned again in a rollout only when what was laid since the deal may change
+  it (``still_best``), so rivals react to the root action as in the search bot's
+  rollouts (the level's first version let them ignore it, and lost for it);
+- the searcher's own later placements in a rollout are chosen in a tree, one a root
+  action, as the search bot chooses them (``own_tree``);
 - the evaluation plans all players with the roads read once (``_Plans.every``);
 - rollouts compare action ids (the compiled engine's ``legal_action_ids``), never
   action objects;
 - the budget (``Budget``) is asked before every rollout, not before every deal of all
-  the root actions, so a decision ends within one rollout of its deadline;
-- a root action falling clearly behind (``PRUNE`` below the best, after ``PRUNE_AFTER``
-  deals) gets no more rollouts, so the deals left go to the ones still in question.
+  the root actions, so a decision ends within one rollout of its deadline.
 
 The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
 seconds, which a loaded machine does not shrink), a hand-driven clock in tests.
@@ -40,7 +40,7 @@ from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
 from .budget import Budget, Clock, Rollouts, RootSearch
 from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds
-from .elfenland_search import DEVIATION, MARGIN_SCALE, candidates, move
+from .elfenland_search import DEVIATION, MARGIN_SCALE, _Node, _ucb, candidates, move
 from .planner import (
     PREFERENCE,
     Edge,
@@ -54,8 +54,12 @@ from .planner import (
 
 #: Deals every root action gets before any is dropped.
 PRUNE_AFTER = 4
-#: A root action this far (reward in [0, 1]) below the best mean is dropped.
-PRUNE = 0.12
+#: A root action this far (reward in [0, 1]) below the best mean is dropped: never, as
+#: rewards lie in [0, 1].  Dropping at 0.12 after 4 deals (the level's first setting)
+#: won 49.0% of 200 paired games against ``search``, never dropping 52.0%: with the
+#: rivals' replanning and the tree, a rollout costs about three times what it did, a
+#: decision sees a dozen deals, and four are too few to tell a root hopeless.
+PRUNE = 1.0
 
 
 class _Plans:
@@ -117,14 +121,19 @@ class _Policy:
     every player lays the counters of their wish journey and draws what it lacks.  The
     search bot plans a player's wish at their first turn in each rollout; here it is
     planned once per deal, on the deal before the root action (``deal``, shared by the
-    rollouts of every root action), and again after each counter drawn, as there.  A
-    rival thus does not replan around the root action's counter (its policy skips a
-    road taken); the evaluation, which plans on the board as the rollout leaves it,
-    still sees what the counter costs them.  It saves three plans of seven a rollout."""
+    rollouts of every root action), and kept at the player's first turn if nothing laid
+    since can change it (``still_best``: an obstacle or a counter of a kind they hold,
+    off their journey), planned again otherwise; and again after each counter drawn, as
+    there.  Without ``react`` (the level's first version) a rival never replanned around
+    the root action's counter (its policy skipped a road taken and went on), which made
+    a blocking counter look better than it is."""
 
     def __init__(self, plans: _Plans, keeper: ElfenlandGreedyBot, det: ElfenlandState,
-                 deal: dict[int, Journey]) -> None:
+                 deal: dict[int, Journey], react: bool = True) -> None:
         self.plans = plans
+        #: Whether a player's wish is planned again when what was laid since the deal
+        #: (the root action, earlier players' counters) may change it (``still_best``).
+        self.react = react
         self.keeper = keeper
         self.det = det
         self.deal = deal
@@ -140,6 +149,8 @@ class _Policy:
                 j = self.deal.get(p)
                 if j is None:
                     j = self.deal[p] = self.plans.wish(self.det, p)
+                if self.react and not still_best(j, self.det, s, p):
+                    j = self.plans.wish(s, p)
             self.wishes[p] = j
         return j
 
@@ -174,30 +185,76 @@ class _Policy:
         return ids[rng.randrange(len(ids))]
 
 
+def still_best(j: Journey, before: ElfenlandState, after: ElfenlandState, p: int) -> bool:
+    """Whether ``j``, player ``p``'s wish journey on ``before``, is still their wish on
+    ``after`` (the same deal, counters or obstacles laid since), without planning again.
+
+    The wish crosses an empty road by any kind ``p`` holds (``wild_kinds``), a road with
+    a counter by that counter only.  So a counter of a kind ``p`` holds, laid on an empty
+    road off ``j``, takes options away from a road ``j`` does not use, and an obstacle
+    off ``j`` makes such a road dearer: ``j`` stays the best.  Anything else may change
+    it: a road of ``j`` touched, a counter of a kind ``p`` does not hold (a new way to
+    go), or ``p``'s own pieces changed (the searcher after its root action).  This is
+    what the search bot's rollouts see by planning every wish again after the root
+    action, at the cost of one plan in a few."""
+    if (after.hands[p] != before.hands[p] or after.boots[p] != before.boots[p]
+            or after.counters_up[p] != before.counters_up[p]
+            or after.counters_secret[p] != before.counters_secret[p]):
+        return False
+    counters, was = after.route_counter, before.route_counter
+    obstacles, had = after.route_obstacle, before.route_obstacle
+    if counters == was and obstacles == had:
+        return True
+    held = set(owned_kinds(before, p))
+    used: set[int] | None = None
+    for r in range(len(counters)):
+        if counters[r] == was[r] and obstacles[r] == had[r]:
+            continue
+        if used is None:
+            used = {st.action.route for st in j.steps if st.action.route is not None}
+        if r in used:
+            return False
+        if counters[r] != was[r] and (was[r] != NO_PIECE or counters[r] not in held):
+            return False
+    return True
+
+
 PASS_ID = Action.pass_().id
 BLIND_ID = Action.draw(None).id
 
 
-def evaluate(s: ElfenlandState, me: int, plans: _Plans) -> float:
+def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0) -> float:
     """``elfenland_search.evaluate`` with memoised plans: the bot's margin over the best
-    rival (markers plus the towns each player's journey collects), in [0, 1]."""
+    rival (markers plus the towns each player's journey collects), in [0, 1].
+    ``standing``: what each town still to collect one link from the journey's end is
+    worth, before the last round (where the next round starts counts; 0: not at all,
+    as in the search bot)."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
     final = s.round >= s.rules.rounds
+    board = s.board
     values = []
     for q, j in enumerate(plans.every(s)):
-        v = s.markers(q) + j.new_towns
+        v: float = s.markers(q) + j.new_towns
         if final and j.distance is not None:
             v -= j.distance
+        elif standing and not final:
+            seen = s.visited[q] | 1 << board.capital
+            end = s.boots[q]
+            for st in j.steps:
+                end = st.to
+                seen |= 1 << end
+            near = board.distances[end]
+            v += standing * sum(1 for u, d in enumerate(near) if d == 1 and not seen >> u & 1)
         values.append(v + j.usefulness / 10_000)
     margin = values[me] - max(v for q, v in enumerate(values) if q != me)
     return 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
 
 
 class ElfenlandQuickBot:
-    """ISMCTS at the root over the placement phase, with memoised plans, rollouts on
-    action ids, root pruning and a budget asked before every rollout."""
+    """ISMCTS over the placement phase, with memoised plans, rollouts on action ids and
+    a budget asked before every rollout."""
 
     name = "quick"
 
@@ -209,6 +266,17 @@ class ElfenlandQuickBot:
         self.clock = clock
         #: Whether the counters drawn are searched (the greedy bot's wish otherwise).
         self.search_draws = False
+        #: Whether a rival's wish is planned again in a rollout when the root action (or
+        #: a counter laid before its turn) may change it (``still_best``), as the search
+        #: bot's rollouts do; off, the wish planned on the deal stands for every root.
+        self.react_wishes = True
+        #: Whether the searcher's own later placements in a rollout are chosen in a tree
+        #: (UCB over the search bot's candidates, one tree a root action), as the search
+        #: bot chooses them; off, its wish journey's policy lays them.
+        self.own_tree = True
+        #: What a town still to collect beside the end of a player's journey is worth in
+        #: the evaluation before the last round (``evaluate``).
+        self.standing = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
@@ -257,6 +325,7 @@ class ElfenlandQuickBot:
         if budget is None:
             budget = self.budget()
         plans = _Plans()
+        trees = [_Node() if self.own_tree else None for _ in roots]
 
         def deal() -> Rollouts:
             det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
@@ -266,8 +335,8 @@ class ElfenlandQuickBot:
             def rollout(i: int) -> float:
                 sim = det.clone()
                 sim.rng = Rng(seed)
-                policy = _Policy(plans, self.greedy, det, wishes)
-                return self._rollout(sim, me, roots[i].id, plans, policy, seed)
+                policy = _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes))
+                return self._rollout(sim, me, roots[i].id, plans, policy, seed, trees[i])
             return rollout
 
         chosen = self.loop.choose(len(roots), budget, deal)
@@ -276,14 +345,41 @@ class ElfenlandQuickBot:
         return roots[chosen]
 
     def _rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
-                 policy: _Policy, seed: int) -> float:
+                 policy: _Policy, seed: int, tree: _Node | None = None) -> float:
         """The root action, then every player's policy to the move phase (or the end
-        of the game), then the evaluation.  The searcher's own later placements are
-        its policy's too: one level of tree, as deep as the deals allow to compare."""
+        of the game), then the evaluation.  With a ``tree`` (the root action's), the
+        searcher's own later placements are chosen in it first, as the search bot's
+        tree chooses them (UCB, one new node a rollout); without, by its policy."""
         rng = random.Random(seed)
         start_round = s.round
         s.apply_action(first)
+        path = [] if tree is None else [tree]
+        node = tree
+        while (node is not None and not s.is_terminal() and s.phase is Phase.PLACE
+               and s.round == start_round):
+            if s.current != me:
+                s.apply_action(policy.choose(s, rng))
+                continue
+            acts = [a.id for a in candidates(s, None, plans.wish)]
+            for a in acts:
+                node.available[a] = node.available.get(a, 0) + 1
+            untried = [a for a in acts if a not in node.children]
+            if untried:
+                a = untried[rng.randrange(len(untried))]
+                node.children[a] = child = _Node()
+                s.apply_action(a)
+                path.append(child)
+                break
+            parent = node
+            a = max(acts, key=lambda x: _ucb(parent, parent.children[x], x))
+            node = node.children[a]
+            s.apply_action(a)
+            path.append(node)
         while (not s.is_terminal() and s.round == start_round
                and s.phase is not Phase.MOVE):
             s.apply_action(policy.choose(s, rng))
-        return evaluate(s, me, plans)
+        reward = evaluate(s, me, plans, self.standing)
+        for n in path:
+            n.visits += 1
+            n.total += reward
+        return reward

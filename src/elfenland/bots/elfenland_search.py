@@ -142,8 +142,10 @@ def evaluate(s: ElfenlandState, me: int) -> float:
     return 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
 
 
-def candidates(s: ElfenlandState, greedy: ElfenlandGreedyBot | None) -> list[Action]:
-    """The few actions worth searching, from what the player to act can see."""
+def candidates(s: ElfenlandState, greedy: ElfenlandGreedyBot | None,
+               plan: Callable[[ElfenlandState, int], Journey] = wish) -> list[Action]:
+    """The few actions worth searching, from what the player to act can see.  ``plan``
+    gives the wish journey (``wish``; the quick level passes its memoised one)."""
     legal = s.legal_actions()
     if s.phase is not Phase.PLACE:
         return list(legal)
@@ -157,7 +159,7 @@ def candidates(s: ElfenlandState, greedy: ElfenlandGreedyBot | None) -> list[Act
 
     if greedy is not None:
         add(greedy.place(s, legal))
-    for st in wish(s, p).steps:
+    for st in plan(s, p).steps:
         if st.action.kind is Kind.PLACE and len(out) < 3:
             add(st.action)
     add(Action.pass_())
