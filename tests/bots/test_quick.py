@@ -370,3 +370,35 @@ def test_kingelves_kept_cards_setting_counts_town_and_action_cards() -> None:
     base = round_outcome(s, me, KingPlans())
     assert round_outcome(s, me, KingPlans(), kept_other=0.0) == base
     assert round_outcome(s, me, KingPlans(), kept_other=1.0) > base
+
+
+def taking_state() -> KingOfTheElvesState:
+    """A King of the Elves position where the player to act takes a town card after
+    "no town card", with several to choose from."""
+    state = elfenland.new_game("king-of-the-elves", players=2, seed=40)
+    assert isinstance(state, KingOfTheElvesState)
+    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(2)]
+    while True:
+        assert not state.is_terminal()
+        if state.pending is Pending.TAKE and len(state.legal_actions()) >= 3:
+            return state
+        state.apply_action(greedy[state.current_player()].choose(state))
+
+
+def test_kingelves_quick_searches_the_town_card_it_takes() -> None:
+    """The town card taken after "no town card" is searched (rollouts through the
+    discard and the rest of building to the journeys), the greedy bot's town (the best
+    journey from the castle) as the choice to beat; the old quick bot took the greedy
+    bot's town (no rollout)."""
+    state = taking_state()
+    legal = state.legal_actions()
+    bot = KingOfTheElvesQuickBot(5, iterations=50, seconds=60.0)
+    roots = bot.takes(state, legal)
+    assert roots[0] == bot.greedy.take(state, legal)
+    assert sorted(a.id for a in roots) == sorted(a.id for a in legal)
+    choice = bot.choose(state)
+    assert choice in legal
+    assert bot.searches == 1 and bot.rollouts == 50
+    plain = KingOfTheElvesQuickBot(5, iterations=50, seconds=60.0)
+    plain.search_take = False
+    assert plain.choose(state) == roots[0] and plain.rollouts == 0
