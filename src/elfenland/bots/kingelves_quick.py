@@ -49,7 +49,12 @@ from ..games.kingelves.state import (
     Phase,
 )
 from .budget import Budget, Clock, Rollouts, RootSearch
-from .kingelves_greedy import KingOfTheElvesGreedyBot, card_worth, discard_choice
+from .kingelves_greedy import (
+    KEEP_VALUES,
+    KingOfTheElvesGreedyBot,
+    card_worth,
+    discard_choice,
+)
 from .kingelves_journey import Plan, plan_journey
 from .kingelves_search import (
     DEVIATION,
@@ -204,6 +209,9 @@ class KingOfTheElvesQuickBot:
         #: The CPU a clear decision leaves is banked for a close one: a decision may
         #: borrow up to ``bank`` times ``seconds`` from the bank (0: no bank).
         self.bank = 0.0
+        #: The journey's worth of a card kept for a later round, as a multiple of the
+        #: greedy bot's (``KEEP_VALUES``: 0.6 gold a transport card; 1: as greedy).
+        self.keep_scale = 1.0
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -219,7 +227,13 @@ class KingOfTheElvesQuickBot:
         legal = state.legal_actions()
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
-        if len(legal) == 1 or state.phase is not Phase.BUILDING:
+        if len(legal) == 1:
+            return legal[0]
+        if state.phase is Phase.JOURNEY and self.keep_scale != 1.0 \
+                and state.round < state.rounds:
+            values = [round(v * self.keep_scale) for v in KEEP_VALUES]
+            return plan_journey(state, state.current, values=values).first
+        if state.phase is not Phase.BUILDING:
             return self.greedy.choose(state)
         discarding = state.pending in (Pending.DISCARD, Pending.DISCARD_OTHER)
         taking = state.pending is Pending.TAKE
