@@ -24,7 +24,12 @@ the one the search bot does not search: the greedy bot discards the card of leas
 static worth, whatever journey the hand is for.  Here they are searched as a building
 action is: every kind it may discard is a root, the greedy bot's card first and kept
 unless another does better by ``DEVIATION``; the rollouts play the rest of building
-and the journeys as for any root.
+and the journeys as for any root.  So is the town card taken after "no town card",
+which the greedy bot picks by its journey from the castle alone (what it may then
+discard, what the rivals may yet lay or harm, and the rounds to come do not enter):
+every town card it may take is a root, the greedy bot's first.  Both are the
+decisions that gained at equal CPU; what else was screened is in ``docs/bots.md``
+(the settings below, off by default, are those screening runs' switches).
 """
 
 from __future__ import annotations
