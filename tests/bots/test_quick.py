@@ -370,3 +370,95 @@ def test_kingelves_kept_cards_setting_counts_town_and_action_cards() -> None:
     base = round_outcome(s, me, KingPlans())
     assert round_outcome(s, me, KingPlans(), kept_other=0.0) == base
     assert round_outcome(s, me, KingPlans(), kept_other=1.0) > base
+
+
+def taking_state() -> KingOfTheElvesState:
+    """A King of the Elves position where the player to act takes a town card after
+    "no town card", with several to choose from."""
+    state = elfenland.new_game("king-of-the-elves", players=2, seed=40)
+    assert isinstance(state, KingOfTheElvesState)
+    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(2)]
+    while True:
+        assert not state.is_terminal()
+        if state.pending is Pending.TAKE and len(state.legal_actions()) >= 3:
+            return state
+        state.apply_action(greedy[state.current_player()].choose(state))
+
+
+def test_kingelves_quick_searches_the_town_card_it_takes() -> None:
+    """The town card taken after "no town card" is searched (rollouts through the
+    discard and the rest of building to the journeys), the greedy bot's town (the best
+    journey from the castle) as the choice to beat; the old quick bot took the greedy
+    bot's town (no rollout)."""
+    state = taking_state()
+    legal = state.legal_actions()
+    bot = KingOfTheElvesQuickBot(5, iterations=50, seconds=60.0)
+    roots = bot.takes(state, legal)
+    assert roots[0] == bot.greedy.take(state, legal)
+    assert sorted(a.id for a in roots) == sorted(a.id for a in legal)
+    choice = bot.choose(state)
+    assert choice in legal
+    assert bot.searches == 1 and bot.rollouts == 50
+    plain = KingOfTheElvesQuickBot(5, iterations=50, seconds=60.0)
+    plain.search_take = False
+    assert plain.choose(state) == roots[0] and plain.rollouts == 0
+
+
+def test_kingelves_clear_stop_and_bank_settings() -> None:
+    """``stop_clear`` and ``bank`` (screening settings, off by default): a search
+    whose leader is clearly ahead stops after the first deals, and the CPU it leaves
+    lengthens a later decision's budget by at most ``bank`` times ``seconds``."""
+    clock = TickClock()
+    bot = KingOfTheElvesQuickBot(3, iterations=10**6, seconds=100.0, clock=clock)
+    bot.stop_clear, bot.bank = 0.12, 1.0
+    budget = bot.budget()
+    assert budget.deadline == 100.0
+    calls = [0, 0, 0]
+    assert bot.choose_clear(3, budget, fixed_deals([0.6, 0.4, 0.3], calls)) == 0
+    assert calls == [4, 4, 4]  # four deals, then clear
+    close = [0, 0, 0]
+    budget = Budget(60, 1e9)
+    budget.start()
+    assert bot.choose_clear(3, budget, fixed_deals([0.5, 0.45, 0.1], close)) == 0
+    assert budget.used == 60  # never clear: to the cap
+    bot.banked = 250.0
+    assert bot.budget().deadline == 200.0 and bot.banked == 150.0
+    plain = KingOfTheElvesQuickBot(3, seconds=100.0, clock=clock)
+    plain.banked = 250.0
+    assert plain.budget().deadline == 100.0
+
+
+def test_kingelves_scale_left_and_keep_scale_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two screening settings, off by default: ``scale_left`` widens the margin's scale
+    in rounds before the last (a reward nearer 0.5 for the same margin), and
+    ``keep_scale`` plans a journey before the last round with the greedy bot's worths
+    of kept cards scaled."""
+    state, _ = building_state()
+    me = state.current
+    assert state.round < state.rounds
+    s = state.clone()
+    gold = list(s.gold)
+    gold[me] += 10
+    s.gold = gold
+    sure = round_outcome(s, me, KingPlans())
+    assert round_outcome(s, me, KingPlans(), scale_left=0.0) == sure
+    assert 0.5 < round_outcome(s, me, KingPlans(), scale_left=1.0) < sure
+
+    import elfenland.bots.kingelves_quick as quick_module
+    journey = elfenland.new_game("king-of-the-elves", players=2, seed=3)
+    assert isinstance(journey, KingOfTheElvesState)
+    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(2)]
+    while journey.phase is not KingPhase.JOURNEY or len(journey.legal_actions()) < 2:
+        journey.apply_action(greedy[journey.current_player()].choose(journey))
+    assert journey.round < journey.rounds
+    seen: list[tuple[int, ...]] = []
+    real = quick_module.plan_journey
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(tuple(kwargs["values"]))
+        return real(*args, **kwargs)
+    monkeypatch.setattr(quick_module, "plan_journey", spy)
+    bot = KingOfTheElvesQuickBot(1)
+    bot.keep_scale = 0.5
+    assert bot.choose(journey) in journey.legal_actions()
+    assert seen == [tuple(round(v / 2) for v in quick_module.KEEP_VALUES)]

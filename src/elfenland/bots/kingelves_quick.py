@@ -24,7 +24,12 @@ the one the search bot does not search: the greedy bot discards the card of leas
 static worth, whatever journey the hand is for.  Here they are searched as a building
 action is: every kind it may discard is a root, the greedy bot's card first and kept
 unless another does better by ``DEVIATION``; the rollouts play the rest of building
-and the journeys as for any root.
+and the journeys as for any root.  So is the town card taken after "no town card",
+which the greedy bot picks by its journey from the castle alone (what it may then
+discard, what the rivals may yet lay or harm, and the rounds to come do not enter):
+every town card it may take is a root, the greedy bot's first.  Both are the
+decisions that gained at equal CPU; what else was screened is in ``docs/bots.md``
+(the settings below, off by default, are those screening runs' switches).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
@@ -49,7 +54,12 @@ from ..games.kingelves.state import (
     Phase,
 )
 from .budget import Budget, Clock, Rollouts, RootSearch
-from .kingelves_greedy import KingOfTheElvesGreedyBot, card_worth, discard_choice
+from .kingelves_greedy import (
+    KEEP_VALUES,
+    KingOfTheElvesGreedyBot,
+    card_worth,
+    discard_choice,
+)
 from .kingelves_journey import Plan, plan_journey
 from .kingelves_search import (
     DEVIATION,
@@ -96,7 +106,8 @@ def table_key(s: KingOfTheElvesState) -> tuple[object, ...]:
 
 def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
                   margin_scale: float = MARGIN_SCALE,
-                  kept_card_gold: float = KEPT_CARD_GOLD, kept_other: float = 0.0) -> float:
+                  kept_card_gold: float = KEPT_CARD_GOLD, kept_other: float = 0.0,
+                  scale_left: float = 0.0) -> float:
     """``kingelves_search.round_outcome`` with memoised plans: every journey still to
     come this round planned, then the bot's gold against the best rival's, in [0, 1]."""
     if s.is_terminal():
@@ -119,7 +130,8 @@ def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
                 hand = s.hands[q]
                 gold[q] += kept_other * (sum(plan.hand[7:]) + sum(hand[c] for c in KEPT_OTHER))
     margin = gold[me] - max(g for q, g in enumerate(gold) if q != me)
-    return 1.0 / (1.0 + math.exp(-margin / margin_scale * 4))
+    scale = margin_scale * (1.0 + scale_left * (s.rounds - s.round))
+    return 1.0 / (1.0 + math.exp(-margin / scale * 4))
 
 
 def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
@@ -187,9 +199,26 @@ class KingOfTheElvesQuickBot:
         self.margin_scale = MARGIN_SCALE
         self.kept_card_gold = KEPT_CARD_GOLD
         self.kept_other = 0.0
+        #: The margin's scale grows by this share a round still to come: a lead in an
+        #: early round is less sure to hold than the same lead in the last.
+        self.scale_left = 0.0
         #: Whether the discards of "draw 3, discard 4" and "no town card" are searched
         #: (the greedy bot's static card worths otherwise).
         self.search_discards = True
+        #: Whether the town card taken after "no town card" is searched (the greedy
+        #: bot's town of the best journey from the castle otherwise).
+        self.search_take = True
+        #: Stop a search once its leader is ``stop_clear`` (reward) ahead of every other
+        #: root still in play after ``PRUNE_AFTER`` deals (0: search to the deadline).
+        self.stop_clear = 0.0
+        #: The CPU a clear decision leaves is banked for a close one: a decision may
+        #: borrow up to ``bank`` times ``seconds`` from the bank (0: no bank).
+        self.bank = 0.0
+        #: The journey's worth of a card kept for a later round, as a multiple of the
+        #: greedy bot's (``KEEP_VALUES``: 0.6 gold a transport card; 1: as greedy).
+        self.keep_scale = 1.0
+        #: Seconds saved by clear decisions, not yet spent.
+        self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = KingOfTheElvesGreedyBot(self.rng.randrange(2**32))
@@ -203,17 +232,31 @@ class KingOfTheElvesQuickBot:
         legal = state.legal_actions()
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
-        if len(legal) == 1 or state.phase is not Phase.BUILDING:
+        if len(legal) == 1:
+            return legal[0]
+        if state.phase is Phase.JOURNEY and self.keep_scale != 1.0 \
+                and state.round < state.rounds:
+            values = [round(v * self.keep_scale) for v in KEEP_VALUES]
+            return plan_journey(state, state.current, values=values).first
+        if state.phase is not Phase.BUILDING:
             return self.greedy.choose(state)
         discarding = state.pending in (Pending.DISCARD, Pending.DISCARD_OTHER)
-        if state.pending is not Pending.NONE and not (discarding and self.search_discards):
+        taking = state.pending is Pending.TAKE
+        if state.pending is not Pending.NONE and not (discarding and self.search_discards) \
+                and not (taking and self.search_take):
             return self.greedy.choose(state)
         budget = self.budget()  # from here: choosing the roots is part of the decision
         roots = (self.discards(state, legal) if discarding
+                 else self.takes(state, legal) if taking
                  else self.candidates(state, legal))
         if len(roots) == 1:
             return roots[0]
         return self.search(state, roots, budget)
+
+    def takes(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
+        """The town cards it may take, the greedy bot's choice first."""
+        first = self.greedy.take(s, legal)
+        return [first, *(a for a in legal if a != first)]
 
     def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
         ranked = self.greedy.rank(s, legal)
@@ -230,8 +273,10 @@ class KingOfTheElvesQuickBot:
                                             int(a.card or 0)))
 
     def budget(self) -> Budget:
-        """A decision's budget, started."""
-        budget = Budget(self.iterations, self.seconds, self.clock)
+        """A decision's budget, started, with what it borrows from the bank."""
+        extra = max(0.0, min(self.banked, self.bank * self.seconds)) if self.bank else 0.0
+        self.banked -= extra
+        budget = Budget(self.iterations, self.seconds + extra, self.clock)
         budget.start()
         return budget
 
@@ -255,10 +300,44 @@ class KingOfTheElvesQuickBot:
                 return self._rollout(sim, me, roots[i].id, plans, random.Random(seed))
             return rollout
 
-        chosen = self.loop.choose(len(roots), budget, deal)
+        if self.stop_clear:
+            chosen = self.choose_clear(len(roots), budget, deal)
+        else:
+            chosen = self.loop.choose(len(roots), budget, deal)
+        if self.bank:
+            self.banked += budget.deadline - self.clock()
         self.searches += 1
         self.rollouts += budget.used
         return roots[chosen]
+
+    def choose_clear(self, n: int, budget: Budget, deal: Callable[[], Rollouts]) -> int:
+        """``RootSearch.choose`` that stops once the decision is clear: its leader
+        ``stop_clear`` ahead of every other root still in play."""
+        loop = self.loop
+        sums = [0.0] * n
+        counts = [0] * n
+        alive = list(range(n))
+        deals = 0
+        while budget.left():
+            rollout = deal()
+            for i in alive:
+                if not budget.left():
+                    break
+                sums[i] += rollout(i)
+                counts[i] += 1
+                budget.spend()
+            deals += 1
+            if deals >= loop.prune_after:
+                means = {i: sums[i] / counts[i] for i in alive if counts[i]}
+                best = max(means.values())
+                if len(alive) > 2:
+                    alive = [i for i in alive if i == 0 or means[i] >= best - loop.prune]
+                lead = sorted((means[i] for i in alive), reverse=True)
+                if len(lead) == 1 or lead[0] - lead[1] >= self.stop_clear:
+                    break
+        means_all = [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
+        best_i = max(range(n), key=lambda i: (means_all[i], -i))
+        return best_i if means_all[best_i] > means_all[0] + loop.deviation else 0
 
     def _rollout(self, s: KingOfTheElvesState, me: int, first: int, plans: _Plans,
                  rng: random.Random) -> float:
@@ -268,4 +347,4 @@ class KingOfTheElvesQuickBot:
             s.apply_action(fast_policy(s, rng))
             steps += 1
         return round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
-                             self.kept_other)
+                             self.kept_other, self.scale_left)
