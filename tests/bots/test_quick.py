@@ -97,30 +97,32 @@ def test_quick_in_the_tournament_command(tmp_path: Path,
     assert "quick" in capsys.readouterr().out
 
 
+def greedy_until(game: str, players: int, seed: int, found: Callable[[Any], bool]) -> Any:
+    """The first position of a game of greedy bots that ``found`` accepts."""
+    state: Any = elfenland.new_game(game, players=players, seed=seed)
+    greedy = [make_bot("greedy", game, q) for q in range(players)]
+    while not found(state):
+        assert not state.is_terminal()
+        state.apply_action(greedy[state.current_player()].choose(state))
+    return state
+
+
 def placing_state() -> tuple[ElfenlandState, list[Any]]:
     """An Elfenland position where the quick searches (placement, several roots)."""
-    state = elfenland.new_game("elfenland", players=4, seed=11)
+    bot = ElfenlandQuickBot(0).greedy
+    state = greedy_until("elfenland", 4, 11, lambda s: s.phase is Phase.PLACE
+                         and len(candidates(s, bot)) >= 3)
     assert isinstance(state, ElfenlandState)
-    greedy = [make_bot("greedy", "elfenland", q) for q in range(4)]
-    while True:
-        if state.phase is Phase.PLACE:
-            roots = candidates(state, ElfenlandQuickBot(0).greedy)
-            if len(roots) >= 3:
-                return state, roots
-        state.apply_action(greedy[state.current_player()].choose(state))
+    return state, candidates(state, bot)
 
 
 def building_state() -> tuple[KingOfTheElvesState, list[Any]]:
-    state = elfenland.new_game("king-of-the-elves", players=4, seed=5)
-    assert isinstance(state, KingOfTheElvesState)
-    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(4)]
     bot = KingOfTheElvesQuickBot(0)
-    while True:
-        if state.phase is KingPhase.BUILDING and state.pending.name == "NONE":
-            roots = bot.candidates(state, state.legal_actions())
-            if len(roots) >= 3:
-                return state, roots
-        state.apply_action(greedy[state.current_player()].choose(state))
+    state = greedy_until("king-of-the-elves", 4, 5, lambda s: s.phase is KingPhase.BUILDING
+                         and s.pending.name == "NONE"
+                         and len(bot.candidates(s, s.legal_actions())) >= 3)
+    assert isinstance(state, KingOfTheElvesState)
+    return state, bot.candidates(state, state.legal_actions())
 
 
 def ticking(bot: Any, clock: TickClock, method: str = "_rollout") -> list[float]:
@@ -293,14 +295,10 @@ def test_quick_ignores_hidden_information(game: str) -> None:
 def discarding_state() -> KingOfTheElvesState:
     """A King of the Elves position where the player to act discards ("draw 3, discard
     4") and has several kinds of card to choose from."""
-    state = elfenland.new_game("king-of-the-elves", players=2, seed=40)
+    state = greedy_until("king-of-the-elves", 2, 40, lambda s: s.pending is Pending.DISCARD
+                         and len(s.legal_actions()) >= 4)
     assert isinstance(state, KingOfTheElvesState)
-    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(2)]
-    while True:
-        assert not state.is_terminal()
-        if state.pending is Pending.DISCARD and len(state.legal_actions()) >= 4:
-            return state
-        state.apply_action(greedy[state.current_player()].choose(state))
+    return state
 
 
 def test_kingelves_quick_searches_its_discards() -> None:
@@ -326,14 +324,10 @@ def test_kingelves_quick_searches_its_discards() -> None:
 
 def drawing_state() -> ElfenlandState:
     """An Elfenland position where the player to act draws a transport counter."""
-    state = elfenland.new_game("elfenland", players=2, seed=41)
+    state = greedy_until("elfenland", 2, 41, lambda s: s.phase is Phase.DRAW_COUNTERS
+                         and len(s.legal_actions()) >= 3)
     assert isinstance(state, ElfenlandState)
-    greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
-    while True:
-        assert not state.is_terminal()
-        if state.phase is Phase.DRAW_COUNTERS and len(state.legal_actions()) >= 3:
-            return state
-        state.apply_action(greedy[state.current_player()].choose(state))
+    return state
 
 
 def test_elfenland_quick_searches_its_draws() -> None:
@@ -375,14 +369,10 @@ def test_kingelves_kept_cards_setting_counts_town_and_action_cards() -> None:
 def taking_state() -> KingOfTheElvesState:
     """A King of the Elves position where the player to act takes a town card after
     "no town card", with several to choose from."""
-    state = elfenland.new_game("king-of-the-elves", players=2, seed=40)
+    state = greedy_until("king-of-the-elves", 2, 40, lambda s: s.pending is Pending.TAKE
+                         and len(s.legal_actions()) >= 3)
     assert isinstance(state, KingOfTheElvesState)
-    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(2)]
-    while True:
-        assert not state.is_terminal()
-        if state.pending is Pending.TAKE and len(state.legal_actions()) >= 3:
-            return state
-        state.apply_action(greedy[state.current_player()].choose(state))
+    return state
 
 
 def test_kingelves_quick_searches_the_town_card_it_takes() -> None:
@@ -414,12 +404,12 @@ def test_kingelves_clear_stop_and_bank_settings() -> None:
     budget = bot.budget()
     assert budget.deadline == 100.0
     calls = [0, 0, 0]
-    assert bot.choose_clear(3, budget, fixed_deals([0.6, 0.4, 0.3], calls)) == 0
+    assert bot.loop.choose(3, budget, fixed_deals([0.6, 0.4, 0.3], calls), bot.stop_clear) == 0
     assert calls == [4, 4, 4]  # four deals, then clear
     close = [0, 0, 0]
     budget = Budget(60, 1e9)
     budget.start()
-    assert bot.choose_clear(3, budget, fixed_deals([0.5, 0.45, 0.1], close)) == 0
+    assert bot.loop.choose(3, budget, fixed_deals([0.5, 0.45, 0.1], close), bot.stop_clear) == 0
     assert budget.used == 60  # never clear: to the cap
     bot.banked = 250.0
     assert bot.budget().deadline == 200.0 and bot.banked == 150.0
@@ -445,11 +435,9 @@ def test_kingelves_scale_left_and_keep_scale_settings(monkeypatch: pytest.Monkey
     assert 0.5 < round_outcome(s, me, KingPlans(), scale_left=1.0) < sure
 
     import elfenland.bots.kingelves_quick as quick_module
-    journey = elfenland.new_game("king-of-the-elves", players=2, seed=3)
+    journey = greedy_until("king-of-the-elves", 2, 3, lambda s: s.phase is KingPhase.JOURNEY
+                           and len(s.legal_actions()) >= 2)
     assert isinstance(journey, KingOfTheElvesState)
-    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(2)]
-    while journey.phase is not KingPhase.JOURNEY or len(journey.legal_actions()) < 2:
-        journey.apply_action(greedy[journey.current_player()].choose(journey))
     assert journey.round < journey.rounds
     seen: list[tuple[int, ...]] = []
     real = quick_module.plan_journey

@@ -63,8 +63,11 @@ class RootSearch:
         self.prune = prune
         self.deviation = deviation
 
-    def means(self, n: int, budget: Budget, deal: Callable[[], Rollouts]) -> list[float]:
-        """Every root's mean reward over the deals it was tried on (0 if none)."""
+    def means(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
+              stop_clear: float = 0.0) -> list[float]:
+        """Every root's mean reward over the deals it was tried on (0 if none).
+        ``stop_clear`` > 0 ends the search early, once pruning may start and the leader
+        is that far ahead of every other root still in play (a screening setting)."""
         sums = [0.0] * n
         counts = [0] * n
         alive = list(range(n))
@@ -82,10 +85,15 @@ class RootSearch:
                 best = max(sums[i] / counts[i] for i in alive)
                 alive = [i for i in alive
                          if i == 0 or sums[i] / counts[i] >= best - self.prune]
+            if stop_clear and deals >= self.prune_after:
+                lead = sorted((sums[i] / counts[i] for i in alive if counts[i]), reverse=True)
+                if len(lead) == 1 or lead[0] - lead[1] >= stop_clear:
+                    break
         return [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
 
-    def choose(self, n: int, budget: Budget, deal: Callable[[], Rollouts]) -> int:
+    def choose(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
+               stop_clear: float = 0.0) -> int:
         """The index of the root to play."""
-        means = self.means(n, budget, deal)
+        means = self.means(n, budget, deal, stop_clear)
         best = max(range(n), key=lambda i: (means[i], -i))
         return best if means[best] > means[0] + self.deviation else 0

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
@@ -300,44 +300,12 @@ class KingOfTheElvesQuickBot:
                 return self._rollout(sim, me, roots[i].id, plans, random.Random(seed))
             return rollout
 
-        if self.stop_clear:
-            chosen = self.choose_clear(len(roots), budget, deal)
-        else:
-            chosen = self.loop.choose(len(roots), budget, deal)
+        chosen = self.loop.choose(len(roots), budget, deal, self.stop_clear)
         if self.bank:
             self.banked += budget.deadline - self.clock()
         self.searches += 1
         self.rollouts += budget.used
         return roots[chosen]
-
-    def choose_clear(self, n: int, budget: Budget, deal: Callable[[], Rollouts]) -> int:
-        """``RootSearch.choose`` that stops once the decision is clear: its leader
-        ``stop_clear`` ahead of every other root still in play."""
-        loop = self.loop
-        sums = [0.0] * n
-        counts = [0] * n
-        alive = list(range(n))
-        deals = 0
-        while budget.left():
-            rollout = deal()
-            for i in alive:
-                if not budget.left():
-                    break
-                sums[i] += rollout(i)
-                counts[i] += 1
-                budget.spend()
-            deals += 1
-            if deals >= loop.prune_after:
-                means = {i: sums[i] / counts[i] for i in alive if counts[i]}
-                best = max(means.values())
-                if len(alive) > 2:
-                    alive = [i for i in alive if i == 0 or means[i] >= best - loop.prune]
-                lead = sorted((means[i] for i in alive), reverse=True)
-                if len(lead) == 1 or lead[0] - lead[1] >= self.stop_clear:
-                    break
-        means_all = [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
-        best_i = max(range(n), key=lambda i: (means_all[i], -i))
-        return best_i if means_all[best_i] > means_all[0] + loop.deviation else 0
 
     def _rollout(self, s: KingOfTheElvesState, me: int, first: int, plans: _Plans,
                  rng: random.Random) -> float:
