@@ -13,7 +13,16 @@
 #include <stdint.h>
 
 #define ENGINE_API_CAPSULE "elfenland._engine_c_api"
-#define ENGINE_API_VERSION 1
+#define ENGINE_API_VERSION 2
+
+/* A failure met by a thread that does not hold the GIL (a worker of the batched
+ * environment): the exception's type and message, kept until the thread holding the GIL
+ * raises it.  ``type`` is borrowed (a builtin exception or the engine's configured error
+ * type, which the module holds for ever); NULL while nothing failed. */
+typedef struct {
+    PyObject *type;
+    char message[240];
+} EngineFailure;
 
 typedef struct {
     int version;               /* ENGINE_API_VERSION */
@@ -33,6 +42,19 @@ typedef struct {
      * is fetched into the cache ahead of the step (a batch of many games asks for the
      * next game's while one steps) */
     void (*prefetch)(PyObject *state);
+    /* Playing without the GIL (the batch's threads, issue #25).  nogil_supported(),
+     * with the GIL: 1 if this engine's draws can be made without Python here (its
+     * random.Random's generator read in C, checked once against getrandbits), else 0.
+     * nogil_may_play(state, id), without the GIL: whether apply_id(state, id) and then
+     * legal_ids, observe, current_player and is_terminal on it touch no Python object
+     * (no refcount, no allocation, no call): the state's Rng is its own, its history
+     * buffer unshared, its legal ids listed, and the action's logged fact a number.
+     * nogil_enter(sink): from now on this thread calls those functions without the GIL,
+     * and every error they meet is written to *sink (the first one), never to Python;
+     * nogil_enter(NULL) ends that. */
+    int (*nogil_supported)(void);
+    int (*nogil_may_play)(PyObject *state, Py_ssize_t id);
+    void (*nogil_enter)(EngineFailure *sink);
 } EngineAPI;
 
 #endif

@@ -46,6 +46,66 @@
 /* Static functions an engine may not call (its own module decides); never a warning. */
 #define ENGINE_MAYBE_UNUSED __attribute__((unused))
 
+/* ------------------------------------------------------------------ errors without the GIL
+ * The batched environment's threads play games without the GIL (issue #25): a thread
+ * that calls nogil_enter(sink) has ``nogil_sink`` set, and the errors the engine's code
+ * raises on that thread (PyErr_SetString, PyErr_Format, PyErr_NoMemory below this point
+ * are these wrappers) are written to the sink instead of the thread's Python state,
+ * which such a thread does not have; the thread holding the GIL raises them later.
+ * With the GIL (nogil_sink NULL) the wrappers are the functions they wrap. */
+#include <stdarg.h>
+#include <stdio.h>
+static __thread EngineFailure *nogil_sink;
+
+static void nogil_fail(PyObject *type, const char *message) {
+    if (nogil_sink->type) return; /* the first failure is the one raised */
+    nogil_sink->type = type;
+    snprintf(nogil_sink->message, sizeof nogil_sink->message, "%s", message);
+}
+
+static void engine_err_string(PyObject *type, const char *message) {
+    if (nogil_sink) nogil_fail(type, message);
+    else PyErr_SetString(type, message);
+}
+
+/* Whether a PyErr_Format format uses a conversion only Python knows (%R, %S, %U, %A,
+ * %V, %T, %N): such a message is kept as its format, unformatted, without the GIL. */
+static int python_only_format(const char *f) {
+    for (; *f; f++) {
+        if (*f != '%') continue;
+        f++;
+        while (*f && strchr("0123456789.-+ #lhzt", *f)) f++;
+        if (*f && strchr("RSUAVTN", *f)) return 1;
+        if (!*f) break;
+    }
+    return 0;
+}
+
+static PyObject *engine_err_format(PyObject *type, const char *format, ...) {
+    va_list va;
+    va_start(va, format);
+    if (!nogil_sink) {
+        PyErr_FormatV(type, format, va);
+    } else if (!nogil_sink->type) {
+        char message[sizeof nogil_sink->message];
+        if (python_only_format(format)) snprintf(message, sizeof message, "%s", format);
+        else vsnprintf(message, sizeof message, format, va);
+        nogil_fail(type, message);
+    }
+    va_end(va);
+    return NULL;
+}
+
+static PyObject *engine_no_memory(void) {
+    if (nogil_sink) nogil_fail(PyExc_MemoryError, "out of memory");
+    else PyErr_NoMemory();
+    return NULL;
+}
+
+#define PyErr_SetString(type, message) engine_err_string((type), (message))
+#define PyErr_Format(type, ...) engine_err_format((type), __VA_ARGS__)
+#define PyErr_NoMemory() engine_no_memory()
+
 /* ------------------------------------------------------------------ shared tables */
 static int configured;
 static Py_ssize_t NACT;
@@ -86,7 +146,8 @@ static void observe(S *s, int player, float *v);
  * not yet made links, so that playing an action builds no tuple.  Clones share a
  * buffer: a state owns its first ``hcount`` entries, appends in place while nobody
  * appended past them, and copies them to a buffer of its own otherwise.  An entry that
- * holds a Python object says so with ENGINE_HIST_DROP(e) / ENGINE_HIST_KEEP(e). */
+ * holds a Python object says so with ENGINE_HIST_DROP(e) / ENGINE_HIST_KEEP(e).  The
+ * buffers come from the raw allocator, which needs no GIL (the batch's threads append). */
 #ifdef ENGINE_HISTORY
 #ifndef ENGINE_HIST_DROP
 #define ENGINE_HIST_DROP(e) ((void)0)
@@ -107,7 +168,7 @@ static void hist_truncate(Hist *h, Py_ssize_t k) {
 static void hist_release(Core *c) {
     if (c->hist && --c->hist->refs == 0) {
         hist_truncate(c->hist, 0);
-        PyMem_Free(c->hist);
+        PyMem_RawFree(c->hist);
     }
     c->hist = NULL;
     c->hcount = 0;
@@ -123,10 +184,10 @@ static HistEntry *hist_slot(Core *c) {
         Py_ssize_t cap = k < 128 ? 256 : 2 * k;
         Hist *g;
         if (h && h->refs == 1) {
-            g = PyMem_Realloc(h, sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
+            g = PyMem_RawRealloc(h, sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
             if (!g) { PyErr_NoMemory(); return NULL; }
         } else {
-            g = PyMem_Malloc(sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
+            g = PyMem_RawMalloc(sizeof(Hist) + sizeof(HistEntry) * (size_t)cap);
             if (!g) { PyErr_NoMemory(); return NULL; }
             g->refs = 1;
             if (k) memcpy(g->e, h->e, sizeof(HistEntry) * (size_t)k);
@@ -206,6 +267,55 @@ static long randbelow(PyObject *r, long n) {
     }
 }
 
+/* random.Random's generator without Python: the object as CPython's _randommodule.c
+ * lays it out (a Mersenne Twister of 624 words and the index of the next), and its
+ * genrand_uint32, word for word.  Used only by a thread without the GIL, and only once
+ * api_nogil_supported has seen it give what getrandbits gives (``native_mt`` 1). */
+#define MT_N 624
+#define MT_M 397
+typedef struct {
+    PyObject_HEAD
+    int index;
+    uint32_t state[MT_N];
+} MTObject;
+static int native_mt = -1; /* -1 not checked yet, 0 unusable here, 1 checked */
+
+static uint32_t mt_next(MTObject *r) {
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t *mt = r->state, y;
+    if (r->index >= MT_N) {
+        int kk;
+        for (kk = 0; kk < MT_N - MT_M; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        for (; kk < MT_N - 1; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        y = (mt[MT_N - 1] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+        mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
+        r->index = 0;
+    }
+    y = mt[r->index++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+/* randbelow for 0 < n < 2**31 on the generator itself: getrandbits(k) for k <= 32 is
+ * the top k bits of one word. */
+static long randbelow_native(PyObject *r, long n) {
+    int k = 0;
+    for (long m = n; m; m >>= 1) k++;
+    for (;;) {
+        long x = (long)(mt_next((MTObject *)r) >> (32 - k));
+        if (x < n) return x;
+    }
+}
+
 /* Rng.draw_from_counts on the Rng object ``rng``. */
 static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
     int total = sum(counts, kinds);
@@ -214,6 +324,16 @@ static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
         return -1;
     }
     PyObject *r;
+    if (nogil_sink) {
+        /* api_nogil_may_play saw the Rng's type and its random.Random: read, not held */
+        long k = randbelow_native(*(PyObject **)((char *)rng + rng_r_offset), total);
+        for (int kind = 0; kind < kinds; kind++) {
+            if (k < counts[kind]) { counts[kind]--; return kind; }
+            k -= counts[kind];
+        }
+        PyErr_SetString(PyExc_AssertionError, "unreachable");
+        return -1;
+    }
     if (rng_r_offset >= 0 && Py_TYPE(rng) == (PyTypeObject *)rng_type) {
         r = *(PyObject **)((char *)rng + rng_r_offset);
         if (!r) { PyErr_SetString(PyExc_AttributeError, "_r"); return -1; }
@@ -236,6 +356,10 @@ static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
 /* The state's own Rng, copied first if a clone shares it (as the pure states' _random). */
 static int draw_counts(Core *c, int *counts, int kinds) {
     if (!c->rng) return check_ready(c);
+    if (c->st.rng_shared && nogil_sink) { /* api_nogil_may_play let no such state through */
+        PyErr_SetString(PyExc_RuntimeError, "a shared Rng is copied with the GIL");
+        return -1;
+    }
     if (c->st.rng_shared) {
         PyObject *fresh = PyObject_CallMethodNoArgs(c->rng, s_copy);
         if (!fresh) return -1;
@@ -646,6 +770,59 @@ static int api_observe(PyObject *state, int player, float *out, Py_ssize_t size)
 }
 #endif
 
+/* With the GIL, once: the generator read in C (MTObject) must give, word for word, what
+ * random.Random's getrandbits gives, across a twist of its state; else the batch's
+ * threads are not used with this engine (they would need Python for every draw). */
+static int api_nogil_supported(void) {
+    if (native_mt >= 0) return native_mt;
+    if (!random_type || !getrandbits_fn || rng_r_offset < 0 || !rng_type
+            || random_type->tp_basicsize < (Py_ssize_t)sizeof(MTObject))
+        return native_mt = 0;
+    PyObject *seed = PyLong_FromLong(20261126), *bits = PyLong_FromLong(32);
+    PyObject *a = seed ? PyObject_CallOneArg((PyObject *)random_type, seed) : NULL;
+    PyObject *b = seed ? PyObject_CallOneArg((PyObject *)random_type, seed) : NULL;
+    int same = a && b && bits && Py_IS_TYPE(a, random_type) && Py_IS_TYPE(b, random_type);
+    for (int i = 0; same && i < 2 * MT_N + 5; i++) {
+        PyObject *v = getrandbits_fn(a, bits);
+        unsigned long x = v ? PyLong_AsUnsignedLong(v) : 0;
+        Py_XDECREF(v);
+        if (PyErr_Occurred()) break;
+        same = x == mt_next((MTObject *)b);
+    }
+    Py_XDECREF(seed);
+    Py_XDECREF(bits);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    if (PyErr_Occurred()) return -1;
+    return native_mt = same;
+}
+
+/* Without the GIL: whether game ``state`` can play ``id`` on a thread without it (see
+ * _engine_api.h).  Reads only C fields and types. */
+static int api_nogil_may_play(PyObject *state, Py_ssize_t id) {
+#ifdef ENGINE_HISTORY
+    const Core *c = (const Core *)state;
+    if (native_mt != 1 || !c->rng || !c->rules || c->st.rng_shared || !c->legal_valid
+            || Py_TYPE(c->rng) != (PyTypeObject *)rng_type || id < 0 || id >= NACT)
+        return 0;
+    PyObject *r = *(PyObject **)((char *)c->rng + rng_r_offset);
+    if (!r || Py_TYPE(r) != random_type) return 0;
+    if (c->hist && (c->hist->refs != 1 || c->hist->used != c->hcount)) return 0;
+#ifdef ENGINE_FACT_NEEDS_PYTHON
+    if (ENGINE_FACT_NEEDS_PYTHON(id)) return 0;
+#endif
+    return 1;
+#else
+    (void)state; (void)id;
+    return 0; /* its history is Python links, made at every action */
+#endif
+}
+
+static void api_nogil_enter(EngineFailure *sink) {
+    if (sink) sink->type = NULL;
+    nogil_sink = sink;
+}
+
 /* ------------------------------------------------------------------ resampling */
 /* An engine's own Rng maker (Elfenland's builds it without Python frames) and its own
  * history store, if it has them. */
@@ -940,6 +1117,9 @@ static PyObject *engine_module(PyObject *m, PyTypeObject *core_type) {
     api.current_player = api_current_player;
     api.is_terminal = api_is_terminal;
     api.prefetch = api_prefetch;
+    api.nogil_supported = api_nogil_supported;
+    api.nogil_may_play = api_nogil_may_play;
+    api.nogil_enter = api_nogil_enter;
 #ifdef ENGINE_OBSERVE
     api.observe = api_observe;
 #else

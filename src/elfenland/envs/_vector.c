@@ -33,8 +33,13 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/_engine_api.h"
 
@@ -64,7 +69,39 @@ typedef struct {
     PyObject *convert;       /* callable(actions) -> an int64 array of n, or raises */
     long long base_seed;
     int ready, started;
+    int threads;             /* k slices (clamped to n), 1: no thread, the GIL kept */
+    int busy;                /* a threaded call runs (without the GIL) */
+    struct Pool *pool;       /* the k - 1 threads, started by the first threaded call */
+    uint8_t *todo;           /* n: what a threaded step left to the GIL's thread (T_...) */
 } Vec;
+
+/* After a threaded step, what game i still needs from the thread holding the GIL. */
+enum { T_DONE, T_ENDED, T_TRUNCATED, T_PYTHON };
+
+/* One thread's contiguous share of the games, and the first failure it met there. */
+typedef struct {
+    Py_ssize_t lo, hi, failed_at; /* failed_at: the game that failed, or -1 */
+    EngineFailure failure;
+} Slice;
+
+/* The k - 1 threads (the calling thread plays slice 0): each waits for the next job
+ * (``generation`` moves on), plays its slice, and counts itself off ``pending``.  A
+ * pool belongs to the process that started it: after a fork the child starts its own. */
+typedef struct Pool {
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned long generation;
+    int pending, stop, started;
+    pid_t pid;
+    Vec *v;
+    int job;                 /* J_STEP or J_SAMPLE */
+    const int64_t *act;      /* J_STEP: the ids */
+    int64_t *dst;            /* J_SAMPLE: where the draws go */
+    pthread_t *tids;
+    Slice *slices;           /* k */
+    void *args;              /* k WorkerArg: each thread's pool and slice */
+} Pool;
+enum { J_STEP, J_SAMPLE };
 
 /* The sampler's PRNG: splitmix64 (Steele, Lea, Flood 2014; the seeding generator of
  * xoshiro), one 64-bit state per game. */
@@ -158,13 +195,31 @@ static void sort_ids(int32_t *a, Py_ssize_t k) {
     }
 }
 
+/* An error of this file: raised (sink NULL, the GIL held) or kept in the sink of a
+ * thread without the GIL, as the engine's own errors are there (_engine_api.h). */
+static void fail(EngineFailure *sink, PyObject *type, const char *format, ...) {
+    char message[sizeof sink->message];
+    va_list va;
+    va_start(va, format);
+    vsnprintf(message, sizeof message, format, va);
+    va_end(va);
+    if (!sink) {
+        PyErr_SetString(type, message);
+    } else if (!sink->type) {
+        sink->type = type;
+        memcpy(sink->message, message, sizeof message);
+    }
+}
+
 /* After a game's state changed: its seat to act, observation, legal ids and mask.  On
- * an error the batch is inconsistent (the callers then demand a reset). */
-static int refresh(Vec *v, Py_ssize_t i) {
+ * an error the batch is inconsistent (the callers then demand a reset).  ``sink``: NULL
+ * with the GIL, else the failure of a thread without it (the engine writes its own
+ * errors there too: nogil_enter). */
+static int refresh(Vec *v, Py_ssize_t i, EngineFailure *sink) {
     PyObject *st = v->states[i];
     int p = v->api->current_player(st);
     if (p < 0 || p >= v->players) {
-        PyErr_Format(PyExc_RuntimeError, "game %zd: no player to act (%d)", i, p);
+        fail(sink, PyExc_RuntimeError, "game %zd: no player to act (%d)", i, p);
         return -1;
     }
     v->player[i] = (int32_t)p;
@@ -178,12 +233,12 @@ static int refresh(Vec *v, Py_ssize_t i) {
     int k = v->api->legal_ids(st, row, v->width);
     if (k < 0) return -1;
     if (k == 0) {
-        PyErr_Format(PyExc_RuntimeError, "game %zd: no legal action", i);
+        fail(sink, PyExc_RuntimeError, "game %zd: no legal action", i);
         return -1;
     }
     for (int j = 0; j < k; j++)
         if (row[j] < 0 || row[j] >= v->nact) {
-            PyErr_Format(PyExc_RuntimeError, "legal id %d out of range", (int)row[j]);
+            fail(sink, PyExc_RuntimeError, "legal id %d out of range", (int)row[j]);
             return -1;
         }
     sort_ids(row, k);
@@ -213,7 +268,10 @@ static int start(Vec *v, Py_ssize_t i) {
     return 0;
 }
 
+static int check_free(Vec *v);
+
 static PyObject *Vec_reset(Vec *v, PyObject *arg) {
+    if (check_free(v) < 0) return NULL;
     long long seed = PyLong_AsLongLong(arg);
     if (seed == -1 && PyErr_Occurred()) return NULL;
     v->base_seed = seed;
@@ -226,7 +284,7 @@ static PyObject *Vec_reset(Vec *v, PyObject *arg) {
     for (Py_ssize_t i = 0; i < v->n; i++) {
         v->actor[i] = -1;
         v->episode[i] = 0;
-        if (start(v, i) < 0 || refresh(v, i) < 0) { v->ready = 0; return NULL; }
+        if (start(v, i) < 0 || refresh(v, i, NULL) < 0) { v->ready = 0; return NULL; }
     }
     v->ready = v->started = 1;
     Py_RETURN_NONE;
@@ -277,14 +335,240 @@ static const int64_t *action_ids(Vec *v, PyObject *arg, Py_buffer *view, int *he
     return NULL;
 }
 
+/* Game i's end, with the GIL: its returns (``ended``: by the rules) or its truncation,
+ * then the slot's next game. */
+static int finish_game(Vec *v, Py_ssize_t i, int ended) {
+    if (ended) {
+        PyObject *ret = PyObject_CallMethodNoArgs(v->states[i], v->s_returns);
+        if (!ret) return -1;
+        PyObject *seq = PySequence_Fast(ret, "returns() is a sequence");
+        Py_DECREF(ret);
+        if (!seq) return -1;
+        if (PySequence_Fast_GET_SIZE(seq) != v->players) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_RuntimeError, "returns() of another length");
+            return -1;
+        }
+        for (int p = 0; p < v->players; p++) {
+            double x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, p));
+            if (x == -1.0 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+            v->rewards[i * v->players + p] = (float)x;
+        }
+        Py_DECREF(seq);
+        v->term[i] = 1;
+    } else {
+        v->trunc[i] = 1;
+    }
+    v->episode[i]++;
+    if (start(v, i) < 0) return -1;
+    return refresh(v, i, NULL);
+}
+
+/* Game i plays id ``a`` (checked legal by the mask), with the GIL: the serial loop's
+ * body, and the GIL's thread's share of a threaded step (T_PYTHON). */
+static inline int step_one(Vec *v, Py_ssize_t i, int64_t a) {
+    PyObject *st = v->states[i];
+    int played = v->api->apply_id(st, (Py_ssize_t)a);
+    if (played < 0) return -1;
+    if (!played) {
+        PyErr_Format(PyExc_RuntimeError, "game %zd: the engine refused action %lld", i,
+                     (long long)a);
+        return -1;
+    }
+    v->actor[i] = v->player[i];
+    v->moves[i]++;
+    if (v->api->is_terminal(st)) return finish_game(v, i, 1);
+    if (v->cap > 0 && v->moves[i] >= v->cap) return finish_game(v, i, 0);
+    return refresh(v, i, NULL);
+}
+
+/* A thread's share of a step, without the GIL: each game whose step touches no Python
+ * object (nogil_may_play) plays and is refreshed here; a game that ends (its returns, the
+ * next game) or that needs Python to play is marked in ``todo`` for the GIL's thread.
+ * The first failure stops the slice (the batch then needs a reset, as on one thread). */
+static void step_slice(Vec *v, const int64_t *act, Slice *sl) {
+    EngineFailure *sink = &sl->failure;
+    v->api->nogil_enter(sink);
+    sl->failed_at = -1;
+    for (Py_ssize_t i = sl->lo; i < sl->hi; i++) {
+        PyObject *st = v->states[i];
+        if (i + 1 < sl->hi) prefetch_game(v, i + 1);
+        if (!v->api->nogil_may_play(st, (Py_ssize_t)act[i])) {
+            v->todo[i] = T_PYTHON;
+            continue;
+        }
+        int played = v->api->apply_id(st, (Py_ssize_t)act[i]);
+        if (played <= 0) {
+            if (!played)
+                fail(sink, PyExc_RuntimeError, "game %zd: the engine refused action %lld", i,
+                     (long long)act[i]);
+            sl->failed_at = i;
+            break;
+        }
+        v->actor[i] = v->player[i];
+        v->moves[i]++;
+        if (v->api->is_terminal(st)) {
+            v->todo[i] = T_ENDED;
+        } else if (v->cap > 0 && v->moves[i] >= v->cap) {
+            v->todo[i] = T_TRUNCATED;
+        } else if (refresh(v, i, sink) < 0) {
+            sl->failed_at = i;
+            break;
+        } else {
+            v->todo[i] = T_DONE;
+        }
+    }
+    if (sl->failed_at >= 0 && !sink->type)
+        fail(sink, PyExc_RuntimeError, "game %zd: the engine failed", sl->failed_at);
+    v->api->nogil_enter(NULL);
+}
+
+/* A uniformly random legal id of games lo..hi - 1 into dst (no Python: any thread). */
+static void sample_slice(Vec *v, int64_t *dst, Py_ssize_t lo, Py_ssize_t hi) {
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        uint64_t k = bounded(&v->rng[i], (uint64_t)v->nlegal[i]);
+        dst[i] = v->legal[i * (Py_ssize_t)v->width + (Py_ssize_t)k];
+    }
+}
+
+/* ------------------------------------------------------------------ the threads */
+typedef struct {
+    Pool *pool;
+    int w;
+} WorkerArg;
+
+static void run_job(Pool *pl, int w) {
+    Slice *sl = &pl->slices[w];
+    if (pl->job == J_STEP) step_slice(pl->v, pl->act, sl);
+    else sample_slice(pl->v, pl->dst, sl->lo, sl->hi);
+}
+
+static void *worker(void *arg) {
+    Pool *pl = ((WorkerArg *)arg)->pool;
+    int w = ((WorkerArg *)arg)->w;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&pl->mu);
+    for (;;) {
+        while (pl->generation == seen && !pl->stop) pthread_cond_wait(&pl->go, &pl->mu);
+        if (pl->stop) break;
+        seen = pl->generation;
+        pthread_mutex_unlock(&pl->mu);
+        run_job(pl, w);
+        pthread_mutex_lock(&pl->mu);
+        if (--pl->pending == 0) pthread_cond_signal(&pl->done);
+    }
+    pthread_mutex_unlock(&pl->mu);
+    return NULL;
+}
+
+/* One job over all slices, without the GIL: slice 0 on the calling thread, the others
+ * on the pool's threads; returns when all are done. */
+static void pool_run(Pool *pl, int job, const int64_t *act, int64_t *dst) {
+    pthread_mutex_lock(&pl->mu);
+    pl->job = job;
+    pl->act = act;
+    pl->dst = dst;
+    pl->pending = pl->v->threads - 1;
+    pl->generation++;
+    pthread_cond_broadcast(&pl->go);
+    pthread_mutex_unlock(&pl->mu);
+    run_job(pl, 0);
+    pthread_mutex_lock(&pl->mu);
+    while (pl->pending) pthread_cond_wait(&pl->done, &pl->mu);
+    pthread_mutex_unlock(&pl->mu);
+}
+
+/* The pool's threads stopped and joined, its memory freed (with the GIL, which the
+ * threads never take).  A pool a parent process started is only forgotten: its threads
+ * are not in this process and its lock may have been held at the fork. */
+static void pool_free(Vec *v) {
+    Pool *pl = v->pool;
+    v->pool = NULL;
+    if (!pl || pl->pid != getpid()) return;
+    pthread_mutex_lock(&pl->mu);
+    pl->stop = 1;
+    pthread_cond_broadcast(&pl->go);
+    pthread_mutex_unlock(&pl->mu);
+    for (int w = 1; w <= pl->started; w++) pthread_join(pl->tids[w], NULL);
+    pthread_cond_destroy(&pl->go);
+    pthread_cond_destroy(&pl->done);
+    pthread_mutex_destroy(&pl->mu);
+    PyMem_RawFree(pl->tids);
+    PyMem_RawFree(pl->slices);
+    PyMem_RawFree(pl->args);
+    PyMem_RawFree(pl);
+}
+
+/* The pool of this process, started if needed (with the GIL, before the call changes
+ * anything): k - 1 threads kept for the batch's life (a job then costs a wake-up, not a
+ * thread's creation: see docs/research.md).  0, or -1 with the error. */
+static int pool_ready(Vec *v) {
+    if (v->pool && v->pool->pid == getpid()) return 0;
+    if (v->pool) v->pool = NULL; /* a parent's: see pool_free */
+    int k = v->threads;
+    Pool *pl = PyMem_RawCalloc(1, sizeof(Pool));
+    WorkerArg *args = pl ? PyMem_RawCalloc((size_t)k, sizeof(WorkerArg)) : NULL;
+    if (pl) {
+        pl->tids = PyMem_RawCalloc((size_t)k, sizeof(pthread_t));
+        pl->slices = PyMem_RawCalloc((size_t)k, sizeof(Slice));
+    }
+    if (!pl || !args || !pl->tids || !pl->slices) {
+        if (pl) { PyMem_RawFree(pl->tids); PyMem_RawFree(pl->slices); }
+        PyMem_RawFree(pl);
+        PyMem_RawFree(args);
+        PyErr_NoMemory();
+        return -1;
+    }
+    pthread_mutex_init(&pl->mu, NULL);
+    pthread_cond_init(&pl->go, NULL);
+    pthread_cond_init(&pl->done, NULL);
+    pl->pid = getpid();
+    pl->v = v;
+    for (int w = 0; w < k; w++) {
+        pl->slices[w].lo = v->n * w / k;
+        pl->slices[w].hi = v->n * (w + 1) / k;
+        pl->slices[w].failed_at = -1;
+    }
+    /* WorkerArg lives as long as the pool: kept after the slices' array */
+    v->pool = pl;
+    int err = 0;
+    for (int w = 1; w < k && !err; w++) {
+        args[w].pool = pl;
+        args[w].w = w;
+        err = pthread_create(&pl->tids[w], NULL, worker, &args[w]);
+        if (!err) pl->started = w;
+    }
+    pl->args = args;
+    if (err) {
+        pool_free(v);
+        errno = err;
+        PyErr_SetFromErrno(PyExc_OSError);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the batch is free: a threaded call runs without the GIL, and another Python
+ * thread must not step, sample or reset the batch meanwhile. */
+static int check_free(Vec *v) {
+    if (v->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the batch is busy in another thread");
+        return -1;
+    }
+    return 0;
+}
+
 /* step(actions): one action id per game; every id is checked against the masks first,
- * so a bad one raises and changes nothing. */
+ * so a bad one raises and changes nothing.  With threads, the slices play without the
+ * GIL, then this thread (with it) does what they left in ``todo`` in slot order, and
+ * raises the first failure in slot order. */
 static PyObject *Vec_step(Vec *v, PyObject *arg) {
     if (!v->ready) {
         if (!v->started) PyErr_SetString(v->error, "reset() first");
         else PyErr_SetString(PyExc_RuntimeError, "reset() again, after an error");
         return NULL;
     }
+    if (check_free(v) < 0) return NULL;
     Py_buffer view;
     int held;
     PyObject *owned;
@@ -299,47 +583,43 @@ static PyObject *Vec_step(Vec *v, PyObject *arg) {
             return NULL;
         }
     }
+    if (v->threads > 1 && pool_ready(v) < 0) {
+        if (held) PyBuffer_Release(&view);
+        Py_XDECREF(owned);
+        return NULL;
+    }
     memset(v->rewards, 0, sizeof(float) * v->n * v->players);
     memset(v->term, 0, v->n);
     memset(v->trunc, 0, v->n);
-    for (Py_ssize_t i = 0; i < v->n; i++) {
-        PyObject *st = v->states[i];
-        if (i + 1 < v->n) prefetch_game(v, i + 1);
-        int played = v->api->apply_id(st, (Py_ssize_t)act[i]);
-        if (played < 0) goto fail;
-        if (!played) {
-            PyErr_Format(PyExc_RuntimeError, "game %zd: the engine refused action %lld",
-                         i, (long long)act[i]);
+    if (v->threads > 1) {
+        Pool *pl = v->pool;
+        v->busy = 1;
+        Py_BEGIN_ALLOW_THREADS
+        pool_run(pl, J_STEP, act, NULL);
+        Py_END_ALLOW_THREADS
+        v->busy = 0;
+        const Slice *bad = NULL;
+        for (int w = 0; w < v->threads && !bad; w++)
+            if (pl->slices[w].failed_at >= 0) bad = &pl->slices[w];
+        Py_ssize_t first = bad ? bad->failed_at : v->n;
+        for (Py_ssize_t i = 0; i < first; i++) {
+            int rc = 0;
+            switch (v->todo[i]) {
+            case T_PYTHON: rc = step_one(v, i, act[i]); break;
+            case T_ENDED: rc = finish_game(v, i, 1); break;
+            case T_TRUNCATED: rc = finish_game(v, i, 0); break;
+            }
+            if (rc < 0) goto fail;
+        }
+        if (bad) {
+            PyErr_SetString(bad->failure.type, bad->failure.message);
             goto fail;
         }
-        v->actor[i] = v->player[i];
-        v->moves[i]++;
-        if (v->api->is_terminal(st)) {
-            PyObject *ret = PyObject_CallMethodNoArgs(st, v->s_returns);
-            if (!ret) goto fail;
-            PyObject *seq = PySequence_Fast(ret, "returns() is a sequence");
-            Py_DECREF(ret);
-            if (!seq) goto fail;
-            if (PySequence_Fast_GET_SIZE(seq) != v->players) {
-                Py_DECREF(seq);
-                PyErr_SetString(PyExc_RuntimeError, "returns() of another length");
-                goto fail;
-            }
-            for (int p = 0; p < v->players; p++) {
-                double x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, p));
-                if (x == -1.0 && PyErr_Occurred()) { Py_DECREF(seq); goto fail; }
-                v->rewards[i * v->players + p] = (float)x;
-            }
-            Py_DECREF(seq);
-            v->term[i] = 1;
-        } else if (v->cap > 0 && v->moves[i] >= v->cap) {
-            v->trunc[i] = 1;
+    } else {
+        for (Py_ssize_t i = 0; i < v->n; i++) {
+            if (i + 1 < v->n) prefetch_game(v, i + 1);
+            if (step_one(v, i, act[i]) < 0) goto fail;
         }
-        if (v->term[i] || v->trunc[i]) {
-            v->episode[i]++;
-            if (start(v, i) < 0) goto fail;
-        }
-        if (refresh(v, i) < 0) goto fail;
     }
     if (held) PyBuffer_Release(&view);
     Py_XDECREF(owned);
@@ -370,6 +650,7 @@ static PyObject *Vec_sample(Vec *v, PyObject *const *args, Py_ssize_t nargs,
         else PyErr_SetString(PyExc_RuntimeError, "reset() again, after an error");
         return NULL;
     }
+    if (check_free(v) < 0) return NULL;
     int64_t *dst = v->actions;
     Py_buffer view;
     int held = 0;
@@ -394,15 +675,26 @@ static PyObject *Vec_sample(Vec *v, PyObject *const *args, Py_ssize_t nargs,
         }
         dst = (int64_t *)view.buf;
     }
-    for (Py_ssize_t i = 0; i < v->n; i++) {
-        uint64_t k = bounded(&v->rng[i], (uint64_t)v->nlegal[i]);
-        dst[i] = v->legal[i * (Py_ssize_t)v->width + (Py_ssize_t)k];
+    if (v->threads > 1) {
+        if (pool_ready(v) < 0) {
+            if (held) PyBuffer_Release(&view);
+            return NULL;
+        }
+        Pool *pl = v->pool;
+        v->busy = 1;
+        Py_BEGIN_ALLOW_THREADS
+        pool_run(pl, J_SAMPLE, NULL, dst);
+        Py_END_ALLOW_THREADS
+        v->busy = 0;
+    } else {
+        sample_slice(v, dst, 0, v->n);
     }
     if (held) PyBuffer_Release(&view);
     return Py_NewRef(out);
 }
 
 static PyObject *Vec_state(Vec *v, PyObject *arg) {
+    if (check_free(v) < 0) return NULL;
     Py_ssize_t i = PyLong_AsSsize_t(arg);
     if (i == -1 && PyErr_Occurred()) return NULL;
     if (i < 0 || i >= v->n || !v->states[i]) {
@@ -413,6 +705,9 @@ static PyObject *Vec_state(Vec *v, PyObject *arg) {
 }
 
 static void Vec_clear_all(Vec *v) {
+    pool_free(v);
+    PyMem_Free(v->todo);
+    v->todo = NULL;
     if (v->states) {
         for (Py_ssize_t i = 0; i < v->n; i++) Py_CLEAR(v->states[i]);
         PyMem_Free(v->states);
@@ -452,12 +747,13 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_TypeError, "Batch takes positional arguments");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "OOOniiiiLOOOOOOOOOOOOOO", &factory, &probe, &capsule, &n,
+    int threads = 1;
+    if (!PyArg_ParseTuple(args, "OOOniiiiLOOOOOOOOOOOOOO|i", &factory, &probe, &capsule, &n,
                           &players, &obs_size, &nact, &width, &cap, &error, &convert,
                           &bufs[B_OBS], &bufs[B_MASK],
                           &bufs[B_LEGAL], &bufs[B_NLEGAL], &bufs[B_PLAYER], &bufs[B_ACTOR],
                           &bufs[B_REWARDS], &bufs[B_TERM], &bufs[B_TRUNC], &bufs[B_SEED],
-                          &bufs[B_MOVES], &bufs[B_ACTIONS]))
+                          &bufs[B_MOVES], &bufs[B_ACTIONS], &threads))
         return -1;
     Vec_clear_all(v);
     if (n < 1) {
@@ -466,6 +762,10 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
     }
     if (players < 2 || players > 6 || obs_size < 1 || nact < 1 || width < 1 || cap < 0) {
         PyErr_SetString(PyExc_ValueError, "bad sizes");
+        return -1;
+    }
+    if (threads < 1) {
+        PyErr_SetString(PyExc_ValueError, "threads: at least 1");
         return -1;
     }
     v->n = n;
@@ -524,10 +824,25 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
     v->states = PyMem_Calloc((size_t)n, sizeof(PyObject *));
     v->episode = PyMem_Calloc((size_t)n, sizeof(int64_t));
     v->rng = PyMem_Calloc((size_t)n, sizeof(uint64_t));
-    if (!v->states || !v->episode || !v->rng) { PyErr_NoMemory(); return -1; }
+    v->todo = PyMem_Calloc((size_t)n, 1);
+    if (!v->states || !v->episode || !v->rng || !v->todo) { PyErr_NoMemory(); return -1; }
+    /* k slices of at least one game each; one if this engine's draws need Python here
+     * (then the threads would only wait for the GIL). */
+    v->threads = threads < n ? threads : (int)n;
+    if (v->threads > 1) {
+        int native = v->api->nogil_supported();
+        if (native < 0) return -1;
+        if (!native) v->threads = 1;
+    }
     v->ready = v->started = 0;
     return 0;
 }
+
+static PyMemberDef Vec_members[] = {
+    {"threads", T_INT, offsetof(Vec, threads), READONLY,
+     "the slices a call is split into (1: one thread, the GIL kept)"},
+    {NULL}
+};
 
 static PyMethodDef Vec_methods[] = {
     {"reset", (PyCFunction)Vec_reset, METH_O, "reset(seed): every game starts again."},
@@ -548,6 +863,7 @@ static PyTypeObject VecType = {
     .tp_init = (initproc)Vec_init,
     .tp_dealloc = (destructor)Vec_dealloc,
     .tp_methods = Vec_methods,
+    .tp_members = Vec_members,
 };
 
 static struct PyModuleDef module_def = {

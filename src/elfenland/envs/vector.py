@@ -37,6 +37,24 @@ methods through function pointers, with no Python per game per step (a new game 
 final returns go through Python once per game).  On the pure engine (or without a C
 compiler) the same loop runs in Python, slowly but alike.
 
+Threads: ``VectorGames(..., threads=k)`` splits the N games into k contiguous slices
+(k is clamped to N) played on k native threads with the GIL released: the calling
+thread plays the first slice, a pool of k - 1 threads kept for the batch's life the
+others, and both ``step`` and ``sample_legal_actions`` use them.  The actions are
+checked against the masks before any thread starts (an illegal one still changes
+nothing); a thread plays a game only where the step touches no Python object (the
+engine's C entry says so per game: its draws come from its random.Random's generator
+read in C, its history buffer from the raw allocator) and leaves the rest to the
+calling thread, which, with the GIL again, does them in slot order: the games that
+ended (their ``returns()``, the factory's next game), the few actions whose logged fact
+is a Python tuple (King of the Elves' "no town card" and "stop"), and the first failure
+in slot order, raised as on one thread (the batch then needs a reset).  The arrays are
+bit-identical to ``threads=1`` whatever k and N (``tests/envs/test_vector_threads.py``).
+``threads=1`` (the default) is the single-threaded loop, unchanged.  While a threaded
+call runs, other Python threads run too; they must not use the batch (a second call
+raises) nor play on its states.  The pure-Python loop accepts ``threads`` and runs on
+one thread.
+
 ``VectorEnv`` wraps it as a Gymnasium ``VectorEnv`` (turn-based: each observation is the
 seat to act's; see ``docs/research.md`` for its conventions and PufferLib).
 """
@@ -152,13 +170,20 @@ class VectorGames:
 
     Both are attributes set at construction to the loop's own methods, so that a call
     reaches the C loop with no Python frame between.
+
+    ``threads``: the games are split into that many slices played on native threads
+    without the GIL (see the module's text); ``self.threads`` is the number used: at most
+    N, and 1 on the pure-Python loop (which runs single-threaded) or where the engine's
+    draws cannot be made without Python.
     """
 
     def __init__(self, game: str = "elfenland", num_envs: int = 64, players: int = 4, *,
                  max_game_length: int | None = None, compiled: bool | None = None,
-                 **options: Any) -> None:
+                 threads: int = 1, **options: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs is a positive integer, not {num_envs!r}")
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+            raise ValueError(f"threads is a positive integer, not {threads!r}")
         new_game = game_info(game).new_game
         probe = new_game(players=players, seed=0, **options)
         self.game, self.num_envs, self.players, self.options = game, num_envs, players, options
@@ -225,9 +250,11 @@ class VectorGames:
                 factory, probe, c_api, n, players, size, nact, self.legal_width,
                 self.max_game_length, IllegalActionError, convert, *(w[k] for k in (
                     "obs", "mask", "legal_ids", "num_legal", "player", "actor", "rewards",
-                    "terminated", "truncated", "seeds", "moves", "actions")))
+                    "terminated", "truncated", "seeds", "moves", "actions")), threads)
+            self.threads: int = self._batch.threads
         else:
             self._batch = _PythonBatch(self, factory, convert)
+            self.threads = 1
         # The calls a learner makes every step go to the loop with no Python frame
         # between (at N = 1 a frame was a tenth of a step): see the class's text.
         self.step: Callable[[Any], None] = self._batch.step
@@ -268,7 +295,8 @@ class _Arrays:
 
 
 class _PythonBatch:
-    """The same loop in Python, for the pure engine (the C loop's semantics exactly)."""
+    """The same loop in Python, for the pure engine (the C loop's semantics exactly);
+    single-threaded whatever ``threads`` the batch was given (Python holds the GIL)."""
 
     def __init__(self, games: VectorGames, factory: Callable[[int], GameState],
                  convert: Callable[[Any], npt.NDArray[np.int64]]) -> None:
@@ -384,13 +412,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     * ``sample_legal_actions()``: a uniformly random legal id per game, drawn in C and
       seeded by ``reset`` (what ``action_space.sample(mask=tuple(obs["action_mask"]))``
       draws, without numpy's cost per game or its own seeding).
+    * ``threads=k``: the games stepped on k native threads without the GIL (see
+      ``VectorGames``; 1 on the pure-Python loop).
 
     The arrays are the batch's own, rewritten by the next ``step``: copy what you keep.
     """
 
-    def __init__(self, game: str = "elfenland", num_envs: int = 64, players: int = 4,
-                 **options: Any) -> None:
-        self.games = VectorGames(game, num_envs, players, **options)
+    def __init__(self, game: str = "elfenland", num_envs: int = 64, players: int = 4, *,
+                 threads: int = 1, **options: Any) -> None:
+        self.games = VectorGames(game, num_envs, players, threads=threads, **options)
         self.metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
         self.num_envs = num_envs
         g = self.games

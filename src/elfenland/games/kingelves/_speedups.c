@@ -87,6 +87,10 @@ typedef struct Hist Hist;
 #define ENGINE_HIST_ID(e) ((e)->id)
 #define ENGINE_HIST_PLAYER(e) ((e)->player)
 #define ENGINE_HIST_FACT(e) ((e)->obj ? Py_NewRef((e)->obj) : PyLong_FromLongLong((e)->fact))
+/* The actions whose fact the log keeps is a tuple (a hand shown, a journey's takings),
+ * which only Python can make: the batched environment's threads leave these to the
+ * thread holding the GIL (_engine_common.h, api_nogil_may_play). */
+#define ENGINE_FACT_NEEDS_PYTHON(id) (a_kind[id] == K_NO_TOWN_CARD || a_kind[id] == K_STOP)
 
 typedef struct {
     PyObject_HEAD
@@ -435,8 +439,10 @@ static long pay_out(S *s, int p, long amount) {
 }
 
 /* ------------------------------------------------------------------ effects */
-/* Play a legal action; the fact the log keeps for it (a new reference), or NULL. */
-static PyObject *do_action(Core *c, int id) {
+/* Play a legal action: the fact the log keeps for it in *out, or a tuple fact (a new
+ * reference) in *obj; 0, or -1 with an error.  A number is kept as a number, so every
+ * action but the two tuple ones makes no Python object. */
+static int do_action(Core *c, int id, long long *out, PyObject **obj) {
     S *s = &c->st;
     int p = s->current, k = a_kind[id], card = a_card[id];
     int *hand = s->hands[p];
@@ -453,10 +459,10 @@ static PyObject *do_action(Core *c, int id) {
         /* the hand shown, and a last 1 if the discard pile became the deck */
         int rebuilt = no_town_from_discard(s);
         PyObject *tup = PyTuple_New(NK + rebuilt);
-        if (!tup) return NULL;
+        if (!tup) return -1;
         for (int x = 0; x < NK + rebuilt; x++) {
             PyObject *v = PyLong_FromLong(x < NK ? hand[x] : 1);
-            if (!v) { Py_DECREF(tup); return NULL; }
+            if (!v) { Py_DECREF(tup); return -1; }
             PyTuple_SET_ITEM(tup, x, v);
         }
         if (rebuilt) {
@@ -464,7 +470,8 @@ static PyObject *do_action(Core *c, int id) {
             memset(s->discard, 0, sizeof s->discard);
         }
         s->pending = PD_TAKE;
-        return tup;
+        *obj = tup;
+        return 0;
     }
     case K_TAKE:
         s->deck[card]--;
@@ -480,7 +487,7 @@ static PyObject *do_action(Core *c, int id) {
         int drawn[NK] = {0}, cnt = 0;
         for (int j = 0; j < 3; j++) {
             int got = draw_card(c);
-            if (got == -1) return NULL;
+            if (got == -1) return -1;
             if (got == -2) break;
             hand[got]++;
             drawn[got]++;
@@ -508,8 +515,8 @@ static PyObject *do_action(Core *c, int id) {
         s->set_aside[p] += price;
         s->bought[p]++;
         int got = draw_card(c);
-        if (got == -1) return NULL;
-        if (got == -2) { PyErr_SetString(PyExc_AssertionError, "buy from an empty deck"); return NULL; }
+        if (got == -1) return -1;
+        if (got == -2) { PyErr_SetString(PyExc_AssertionError, "buy from an empty deck"); return -1; }
         hand[got]++;
         fact = price | (got << 4);
         end_turn(c, 0);
@@ -547,7 +554,7 @@ static PyObject *do_action(Core *c, int id) {
         int tk, ti, terrain, obstacle, thief, doubles, dropped = 0;
         if (!next_town(s, &tk, &ti)) {
             PyErr_SetString(PyExc_AssertionError, "a visit needs a town");
-            return NULL;
+            return -1;
         }
         if (s->escort != NO_ONE && s->escort != tk) {
             s->discard[C_ESCORT]++;
@@ -598,7 +605,7 @@ static PyObject *do_action(Core *c, int id) {
         int tk, ti;
         if (!next_town(s, &tk, &ti)) {
             PyErr_SetString(PyExc_AssertionError, "an escort needs a town");
-            return NULL;
+            return -1;
         }
         hand[C_ESCORT]--;
         if (s->escort != NO_ONE) s->discard[C_ESCORT]++;
@@ -615,26 +622,23 @@ static PyObject *do_action(Core *c, int id) {
         break;
     case K_STOP: {
         PyObject *tup = Py_BuildValue("(ll)", s->earned, s->paid);
-        if (!tup) return NULL;
-        if (end_journey(c) < 0) { Py_DECREF(tup); return NULL; }
-        return tup;
+        if (!tup) return -1;
+        if (end_journey(c) < 0) { Py_DECREF(tup); return -1; }
+        *obj = tup;
+        return 0;
     }
     }
-    return PyLong_FromLongLong(fact);
+    *out = fact;
+    return 0;
 }
 
 static int play(Core *c, Py_ssize_t id, PyObject *action) {
     int player = c->st.current;
     c->legal_valid = 0;
-    PyObject *fact = do_action(c, (int)id);
-    if (!fact) return -1;
-    (void)action; /* always actions_tuple[id]: the id is what the history keeps */
     long long x = 0;
-    if (PyLong_CheckExact(fact)) { /* a number: kept as one */
-        x = PyLong_AsLongLong(fact);
-        Py_SETREF(fact, NULL);
-        if (x == -1 && PyErr_Occurred()) return -1;
-    }
+    PyObject *fact = NULL;
+    if (do_action(c, (int)id, &x, &fact) < 0) return -1;
+    (void)action; /* always actions_tuple[id]: the id is what the history keeps */
     if (hist_append(c, (int)id, player, x, fact) < 0) return -1;
     c->st.length++;
     return 0;
