@@ -1,7 +1,7 @@
 """The batched environment's speed beside the raw engine's, side by side in one run.
 
     python bench/vector.py [--seconds 2] [--rounds 3] [--players 4] [--n 1 64 1024]
-                           [--game elfenland king-of-the-elves]
+                           [--game elfenland king-of-the-elves] [--threads 1 2]
 
 Modes, each playing whole random games (a new game at each end) for ``--seconds`` of
 this process's CPU time per round, the modes taking turns so a busy machine slows them
@@ -34,6 +34,14 @@ Columns: steps/s, µs/step (the whole loop), ``pick µs``, ``step µs``, then th
 over the raw engine: ``loop ÷ raw`` (µs/step over the raw loop's) and ``step ÷ raw``
 (step µs over the raw engine's step µs).  The issue's goal: a batched step with
 observation and mask within 1.5× of the raw engine's step.
+
+``--threads 1 2`` compares the batch split across native threads instead (``threads=k``,
+the GIL released): for each N, ``games.step(games.sample_legal_actions())`` with each k,
+the ks taking turns in every round, timed by the wall clock (threads add CPU seconds, not
+wall ones): agent-steps per wall second, the process's CPU seconds per wall second (how
+many cores it kept busy), and the speed over ``threads=1`` at the same N, measured side
+by side.  On a loaded machine the threads wait for cores: read the load average printed
+with it.
 """
 
 from __future__ import annotations
@@ -114,6 +122,52 @@ def vector_loop(game: str, players: int, n: int) -> Loop:
     return run
 
 
+def threaded_loop(game: str, players: int, n: int, threads: int) -> Loop:
+    """Wall seconds, not CPU: returns (agent-steps, CPU seconds) over ``seconds`` of wall
+    time."""
+    v = VectorGames(game, n, players, threads=threads)
+    v.reset(0)
+    step, sample = v.step, v.sample_legal_actions
+    calls = max(1, CLOCK_EVERY // n)
+
+    def run(seconds: float) -> tuple[int, float]:
+        steps = 0
+        cpu = time.process_time()
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(calls):
+                step(sample())
+            steps += n * calls
+        return steps, time.process_time() - cpu
+    return run
+
+
+def compare_threads(args: argparse.Namespace) -> None:
+    print(f"{'game':<18}{'players':>8}{'N':>7}{'threads':>8}{'steps/s':>13}{'µs/step':>9}"
+          f"{'cores':>7}{'÷ threads=1':>13}")
+    for game in args.game:
+        for players in args.players:
+            for n in args.n:
+                loops = {k: threaded_loop(game, players, n, k) for k in args.threads}
+                for run in loops.values():
+                    run(0.05)
+                steps = dict.fromkeys(loops, 0)
+                cpu = dict.fromkeys(loops, 0.0)
+                for _ in range(args.rounds):
+                    for k, run in loops.items():
+                        count, used = run(args.seconds)
+                        steps[k] += count
+                        cpu[k] += used
+                total = args.seconds * args.rounds
+                base = steps[args.threads[0]]
+                for k in loops:
+                    rate = steps[k] / total
+                    print(f"{game:<18}{players:>8}{n:>7}{k:>8}{rate:>13,.0f}"
+                          f"{1e6 / rate:>9.3f}{cpu[k] / total:>7.2f}"
+                          f"{steps[k] / base:>12.2f}x")
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -122,8 +176,13 @@ def main() -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[4])
     parser.add_argument("--n", type=int, nargs="+", default=[1, 64, 1024])
     parser.add_argument("--game", nargs="+", default=["elfenland", "king-of-the-elves"])
+    parser.add_argument("--threads", type=int, nargs="+", default=None,
+                        help="compare these thread counts (the first is the baseline)")
     args = parser.parse_args()
     print(f"backend: {elfenland.engine_backend()}; load average {os.getloadavg()[0]:.2f}")
+    if args.threads:
+        compare_threads(args)
+        return
     print(f"{'game':<18}{'players':>8}{'mode':>20}{'steps/s':>12}{'µs/step':>9}"
           f"{'pick µs':>9}{'step µs':>9}{'loop ÷ raw':>11}{'step ÷ raw':>11}")
     for game in args.game:
