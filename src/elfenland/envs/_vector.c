@@ -25,6 +25,20 @@
  * bound is Lemire's multiply-and-reject, so every legal id is exactly equally likely.
  * vector.py's Python loop does the same arithmetic (tests compare the two).
  *
+ * Threads (``threads`` k > 1, issue #25): ``step`` and ``sample`` split the games into k
+ * contiguous slices, the calling thread playing the first and a pool of k - 1 threads
+ * (started at the first such call, kept for the batch's life) the others, all without
+ * the GIL.  The actions are checked against the masks first, with the GIL, so an illegal
+ * one still changes nothing.  A slice plays a game only where the engine's C entry says
+ * its step touches no Python object (nogil_may_play: the draws come from the game's own
+ * random.Random generator read in C, the history buffer from the raw allocator, the
+ * engine's errors go to the slice's EngineFailure instead of Python); what needs Python
+ * is marked in ``todo`` and done after the join by the calling thread, with the GIL, in
+ * slot order: a game's end (``returns()``, the factory's next game), a game the slice
+ * left untouched (played then, as on one thread), and the first failure in slot order,
+ * raised (the batch then needs a reset).  Games share nothing, so the arrays are the
+ * same bits as one thread's whatever k is.
+ *
  * Per call, ``step`` and ``sample`` cost little beyond the games' own work at N = 1: the
  * arrays are pointers taken once at construction, and the batch's own ``actions``
  * array (what ``sample`` fills by default) is recognised by identity, not exported as
