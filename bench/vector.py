@@ -39,9 +39,11 @@ observation and mask within 1.5× of the raw engine's step.
 the GIL released): for each N, ``games.step(games.sample_legal_actions())`` with each k,
 the ks taking turns in every round, timed by the wall clock (threads add CPU seconds, not
 wall ones): agent-steps per wall second, the process's CPU seconds per wall second (how
-many cores it kept busy), and the speed over ``threads=1`` at the same N, measured side
-by side.  On a loaded machine the threads wait for cores: read the load average printed
-with it.
+many cores it kept busy), its CPU µs per agent-step (what the threads cost in work: the
+same as one thread's means the split itself is nearly free), and the speed over
+``threads=1`` at the same N, measured side by side.  On a loaded machine the threads
+wait for cores (and Linux's autogroup scheduling gives a session one share whatever its
+thread count): read the load average and the cores column printed with it.
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ def threaded_loop(game: str, players: int, n: int, threads: int) -> Loop:
 
 def compare_threads(args: argparse.Namespace) -> None:
     print(f"{'game':<18}{'players':>8}{'N':>7}{'threads':>8}{'steps/s':>13}{'µs/step':>9}"
-          f"{'cores':>7}{'÷ threads=1':>13}")
+          f"{'cores':>7}{'CPU µs/step':>13}{'÷ threads=1':>13}")
     for game in args.game:
         for players in args.players:
             for n in args.n:
@@ -164,7 +166,7 @@ def compare_threads(args: argparse.Namespace) -> None:
                     rate = steps[k] / total
                     print(f"{game:<18}{players:>8}{n:>7}{k:>8}{rate:>13,.0f}"
                           f"{1e6 / rate:>9.3f}{cpu[k] / total:>7.2f}"
-                          f"{steps[k] / base:>12.2f}x")
+                          f"{1e6 * cpu[k] / steps[k]:>13.3f}{steps[k] / base:>12.2f}x")
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
