@@ -56,14 +56,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 static __thread EngineFailure *nogil_sink;
+/* The wrappers are out of the hot paths' way: errors are rare. */
+#define ENGINE_COLD __attribute__((cold, noinline))
 
-static void nogil_fail(PyObject *type, const char *message) {
+ENGINE_COLD static void nogil_fail(PyObject *type, const char *message) {
     if (nogil_sink->type) return; /* the first failure is the one raised */
     nogil_sink->type = type;
     snprintf(nogil_sink->message, sizeof nogil_sink->message, "%s", message);
 }
 
-static void engine_err_string(PyObject *type, const char *message) {
+ENGINE_COLD static void engine_err_string(PyObject *type, const char *message) {
     if (nogil_sink) nogil_fail(type, message);
     else PyErr_SetString(type, message);
 }
@@ -81,7 +83,7 @@ static int python_only_format(const char *f) {
     return 0;
 }
 
-static PyObject *engine_err_format(PyObject *type, const char *format, ...) {
+ENGINE_COLD static PyObject *engine_err_format(PyObject *type, const char *format, ...) {
     va_list va;
     va_start(va, format);
     if (!nogil_sink) {
@@ -96,7 +98,7 @@ static PyObject *engine_err_format(PyObject *type, const char *format, ...) {
     return NULL;
 }
 
-static PyObject *engine_no_memory(void) {
+ENGINE_COLD static PyObject *engine_no_memory(void) {
     if (nogil_sink) nogil_fail(PyExc_MemoryError, "out of memory");
     else PyErr_NoMemory();
     return NULL;
@@ -324,7 +326,7 @@ static int draw_counts_with(PyObject *rng, int *counts, int kinds) {
         return -1;
     }
     PyObject *r;
-    if (nogil_sink) {
+    if (__builtin_expect(nogil_sink != NULL, 0)) {
         /* api_nogil_may_play saw the Rng's type and its random.Random: read, not held */
         long k = randbelow_native(*(PyObject **)((char *)rng + rng_r_offset), total);
         for (int kind = 0; kind < kinds; kind++) {
