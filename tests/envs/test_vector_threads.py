@@ -85,6 +85,24 @@ def test_bit_identical_to_one_thread(game: str, players: int) -> None:
 
 @compiled_only
 @pytest.mark.parametrize("game", GAMES)
+def test_the_threads_play_the_games(game: str) -> None:
+    # Every game step is played by a slice without the GIL, except (King of the Elves)
+    # the actions whose logged fact is a tuple, played by the calling thread.
+    v = batch(game, 19, 4, 3)
+    v.reset(6)
+    calls = 400
+    for _ in range(calls):
+        v.step(v.sample_legal_actions())
+    b = v._batch
+    assert b.nogil_steps + b.gil_steps == calls * 19
+    if game == "elfenland":
+        assert b.gil_steps == 0
+    else:
+        assert 0 < b.gil_steps < b.nogil_steps / 10
+
+
+@compiled_only
+@pytest.mark.parametrize("game", GAMES)
 def test_more_threads_than_games_are_clamped(game: str) -> None:
     one, many = batch(game, 5, 3, 1), batch(game, 5, 3, 8)
     assert many.threads == 5
@@ -104,6 +122,7 @@ def test_a_game_the_threads_cannot_play_is_played_by_the_calling_thread() -> Non
         for i in (0, 5, 10):  # one in each slice
             v.state(i).clone()
     lockstep(one, many, 3_000, 9)
+    assert many._batch.gil_steps > 0 and one._batch.gil_steps == 0
 
 
 @compiled_only

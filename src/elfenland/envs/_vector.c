@@ -87,6 +87,8 @@ typedef struct {
     int busy;                /* a threaded call runs (without the GIL) */
     struct Pool *pool;       /* the k - 1 threads, started by the first threaded call */
     uint8_t *todo;           /* n: what a threaded step left to the GIL's thread (T_...) */
+    long long nogil_steps;   /* game steps the slices played without the GIL, ... */
+    long long gil_steps;     /* ... and those a threaded step left to the calling thread */
 } Vec;
 
 /* After a threaded step, what game i still needs from the thread holding the GIL. */
@@ -95,6 +97,7 @@ enum { T_DONE, T_ENDED, T_TRUNCATED, T_PYTHON };
 /* One thread's contiguous share of the games, and the first failure it met there. */
 typedef struct {
     Py_ssize_t lo, hi, failed_at; /* failed_at: the game that failed, or -1 */
+    Py_ssize_t played;            /* games played here by the last step */
     EngineFailure failure;
 } Slice;
 
@@ -404,6 +407,7 @@ static void step_slice(Vec *v, const int64_t *act, Slice *sl) {
     EngineFailure *sink = &sl->failure;
     v->api->nogil_enter(sink);
     sl->failed_at = -1;
+    sl->played = 0;
     for (Py_ssize_t i = sl->lo; i < sl->hi; i++) {
         PyObject *st = v->states[i];
         if (i + 1 < sl->hi) prefetch_game(v, i + 1);
@@ -419,6 +423,7 @@ static void step_slice(Vec *v, const int64_t *act, Slice *sl) {
             sl->failed_at = i;
             break;
         }
+        sl->played++;
         v->actor[i] = v->player[i];
         v->moves[i]++;
         if (v->api->is_terminal(st)) {
@@ -613,13 +618,15 @@ static PyObject *Vec_step(Vec *v, PyObject *arg) {
         Py_END_ALLOW_THREADS
         v->busy = 0;
         const Slice *bad = NULL;
-        for (int w = 0; w < v->threads && !bad; w++)
-            if (pl->slices[w].failed_at >= 0) bad = &pl->slices[w];
+        for (int w = 0; w < v->threads; w++) {
+            v->nogil_steps += pl->slices[w].played;
+            if (!bad && pl->slices[w].failed_at >= 0) bad = &pl->slices[w];
+        }
         Py_ssize_t first = bad ? bad->failed_at : v->n;
         for (Py_ssize_t i = 0; i < first; i++) {
             int rc = 0;
             switch (v->todo[i]) {
-            case T_PYTHON: rc = step_one(v, i, act[i]); break;
+            case T_PYTHON: rc = step_one(v, i, act[i]); v->gil_steps++; break;
             case T_ENDED: rc = finish_game(v, i, 1); break;
             case T_TRUNCATED: rc = finish_game(v, i, 0); break;
             }
@@ -855,6 +862,10 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
 static PyMemberDef Vec_members[] = {
     {"threads", T_INT, offsetof(Vec, threads), READONLY,
      "the slices a call is split into (1: one thread, the GIL kept)"},
+    {"nogil_steps", T_LONGLONG, offsetof(Vec, nogil_steps), READONLY,
+     "game steps the threads played without the GIL (threads > 1)"},
+    {"gil_steps", T_LONGLONG, offsetof(Vec, gil_steps), READONLY,
+     "game steps a threaded step left to the calling thread, played with the GIL"},
     {NULL}
 };
 
