@@ -27,9 +27,9 @@ def run(code: str) -> dict[str, Any]:
     return namespace
 
 
-def test_the_page_has_the_six_examples() -> None:
+def test_the_page_has_the_seven_examples() -> None:
     found = blocks()
-    assert len(found) == 6
+    assert len(found) == 7
     assert sum(FULL_SIZE in b for b in found) == 1
 
 
@@ -49,6 +49,12 @@ def test_training_example_runs_and_evaluates() -> None:
     assert ns["X"].shape[0] == len(ns["y"]) > 40
     assert ns["w"].shape == (ns["X"].shape[1] + 1,)
     assert 0.0 <= ns["won"] <= 4.0
+
+
+def test_threaded_batch_example_runs() -> None:
+    code = next(b for b in blocks() if "threads=2" in b)
+    games = run(code)["games"]
+    assert games.threads == 2 and int(games.moves.sum()) == games.num_envs
 
 
 def test_batched_example_runs() -> None:
