@@ -329,3 +329,27 @@ def test_the_gymnasium_env_takes_threads() -> None:
         assert np.array_equal(oa["action_mask"], ob["action_mask"])
         assert np.array_equal(ra, rb) and np.array_equal(ta, tb) and np.array_equal(ua, ub)
         assert np.array_equal(ia["rewards"], ib["rewards"])
+
+
+@compiled_only
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_a_forked_child_starts_its_own_threads() -> None:
+    # The pool belongs to the process that started it (a forked child, as Gymnasium's
+    # AsyncVectorEnv makes, has none of its threads): the child starts its own.
+    import os
+
+    one, many = batch("elfenland", 9, 3, 1), batch("elfenland", 9, 3, 3)
+    one.reset(12)
+    many.reset(12)
+    lockstep(one, many, 90, 12)  # the parent's pool is running
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports by its exit status
+        status = 1
+        try:
+            lockstep(one, many, 900, 13)
+            status = 0 if many._batch.nogil_steps > 90 else 2
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    lockstep(one, many, 900, 13)  # and the parent's pool still works
