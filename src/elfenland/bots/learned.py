@@ -46,6 +46,7 @@ FORMAT_VERSION: Final = 1
 #: game -> the shipped weights file (in ``elfenland/bots/weights/``).
 SHIPPED: Final[dict[str, str]] = {
     "elfenland": "elfenland-4p.elfw",
+    "king-of-the-elves": "king-of-the-elves-4p.elfw",
 }
 
 #: The tensors a weights file holds, in order (the trainer's ``state_dict`` names).
