@@ -265,6 +265,9 @@ def main() -> None:
     parser.add_argument("--eval-games", type=int, default=200)
     parser.add_argument("--eval-greedy", type=int, default=0,
                         help="games against greedy bots at each evaluation (0: none)")
+    parser.add_argument("--init", default="",
+                        help="start from this saved policy (a .pt of --save or --log, same "
+                             "game, players, --hidden and --embed), e.g. a clone for PPO")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -283,6 +286,12 @@ def main() -> None:
     games = VectorGames(args.game, args.envs, args.players, **options)
     games.reset(args.seed)
     policy = Policy(games.layout.size, table.rows, args.hidden, args.embed).to(args.device)
+    if args.init:
+        start = torch.load(args.init, weights_only=False, map_location=args.device)
+        if (start["game"], start["players"]) != (args.game, args.players):
+            parser.error(f"--init holds a policy for {start['game']} with "
+                         f"{start['players']} players")
+        policy.load_state_dict(start["state_dict"])
     optimiser = torch.optim.Adam(policy.parameters(), lr=args.lr)
     rng = np.random.default_rng(args.seed)
     n, rows_n = args.envs, np.arange(args.envs)

@@ -117,3 +117,25 @@ def test_planner_moves_clone_only_the_decisions_the_policy_makes(
                                       "--imitate", "4", "--planner-moves"])
     with pytest.raises(SystemExit):
         runpy.run_path(str(EXAMPLE), run_name="__main__")
+
+
+def test_init_starts_from_a_saved_policy(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--init`` (PPO after a clone): the run starts from the saved weights (a run at
+    learning rate 0 saves them unchanged; a fresh one would differ), and a policy of
+    another game or player count is refused."""
+    first, second = tmp_path / "a.pt", tmp_path / "b.pt"
+    base = [str(EXAMPLE), "--game", "king-of-the-elves", "--players", "4", "--envs", "4",
+            "--steps", "20", "--updates", "1", "--eval-every", "5", "--device", "cpu"]
+    monkeypatch.setattr(sys, "argv", [*base, "--seed", "1", "--save", str(first)])
+    runpy.run_path(str(EXAMPLE), run_name="__main__")
+    monkeypatch.setattr(sys, "argv", [*base, "--seed", "2", "--lr", "0", "--init", str(first),
+                                      "--save", str(second)])
+    runpy.run_path(str(EXAMPLE), run_name="__main__")
+    a = torch.load(first, weights_only=False)["state_dict"]
+    b = torch.load(second, weights_only=False)["state_dict"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    monkeypatch.setattr(sys, "argv", [*base[:3], "--players", "3", *base[5:],
+                                      "--init", str(first)])
+    with pytest.raises(SystemExit):
+        runpy.run_path(str(EXAMPLE), run_name="__main__")
