@@ -231,3 +231,22 @@ def test_planner_moves_hand_the_move_phase_to_the_greedy_planner() -> None:
             assert got == plain.choose(state)
     assert moving > 20 and other > 20
     assert differ > 0  # the planner travels otherwise than the policy alone would
+
+
+def test_the_learned_planner_level_plays_in_the_tournament_command(tmp_path: Path) -> None:
+    """``learned-planner``: the policy with the planner's journeys, as a level of its own
+    (4-player Elfenland only; ``learned`` stays the policy alone)."""
+    from elfenland.bots.levels import plays
+
+    bot = make_bot("learned-planner", "elfenland", 3)
+    assert isinstance(bot, LearnedBot) and bot.mover is not None
+    assert make_bot("learned", "elfenland").mover is None  # type: ignore[attr-defined]
+    assert plays("learned-planner", "elfenland", 4)
+    assert not plays("learned-planner", "elfenland", 3)
+    assert not plays("learned-planner", "king-of-the-elves", 4)
+    out = tmp_path / "t.json"
+    assert main(["tournament", "--bots", "learned-planner,greedy,learned,random",
+                 "--games", "4", "--seed", "5", "--quiet", "--out", str(out)]) == 0
+    summary = json.loads(out.read_text())["summary"]
+    assert {s["bot"] for s in summary} == {"learned-planner", "greedy", "learned", "random"}
+    assert all(s["games"] == 4 for s in summary)
