@@ -171,7 +171,8 @@ def test_games_and_player_counts_without_weights_are_refused() -> None:
         with pytest.raises(ElfenlandError, match="4 players"):
             make_bot("learned", game).choose(two)
     koe = elfenland.new_game("king-of-the-elves", players=4, seed=1)
-    with pytest.raises(ElfenlandError, match="king-of-the-elves with 4 players, not elfenland"):
+    with pytest.raises(ElfenlandError,
+                       match="plays elfenland with 4 players, not king-of-the-elves"):
         LearnedBot("elfenland").choose(koe)
     with pytest.raises(ElfenlandError, match="Elfenland option"):
         LearnedBot("king-of-the-elves", planner_moves=True)
