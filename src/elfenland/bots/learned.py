@@ -1,7 +1,8 @@
 """The ``learned`` level: the policy trained by ``examples/train_selfplay.py`` (the
-greedy bot cloned with DAgger rounds, then self-play PPO; the shipped weights are the
-training log's best evaluation), played from weights shipped with the package, without
-PyTorch.
+greedy bot cloned with DAgger rounds; 4-player Elfenland and 4-player King of the
+Elves), played from weights shipped with the package, without PyTorch.  The
+``learned-planner`` level (Elfenland) lets the greedy bot's exact planner make the
+policy's journeys: the move phase is where the cloned policy falls furthest behind.
 
 The trainer's network scores each legal action by a dot product: the observation of the
 seat to act goes through two ReLU layers and a linear *query*; each action's structured
