@@ -1,8 +1,9 @@
 """The ``learned`` level: the policy trained by ``examples/train_selfplay.py`` (the
-greedy bot cloned with DAgger rounds; 4-player Elfenland and 4-player King of the
-Elves), played from weights shipped with the package, without PyTorch.  The
-``learned-planner`` level (Elfenland) lets the greedy bot's exact planner make the
-policy's journeys: the move phase is where the cloned policy falls furthest behind.
+greedy bot cloned with DAgger rounds, for King of the Elves then 200 rollouts of
+self-play PPO; 4-player Elfenland and 4-player King of the Elves), played from weights
+shipped with the package, without PyTorch.  The ``learned-planner`` level (Elfenland)
+lets the greedy bot's exact planner make the policy's journeys: the move phase is where
+the cloned policy falls furthest behind.
 
 The trainer's network scores each legal action by a dot product: the observation of the
 seat to act goes through two ReLU layers and a linear *query*; each action's structured
