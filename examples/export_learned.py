@@ -45,6 +45,7 @@ def to_weights(saved: dict[str, Any], trained: dict[str, Any]) -> Weights:
     state = saved["state_dict"]
     header = {k: saved[k] for k in ("game", "players", "obs_size", "observation_version",
                                     "action_table_version", "hidden", "embed")}
+    header["planner_moves"] = bool(saved.get("planner_moves", False))
     header["column_offsets"] = [int(o) for o in offsets]
     header["trained"] = trained
     tensors = {n: array("f", state[n].detach().cpu().float().numpy().ravel().tolist())

@@ -79,13 +79,16 @@ def legal(games: VectorGames) -> np.ndarray:
 
 
 def evaluate(policy: Policy, game: str, players: int, options: dict[str, Any], games: int,
-             device: str, seed: int, opponent: str = "random") -> float:
+             device: str, seed: int, opponent: str = "random",
+             planner_moves: bool = False) -> float:
     """Mean return of the policy (its most likely action) against ``players - 1``
     opponents of one bot level ("random", or "greedy" played through the game's own
     bot), the policy's seat rotating with the game (game k: seat k mod players).  A
     return is the real result: 1 for a win, shared among tied winners; a game stopped at
-    the length cap counts as a draw."""
+    the length cap counts as a draw.  With ``planner_moves`` the greedy bot's planner
+    plays the policy's seat in the move phase (``LearnedBot(planner_moves=True)``)."""
     from elfenland.bots.base import make_bot
+    from elfenland.bots.learned import planner_phase
 
     n = min(64, games)
     v = VectorGames(game, n, players, **options)
@@ -93,6 +96,8 @@ def evaluate(policy: Policy, game: str, players: int, options: dict[str, Any], g
     rng = np.random.default_rng(seed)
     rows_n = np.arange(n)
     bots = [make_bot(opponent, game, seed + i) for i in range(n)]
+    movers = [make_bot("greedy", game, seed + 10**4 + i) for i in range(n)] \
+        if planner_moves else []
     started = np.arange(n)  # the index of each slot's current game
     total, done, next_game = 0.0, 0, n
     with torch.no_grad():
@@ -105,6 +110,10 @@ def evaluate(policy: Policy, game: str, players: int, options: dict[str, Any], g
         best = logits.argmax(-1).cpu().numpy()
         ids = v.legal_ids[rows_n, best].astype(np.int64)
         others = np.flatnonzero(v.player != seat)
+        for i in np.flatnonzero(v.player == seat) if planner_moves else ():
+            state = v.state(int(i))
+            if planner_phase(state):
+                ids[i] = movers[i].choose(state).id
         if opponent == "random":
             rand = (rng.random(n) * v.num_legal).astype(np.int64)
             ids[others] = v.legal_ids[others, rand[others]]
@@ -134,8 +143,11 @@ def imitate(policy: Policy, optimiser: torch.optim.Optimizer, args: argparse.Nam
     trains on all positions gathered so far (stored as bytes: the observation's values
     are small counts).  Self-play then starts from a policy that plays like the greedy
     bot instead of from random play.  Returns the last loss, the positions learned from
-    and how many of them the policy itself had reached (its seat in the DAgger rounds)."""
+    and how many of them the policy itself had reached (its seat in the DAgger rounds).
+    With ``args.planner_moves`` the planner makes the policy's journeys: positions of the
+    move phase are neither learned from nor played by the policy."""
     from elfenland.bots.base import make_bot
+    from elfenland.bots.learned import planner_phase
 
     n = args.envs
     v = VectorGames(args.game, n, args.players, **options)
@@ -152,12 +164,17 @@ def imitate(policy: Policy, optimiser: torch.optim.Optimizer, args: argparse.Nam
         while finished < args.imitate:
             width = int(v.num_legal.max())
             ids = v.legal_ids[:, :width].astype(np.int64)
-            chosen = np.array([bots[i].choose(v.state(i)).id for i in range(n)], np.int64)
+            states = [v.state(i) for i in range(n)]
+            chosen = np.array([bots[i].choose(states[i]).id for i in range(n)], np.int64)
             pick = (ids == chosen[:, None]).argmax(1)
             obs = v.obs.astype(np.uint8) if small else v.obs.copy()
-            blocks.append((torch.as_tensor(obs), torch.as_tensor(ids), torch.as_tensor(pick)))
+            learn = np.array([not (args.planner_moves and planner_phase(st))
+                              for st in states])
+            if learn.any():
+                blocks.append((torch.as_tensor(obs[learn]), torch.as_tensor(ids[learn]),
+                               torch.as_tensor(pick[learn])))
             act = chosen
-            mine = np.flatnonzero(v.player == started % args.players) if round_ \
+            mine = np.flatnonzero((v.player == started % args.players) & learn) if round_ \
                 else np.empty(0, np.int64)
             own += len(mine)
             if len(mine):
@@ -239,10 +256,18 @@ def main() -> None:
                              "the policy in one seat of each game, greedy naming the "
                              "choice in every position; counted in the training time)")
     parser.add_argument("--imitate-lr", type=float, default=1e-3)
+    parser.add_argument("--planner-moves", action="store_true",
+                        help="Elfenland: the greedy bot's planner makes the policy's "
+                             "journeys (LearnedBot(planner_moves=True)); the policy is "
+                             "cloned on the other phases only and evaluated so; needs "
+                             "--imitate and trains no self-play after the cloning")
     parser.add_argument("--eval-every", type=int, default=10)
     parser.add_argument("--eval-games", type=int, default=200)
     parser.add_argument("--eval-greedy", type=int, default=0,
                         help="games against greedy bots at each evaluation (0: none)")
+    parser.add_argument("--init", default="",
+                        help="start from this saved policy (a .pt of --save or --log, same "
+                             "game, players, --hidden and --embed), e.g. a clone for PPO")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -250,6 +275,8 @@ def main() -> None:
     parser.add_argument("--log", default="", help="append one JSON line per evaluation "
                         "(and save that policy beside it, as LOG.<update>.pt)")
     args = parser.parse_args()
+    if args.planner_moves and (args.game != "elfenland" or not args.imitate):
+        parser.error("--planner-moves is for Elfenland, with --imitate")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     options: dict[str, Any] = {}
@@ -259,6 +286,12 @@ def main() -> None:
     games = VectorGames(args.game, args.envs, args.players, **options)
     games.reset(args.seed)
     policy = Policy(games.layout.size, table.rows, args.hidden, args.embed).to(args.device)
+    if args.init:
+        start = torch.load(args.init, weights_only=False, map_location=args.device)
+        if (start["game"], start["players"]) != (args.game, args.players):
+            parser.error(f"--init holds a policy for {start['game']} with "
+                         f"{start['players']} players")
+        policy.load_state_dict(start["state_dict"])
     optimiser = torch.optim.Adam(policy.parameters(), lr=args.lr)
     rng = np.random.default_rng(args.seed)
     n, rows_n = args.envs, np.arange(args.envs)
@@ -281,7 +314,7 @@ def main() -> None:
         return {"game": args.game, "players": args.players, "obs_size": games.layout.size,
                 "observation_version": games.layout.version,
                 "action_table_version": table.version, "hidden": args.hidden,
-                "embed": args.embed}
+                "embed": args.embed, "planner_moves": args.planner_moves}
 
     def out_of_time() -> bool:
         used = (cpu + time.process_time() - cpu0) if args.cpu_minutes else \
@@ -295,9 +328,10 @@ def main() -> None:
         wall += time.time() - wall0
         cpu += time.process_time() - cpu0
         score = evaluate(policy, args.game, args.players, options, args.eval_games,
-                         args.device, seed=10**6 + update)
+                         args.device, seed=10**6 + update, planner_moves=args.planner_moves)
         greedy = evaluate(policy, args.game, args.players, options, args.eval_greedy,
-                          args.device, seed=2 * 10**6 + update, opponent="greedy") \
+                          args.device, seed=2 * 10**6 + update, opponent="greedy",
+                          planner_moves=args.planner_moves) \
             if args.eval_greedy else float("nan")
         print(f"{update:>6} {wall / 60:>8.2f} {cpu / 60:>8.2f} {steps_done:>10,} "
               f"{loss_value:>8.4f} {score:>10.3f} {greedy:>10.3f}", flush=True)
@@ -309,7 +343,8 @@ def main() -> None:
                     "eval_games": args.eval_games, "eval_greedy": args.eval_greedy,
                     "players": args.players, "game": args.game,
                     "imitation_games": args.imitate,
-                    "dagger_rounds": args.dagger, **cloned}) + "\n")
+                    "dagger_rounds": args.dagger, "planner_moves": args.planner_moves,
+                    **cloned}) + "\n")
             torch.save({"state_dict": policy.state_dict(), **settings()},
                        f"{args.log}.{update}.pt")
         wall0, cpu0 = time.time(), time.process_time()
@@ -322,7 +357,7 @@ def main() -> None:
         report()
         for group in optimiser.param_groups:
             group["lr"] = args.lr
-    while not out_of_time():
+    while not out_of_time() and not args.planner_moves:
         with torch.no_grad():
             action_embeddings = policy.actions()
         for _ in range(args.steps):

@@ -83,3 +83,59 @@ def test_dagger_rounds_put_the_policy_in_a_seat_among_greedy_bots(
     total, own = first["imitation_positions"], first["dagger_positions"]
     assert total > 4 * 100 and 0.03 < own / total < 0.3
     assert (tmp_path / "log.jsonl.0.pt").exists()
+
+
+def test_planner_moves_clone_only_the_decisions_the_policy_makes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--planner-moves`` (Elfenland): the same greedy games give the cloning data
+    without their move-phase positions (the planner makes those), the run stops after
+    the cloning's evaluation, and the flag reaches the exported weights, so that the
+    ``learned`` bot plays them with the planner's journeys."""
+    counts = {}
+    for planner in (False, True):
+        log = tmp_path / f"log{planner}.jsonl"
+        monkeypatch.setattr(sys, "argv", [
+            str(EXAMPLE), "--game", "elfenland", "--players", "4", "--envs", "4",
+            "--steps", "10", "--imitate", "4", "--imitate-epochs", "1", "--updates", "2",
+            "--eval-every", "1", "--eval-games", "4", "--eval-greedy", "4", "--device", "cpu",
+            "--log", str(log), *(["--planner-moves"] if planner else [])])
+        runpy.run_path(str(EXAMPLE), run_name="__main__")
+        entries = [json.loads(line) for line in log.read_text().splitlines()]
+        assert entries[0]["planner_moves"] is planner
+        counts[planner] = entries[0]["imitation_positions"]
+        if planner:
+            assert [e["update"] for e in entries] == [0]  # no self-play after cloning
+            saved = torch.load(f"{log}.0.pt", weights_only=False)
+    assert 0 < counts[True] < counts[False] * 0.8
+    export = runpy.run_path(str(EXAMPLE.with_name("export_learned.py")))
+    weights = export["to_weights"](saved, {})
+    assert weights.header["planner_moves"] is True
+    from elfenland.bots.learned import LearnedBot, Weights
+
+    assert LearnedBot("elfenland", weights=Weights.from_bytes(weights.to_bytes())).mover
+    monkeypatch.setattr(sys, "argv", [str(EXAMPLE), "--game", "king-of-the-elves",
+                                      "--imitate", "4", "--planner-moves"])
+    with pytest.raises(SystemExit):
+        runpy.run_path(str(EXAMPLE), run_name="__main__")
+
+
+def test_init_starts_from_a_saved_policy(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--init`` (PPO after a clone): the run starts from the saved weights (a run at
+    learning rate 0 saves them unchanged; a fresh one would differ), and a policy of
+    another game or player count is refused."""
+    first, second = tmp_path / "a.pt", tmp_path / "b.pt"
+    base = [str(EXAMPLE), "--game", "king-of-the-elves", "--players", "4", "--envs", "4",
+            "--steps", "20", "--updates", "1", "--eval-every", "5", "--device", "cpu"]
+    monkeypatch.setattr(sys, "argv", [*base, "--seed", "1", "--save", str(first)])
+    runpy.run_path(str(EXAMPLE), run_name="__main__")
+    monkeypatch.setattr(sys, "argv", [*base, "--seed", "2", "--lr", "0", "--init", str(first),
+                                      "--save", str(second)])
+    runpy.run_path(str(EXAMPLE), run_name="__main__")
+    a = torch.load(first, weights_only=False)["state_dict"]
+    b = torch.load(second, weights_only=False)["state_dict"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    monkeypatch.setattr(sys, "argv", [*base[:3], "--players", "3", *base[5:],
+                                      "--init", str(first)])
+    with pytest.raises(SystemExit):
+        runpy.run_path(str(EXAMPLE), run_name="__main__")

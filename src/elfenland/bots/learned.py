@@ -1,7 +1,9 @@
 """The ``learned`` level: the policy trained by ``examples/train_selfplay.py`` (the
-greedy bot cloned with DAgger rounds, then self-play PPO; the shipped weights are the
-training log's best evaluation), played from weights shipped with the package, without
-PyTorch.
+greedy bot cloned with DAgger rounds, for King of the Elves then 200 rollouts of
+self-play PPO; 4-player Elfenland and 4-player King of the Elves), played from weights
+shipped with the package, without PyTorch.  The ``learned-planner`` level (Elfenland)
+lets the greedy bot's exact planner make the policy's journeys: the move phase is where
+the cloned policy falls furthest behind.
 
 The trainer's network scores each legal action by a dot product: the observation of the
 seat to act goes through two ReLU layers and a linear *query*; each action's structured
@@ -37,6 +39,7 @@ from typing import Any, Final
 
 from ..core.errors import ElfenlandError
 from ..core.game import Action, GameState
+from .base import Bot
 
 #: The first bytes of a weights file, and the version of its layout.
 MAGIC: Final = b"ELFW"
@@ -45,6 +48,7 @@ FORMAT_VERSION: Final = 1
 #: game -> the shipped weights file (in ``elfenland/bots/weights/``).
 SHIPPED: Final[dict[str, str]] = {
     "elfenland": "elfenland-4p.elfw",
+    "king-of-the-elves": "king-of-the-elves-4p.elfw",
 }
 
 #: The tensors a weights file holds, in order (the trainer's ``state_dict`` names).
@@ -287,26 +291,55 @@ def observation(state: GameState, player: int, size: int) -> Sequence[float]:
     return values
 
 
+def _planner_mover(game: str, seed: int | None) -> Bot:
+    """The greedy bot whose exact planner makes a ``planner_moves`` learned bot's
+    journeys and discards: the phase the cloned policy plays worst (docs/research.md)."""
+    if game != "elfenland":
+        raise ElfenlandError(f"planner moves are an Elfenland option, not {game}'s")
+    from .elfenland_greedy import ElfenlandGreedyBot
+
+    return ElfenlandGreedyBot(seed)
+
+
+def planner_phase(state: GameState) -> bool:
+    """Whether a ``planner_moves`` bot hands this position to the planner: Elfenland's
+    move phase (the trainer leaves these positions out of a planner-moves policy's
+    cloning data: the network never decides them)."""
+    from ..games.elfenland.state import ElfenlandState, Phase
+
+    return isinstance(state, ElfenlandState) and state.phase is Phase.MOVE
+
+
 class LearnedBot:
-    """Plays the shipped policy's most likely legal action."""
+    """Plays the shipped policy's most likely legal action; with ``planner_moves``
+    (Elfenland) the greedy bot's exact planner makes the journeys instead and the policy
+    the draws, placements and keeps."""
 
     name = "learned"
 
     def __init__(self, game: str, seed: int | None = None, backend: str | None = None,
-                 weights: Weights | None = None) -> None:
-        # ``seed`` is accepted like every level's, and unused: the policy is played
-        # greedily, so the bot is deterministic.
+                 weights: Weights | None = None, planner_moves: bool | None = None) -> None:
+        # ``seed`` is accepted like every level's; the policy is played greedily, so
+        # the bot is deterministic (the planner's greedy bot draws from it only to
+        # resample rivals' hands, which it never does in the move phase).
         if weights is None:
             self.weights, self.policy = shipped_weights(game), _shipped_policy(game, backend)
         else:
             self.weights, self.policy = weights, load_policy(weights, backend)
+        if planner_moves is None:  # as the weights were trained (their header says)
+            planner_moves = bool(self.weights.header.get("planner_moves", False))
+        self.mover = _planner_mover(self.weights.game, seed) if planner_moves else None
 
-    def scores(self, state: GameState) -> tuple[list[Action], list[float]]:
-        """The legal actions of the seat to act and the policy's score of each."""
+    def _check(self, state: GameState) -> Weights:
         w = self.weights
         if state.game_name != w.game or state.num_players != w.players:
             raise ElfenlandError(f"the learned policy plays {w.game} with {w.players} "
                                  f"players, not {state.game_name} with {state.num_players}")
+        return w
+
+    def scores(self, state: GameState) -> tuple[list[Action], list[float]]:
+        """The legal actions of the seat to act and the policy's score of each."""
+        w = self._check(state)
         legal = list(state.legal_actions())
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
@@ -314,5 +347,8 @@ class LearnedBot:
         return legal, self.policy.scores(obs, [a.id for a in legal])
 
     def choose(self, state: GameState) -> Action:
+        if self.mover is not None and planner_phase(state):
+            self._check(state)
+            return self.mover.choose(state)
         legal, scores = self.scores(state)
         return legal[max(range(len(legal)), key=scores.__getitem__)]

@@ -90,15 +90,24 @@ for _level in ("greedy", "search", "quick"):
     BOT_LEVELS[_level] = _factory(_level)
 
 
-def _elfenland_learned(seed: int | None) -> Bot:
-    from .learned import LearnedBot
+def _learned(game: str, planner_moves: bool = False) -> Callable[[int | None], Bot]:
+    def make(seed: int | None) -> Bot:
+        from .learned import LearnedBot
 
-    return LearnedBot("elfenland", seed)
+        return LearnedBot(game, seed, planner_moves=planner_moves)
+
+    return make
 
 
-# The trained policy, for the games it has shipped weights for (bots/learned.py).
-BY_GAME[("learned", "elfenland")] = _elfenland_learned
+#: The games the trained policy has shipped weights for (``bots/learned.py``'s SHIPPED).
+LEARNED_GAMES = ("elfenland", "king-of-the-elves")
+for _game in LEARNED_GAMES:
+    BY_GAME[("learned", _game)] = _learned(_game)
 BOT_LEVELS["learned"] = _factory("learned")
+# The same policy with the greedy bot's planner making its journeys (Elfenland only):
+# a level of its own, so that ``learned`` stays the trained policy alone.
+BY_GAME[("learned-planner", "elfenland")] = _learned("elfenland", planner_moves=True)
+BOT_LEVELS["learned-planner"] = _factory("learned-planner")
 
 
 def _learned_players(game: str) -> Callable[[int], bool]:
@@ -112,7 +121,8 @@ def _learned_players(game: str) -> Callable[[int], bool]:
 
 #: (level, game) -> the player counts its bot can play, where that is not every count.
 PLAYER_COUNTS: dict[tuple[str, str], Callable[[int], bool]] = {
-    ("learned", "elfenland"): _learned_players("elfenland"),
+    **{("learned", game): _learned_players(game) for game in LEARNED_GAMES},
+    ("learned-planner", "elfenland"): _learned_players("elfenland"),
 }
 
 
