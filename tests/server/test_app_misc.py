@@ -78,6 +78,10 @@ def test_levels_fall_back_to_the_best_registered(monkeypatch: pytest.MonkeyPatch
     ("learned", "elfenland", 4, "learned"),      # its weights: 4-player Elfenland
     ("learned", "elfenland", 2, "search"),       # no weights for 2 players
     ("learned", "elfengold", 4, "search"),       # no weights for Elfengold
+    ("learned", "king-of-the-elves", 4, "learned"),  # its weights: 4-player KoE
+    ("learned", "king-of-the-elves", 2, "search"),   # no weights for 2 players
+    ("learned-planner", "elfenland", 4, "learned-planner"),
+    ("learned-planner", "king-of-the-elves", 4, "search"),  # Elfenland's planner only
     ("quick", "elfengold", 3, "search"),         # no quick Elfengold bot
     ("quick", "king-of-the-elves", 3, "quick"),
     ("greedy", "elfengold", 6, "greedy"),

@@ -24,8 +24,9 @@ def best_level(game: str, players: int) -> str:
 
 def resolve_level(requested: str | None, game: str, players: int) -> str:
     """The level a seat of this game gets: the one asked for if it has a bot for this
-    game and player count (``learned`` has weights for 4-player Elfenland only, ``quick``
-    no Elfengold bot), else the best one that has: never a bot that fails at its move."""
+    game and player count (``learned`` has weights for 4-player Elfenland and King of
+    the Elves, ``learned-planner`` for 4-player Elfenland, ``quick`` no Elfengold bot),
+    else the best one that has: never a bot that fails at its move."""
     if requested is not None:
         key = requested.strip().lower()
         if plays(key, game, players):
