@@ -35,11 +35,12 @@ from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
 from ..core.game import GameState
 from ..core.rng import Rng
+from ..core.transport import Transport
 from ..games.elfenland.actions import Action, Kind, from_id
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
 from .budget import Budget, Clock, Rollouts, RootSearch
-from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds
+from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds, preference_for
 from .elfenland_search import DEVIATION, MARGIN_SCALE, _Node, _ucb, candidates, move
 from .planner import (
     PREFERENCE,
@@ -48,6 +49,7 @@ from .planner import (
     _board_tables,
     _journey,
     _raw_edges,
+    discard_choice,
     plan_journey,
     planner_backend,
 )
@@ -72,9 +74,12 @@ class _Plans:
     def __init__(self) -> None:
         self.memo: dict[tuple[object, ...], Journey] = {}
 
-    def wish(self, s: ElfenlandState, p: int) -> Journey:
-        """``elfenland_greedy.wish``: counters on any empty road, no caravans."""
-        kinds = tuple(owned_kinds(s, p))
+    def wish(self, s: ElfenlandState, p: int,
+             extra: int | None = None) -> Journey:
+        """``elfenland_greedy.wish``: counters on any empty road, no caravans; with
+        ``extra``, as if the player held a counter of that kind too."""
+        held = owned_kinds(s, p)
+        kinds = tuple(held if extra is None or extra in held else sorted([*held, extra]))
         key = (p, s.boots[p], tuple(s.hands[p]), s.visited[p], s.town_cards[p], kinds,
                tuple(s.route_counter), tuple(s.route_obstacle))
         j = self.memo.get(key)
@@ -139,6 +144,28 @@ class _Policy:
         self.deal = deal
         self.wishes: dict[int, Journey] = {}
         self.replan: set[int] = set()
+        #: The move phase (rollouts that cross into the next round): each player's
+        #: journey, planned at their first step, then followed.
+        self.journeys: dict[int, list[int]] = {}
+        #: Whether counters are drawn as the greedy bot draws them (``look``): the
+        #: face-up counter that most improves the wish journey, else a blind draw.
+        #: The placement rollouts leave it off (their draws are over, or searched).
+        self.looking = False
+
+    def look(self, s: ElfenlandState, p: int, ids: list[int]) -> int:
+        """``ElfenlandGreedyBot.draw`` on memoised plans, less its tie-break by the
+        counters the wish lacks: whichever face-up counter makes the wish journey best,
+        if it makes it better, else a blind draw."""
+        best = self.plans.wish(s, p).key
+        choice = BLIND_ID if BLIND_ID in ids else ids[0]
+        for i in ids:
+            a = from_id(i)
+            if a.transport is None:
+                continue
+            key = self.plans.wish(s, p, int(a.transport)).key
+            if key > best:
+                best, choice = key, i
+        return choice
 
     def wish(self, s: ElfenlandState, p: int) -> Journey:
         j = self.wishes.get(p)
@@ -167,6 +194,8 @@ class _Policy:
                 if a.kind is Kind.PLACE and a.id in legal:
                     return a.id
             return PASS_ID
+        if phase is Phase.DRAW_COUNTERS and self.looking:
+            return self.look(s, p, ids)
         if phase is Phase.DRAW_COUNTERS:
             held = set(owned_kinds(s, p))
             wanted = {int(st.action.transport) for st in self.wish(s, p).steps
@@ -182,6 +211,18 @@ class _Policy:
             return BLIND_ID if BLIND_ID in ids else ids[rng.randrange(len(ids))]
         if phase is Phase.KEEP:
             return self.keeper.keep(s, s.legal_actions()).id
+        if phase is Phase.MOVE:
+            if s.discarding:
+                return Action.discard(Transport(discard_choice(
+                    s.hands[p], preference_for(s, p)))).id
+            steps = self.journeys.get(p)
+            if steps is None:
+                steps = self.journeys[p] = [a.id for a in plan_journey(s, p).actions]
+            while steps:
+                step = steps.pop(0)
+                if step in ids:
+                    return step
+            return END_ID
         return ids[rng.randrange(len(ids))]
 
 
@@ -221,6 +262,7 @@ def still_best(j: Journey, before: ElfenlandState, after: ElfenlandState, p: int
 
 PASS_ID = Action.pass_().id
 BLIND_ID = Action.draw(None).id
+END_ID = Action.end().id
 
 
 def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0) -> float:
@@ -277,6 +319,11 @@ class ElfenlandQuickBot:
         #: What a town still to collect beside the end of a player's journey is worth in
         #: the evaluation before the last round (``evaluate``).
         self.standing = 0.0
+        #: Whether the counter kept at the end of a round is searched, with rollouts
+        #: into the next round (``search_ahead``); the greedy bot's keep otherwise.
+        self.search_keeps = False
+        #: Whether the travel cards discarded down to the hand limit are searched so.
+        self.search_discards = False
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
@@ -294,6 +341,12 @@ class ElfenlandQuickBot:
             return legal[0]
         if state.phase is Phase.MOVE and not state.discarding:
             return move(state)
+        if self.ahead(state):
+            budget = self.budget()
+            roots = self.round_end_roots(state, legal)
+            if len(roots) == 1:
+                return roots[0]
+            return self.search_ahead(state, roots, budget)
         drawing = state.phase is Phase.DRAW_COUNTERS and self.search_draws
         if state.phase is not Phase.PLACE and not drawing:
             return self.greedy.choose(state)
@@ -302,6 +355,78 @@ class ElfenlandQuickBot:
         if len(roots) == 1:
             return roots[0]
         return self.search(state, roots, budget)
+
+    def ahead(self, s: ElfenlandState) -> bool:
+        """Whether this decision is one of the round's end searched with rollouts into
+        the next round: the counter kept, a card discarded (not in the last round,
+        where neither matters but for ties)."""
+        if s.round >= s.rules.rounds:
+            return False
+        if s.phase is Phase.KEEP:
+            return bool(self.search_keeps)
+        return s.phase is Phase.MOVE and s.discarding and bool(self.search_discards)
+
+    def round_end_roots(self, s: ElfenlandState, legal: list[Action]) -> list[Action]:
+        """The greedy bot's keep or discard first, then one action for every other
+        counter or card kind (a counter kept face down when it may be: the rivals do
+        not see it, and the rules treat both alike)."""
+        first = self.greedy.choose(s)
+        assert isinstance(first, Action)
+        out = [first]
+        kinds = {first.transport}
+        for a in sorted(legal, key=lambda a: not a.secret):
+            if a.transport not in kinds:
+                kinds.add(a.transport)
+                out.append(a)
+        return out
+
+    def search_ahead(self, state: ElfenlandState, roots: Sequence[Action],
+                     budget: Budget | None = None) -> Action:
+        """``search`` for the round's end: every rollout plays the root action, the
+        rest of the round (the others' journeys, discards and keeps by the greedy
+        rules), the next round's deal, draws and placements by the rollout policy,
+        and is evaluated where that round's move phase starts: what a counter or
+        card kept is worth shows only there."""
+        me = state.current
+        if budget is None:
+            budget = self.budget()
+        plans = _Plans()
+
+        def deal() -> Rollouts:
+            det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
+            seed = self.rng.randrange(2**32)
+
+            def rollout(i: int) -> float:
+                sim = det.clone()
+                sim.rng = Rng(seed)
+                return self._rollout_ahead(sim, me, roots[i].id, plans, seed)
+            return rollout
+
+        chosen = self.loop.choose(len(roots), budget, deal)
+        self.searches += 1
+        self.rollouts += budget.used
+        return roots[chosen]
+
+    def _rollout_ahead(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
+                       seed: int) -> float:
+        """The root action, the round played out by the policy, the next round to
+        its move phase (or the end of the game), then the evaluation."""
+        rng = random.Random(seed)
+        start_round = s.round
+        s.apply_action(first)
+        react = bool(self.react_wishes)
+        policy = _Policy(plans, self.greedy, s, {}, react)
+        while not s.is_terminal() and s.round == start_round:
+            s.apply_action(policy.choose(s, rng))
+        policy = _Policy(plans, self.greedy, s, {}, react)
+        policy.looking = True
+        while not s.is_terminal() and s.phase not in (Phase.PLACE, Phase.MOVE):
+            s.apply_action(policy.choose(s, rng))
+        # The wishes the placements follow, planned on the counters drawn.
+        policy = _Policy(plans, self.greedy, s.clone(), {}, react)
+        while not s.is_terminal() and s.phase is not Phase.MOVE:
+            s.apply_action(policy.choose(s, rng))
+        return evaluate(s, me, plans, self.standing)
 
     def draws(self, s: ElfenlandState, legal: list[Action]) -> list[Action]:
         """The counters it may draw (face up, or blind), the greedy bot's choice first."""
