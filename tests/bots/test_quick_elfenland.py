@@ -153,6 +153,7 @@ def round_end_state(discarding: bool, seeds: range = range(1, 40)) -> ElfenlandS
                   else state.phase is Phase.KEEP)
             kinds = {a.transport for a in state.legal_actions()}
             if at and len(kinds) >= 2:
+                assert isinstance(state, ElfenlandState)
                 return state
             state.apply_action(greedy[state.current_player()].choose(state))
     raise AssertionError("no such position")
@@ -218,7 +219,7 @@ def test_the_last_rounds_end_is_not_searched() -> None:
 def test_the_round_end_search_ends_within_one_rollout_of_its_deadline() -> None:
     """The budget holds for the rollouts into the next round as for the placements'."""
     clock = {"now": 0.0}
-    bot = ElfenlandQuickBot(3, iterations=10**6, seconds=5.0, clock=lambda: clock["now"])
+    bot: Any = ElfenlandQuickBot(3, iterations=10**6, seconds=5.0, clock=lambda: clock["now"])
     bot.search_keeps = True
     state = round_end_state(False)
     inner = bot._rollout_ahead
