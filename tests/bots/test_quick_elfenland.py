@@ -228,7 +228,7 @@ def test_the_round_end_search_ends_within_one_rollout_of_its_deadline() -> None:
     def rollout(*args: Any) -> float:
         starts.append(clock["now"])
         clock["now"] += 1.0
-        return inner(*args)
+        return float(inner(*args))
 
     bot._rollout_ahead = rollout
     bot.choose(state)
