@@ -14,8 +14,14 @@ import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.budget import Budget, Rollouts
 from elfenland.bots.elfenland_greedy import wish
-from elfenland.bots.elfenland_quick import ElfenlandQuickBot, _Plans, _Policy, still_best
-from elfenland.bots.elfenland_search import candidates
+from elfenland.bots.elfenland_quick import (
+    ElfenlandQuickBot,
+    _Plans,
+    _Policy,
+    journey_roots,
+    still_best,
+)
+from elfenland.bots.elfenland_search import candidates, move
 from elfenland.bots.planner import plan_journey
 from elfenland.core.rng import Rng
 from elfenland.games.elfenland.actions import Kind
@@ -253,3 +259,74 @@ def test_rollouts_across_the_round_follow_the_planned_journeys() -> None:
         played.append(a)
         det.apply_action(a)
     assert len(journey.steps) >= 2 and played == [a.id for a in journey.actions]
+
+
+def moving_states(seeds: range, rounds: range) -> list[ElfenlandState]:
+    """Steps of the move (several actions) met in games of greedy bots."""
+    out: list[ElfenlandState] = []
+    for seed in seeds:
+        state: Any = elfenland.new_game("elfenland", players=2, seed=seed)
+        greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+        while not state.is_terminal():
+            if (state.phase is Phase.MOVE and not state.discarding and state.round in rounds
+                    and len(state.legal_actions()) > 1):
+                out.append(state.clone())
+            state.apply_action(greedy[state.current_player()].choose(state))
+    return out
+
+
+def test_the_journeys_searched_start_with_the_levels_own() -> None:
+    """The first root is the journey ``move`` plays (the choice to beat), the others
+    collect as many towns and end elsewhere; some steps have several."""
+    several = 0
+    for state in moving_states(range(1, 4), range(1, 5)):
+        roots = journey_roots(state)
+        assert roots[0].actions[0] == move(state)
+        assert all(j.key[:2] == roots[0].key[:2] for j in roots)
+        ends = [j.steps[-1].to if j.steps else state.boots[state.current] for j in roots]
+        assert len(set(ends)) == len(ends) and len(roots) <= 4
+        several += len(roots) > 1
+    assert several >= 10
+
+
+def test_the_move_is_searched_into_the_next_round(monkeypatch: Any) -> None:
+    """With ``search_moves`` a step of the move searches the journeys whole, each
+    rollout evaluated at the next round's move phase; the old quick bot played
+    ``move`` (no rollout)."""
+    import elfenland.bots.elfenland_quick as quick
+
+    state = next(s for s in moving_states(range(1, 4), range(1, 3))
+                 if len(journey_roots(s)) >= 2)
+    seen: list[tuple[int, Phase]] = []
+    real = quick.evaluate
+
+    def spy(s: ElfenlandState, me: int, plans: Any, standing: float = 0.0) -> float:
+        seen.append((s.round, s.phase))
+        return real(s, me, plans, standing)
+
+    monkeypatch.setattr(quick, "evaluate", spy)
+    bot = ElfenlandQuickBot(6, iterations=20, seconds=60.0)
+    bot.search_moves = True
+    assert bot.choose(state) in state.legal_actions()
+    assert bot.searches == 1 and bot.rollouts == 20
+    assert seen == [(state.round + 1, Phase.MOVE)] * 20
+    plain = ElfenlandQuickBot(6, iterations=20, seconds=60.0)
+    assert plain.choose(state) == move(state) and plain.rollouts == 0
+
+
+def test_a_journey_chosen_over_the_levels_own_is_followed_to_its_end() -> None:
+    """Once the search prefers another journey, the later steps follow it (searching
+    each step afresh could wander between journeys)."""
+    state = next(s for s in moving_states(range(1, 4), range(1, 3))
+                 if len(journey_roots(s)) >= 2 and len(journey_roots(s)[1].steps) >= 2)
+    other = journey_roots(state)[1]
+    bot = ElfenlandQuickBot(6, iterations=8, seconds=60.0)
+    bot.search_moves = True
+    bot.loop.choose = lambda n, budget, deal, stop_clear=0.0: 1  # type: ignore[method-assign]
+    p = state.current
+    played = []
+    while state.current == p and state.phase is Phase.MOVE and not state.discarding:
+        a = bot.choose(state)
+        played.append(a)
+        state.apply_action(a)
+    assert played == other.actions and bot.searches == 1

@@ -41,7 +41,16 @@ from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
 from .budget import Budget, Clock, Rollouts, RootSearch
 from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds, preference_for
-from .elfenland_search import DEVIATION, MARGIN_SCALE, _Node, _ucb, candidates, move
+from .elfenland_search import (
+    DEVIATION,
+    MARGIN_SCALE,
+    _Node,
+    _ucb,
+    candidates,
+    move,
+    standing,
+)
+from .outlook import journey_outlook
 from .planner import (
     PREFERENCE,
     Edge,
@@ -53,6 +62,10 @@ from .planner import (
     plan_journey,
     planner_backend,
 )
+
+#: Journeys searched at a step of the move: the level's own (``move``'s) and at most
+#: this many others collecting as many towns (``journey_roots``).
+MOVE_WIDTH = 3
 
 #: Deals every root action gets before any is dropped.
 PRUNE_AFTER = 4
@@ -226,6 +239,13 @@ class _Policy:
         return ids[rng.randrange(len(ids))]
 
 
+def _move_key(s: ElfenlandState) -> tuple[object, ...]:
+    """What a committed step is checked against: the same game, round, mover, boot,
+    hand and towns as when the journey was chosen."""
+    p = s.current
+    return (s.round, p, s.boots[p], tuple(s.hands[p]), s.visited[p], s.discarding)
+
+
 def still_best(j: Journey, before: ElfenlandState, after: ElfenlandState, p: int) -> bool:
     """Whether ``j``, player ``p``'s wish journey on ``before``, is still their wish on
     ``after`` (the same deal, counters or obstacles laid since), without planning again.
@@ -258,6 +278,44 @@ def still_best(j: Journey, before: ElfenlandState, after: ElfenlandState, p: int
         if counters[r] != was[r] and (was[r] != NO_PIECE or counters[r] not in held):
             return False
     return True
+
+
+def journey_roots(s: ElfenlandState, width: int = MOVE_WIDTH) -> list[Journey]:
+    """The journeys worth searching for the player to move: first the one ``move``
+    plays (of the planner's journeys collecting the most towns, one per town it can end
+    in, the one with the best ``outlook``; in the last round the planner's own), then
+    up to ``width`` of the others, best outlook first.  They differ in where they end
+    and which cards they keep, which the planner and the outlook judge by fixed rules
+    and rollouts into the next round can judge by what follows."""
+    p = s.current
+    pref = preference_for(s, p)
+    final = s.round >= s.rules.rounds
+    bonus = None if final else standing(s, p)
+    first = plan_journey(s, p, preference=pref, end_bonus=bonus)
+    board = s.board
+    n = len(board.towns)
+    here = s.boots[p]
+    cards = sum(s.hands[p])
+    found = [first]
+    ends = {first.steps[-1].to if first.steps else here}
+    for t in range(n):  # as ``outlook.look_ahead_journey`` visits them
+        if t in ends or board.distances[here][t] > cards:
+            continue
+        force = [0] * n
+        force[t] = 1_000_000
+        j = plan_journey(s, p, preference=pref, end_bonus=force)
+        end = j.steps[-1].to if j.steps else here
+        if end in ends or j.key[:2] != first.key[:2]:
+            continue
+        ends.add(end)
+        found.append(j)
+    if final:
+        values = [(0, 0, j.usefulness) if j is not first else (1, 0, 0) for j in found]
+    else:
+        values = [(*journey_outlook(s, p, j), j.usefulness) for j in found]
+    # ``look_ahead_journey``'s choice: the best value, the earliest found of equals.
+    order = sorted(range(len(found)), key=lambda i: (values[i], -i), reverse=True)
+    return [found[i] for i in order[:width + 1]]
 
 
 PASS_ID = Action.pass_().id
@@ -324,6 +382,13 @@ class ElfenlandQuickBot:
         self.search_keeps = False
         #: Whether the travel cards discarded down to the hand limit are searched so.
         self.search_discards = False
+        #: Whether a step of the move is searched among ``journey_roots`` with rollouts
+        #: into the next round (to the end of the game in the last round); ``move``
+        #: otherwise.
+        self.search_moves = False
+        #: The rest of a journey the search chose over ``move``'s: (the state's key
+        #: where each step is to be played, its action id).
+        self.committed: list[tuple[tuple[object, ...], int]] = []
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
@@ -337,9 +402,17 @@ class ElfenlandQuickBot:
         legal = state.legal_actions()
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
+        moving = state.phase is Phase.MOVE and not state.discarding
+        if moving and self.committed:
+            key, step = self.committed.pop(0)
+            if key == _move_key(state):
+                return from_id(step)
+            self.committed.clear()
         if len(legal) == 1:
             return legal[0]
-        if state.phase is Phase.MOVE and not state.discarding:
+        if moving and self.search_moves:
+            return self.search_move(state)
+        if moving:
             return move(state)
         if self.ahead(state):
             budget = self.budget()
@@ -399,7 +472,7 @@ class ElfenlandQuickBot:
             def rollout(i: int) -> float:
                 sim = det.clone()
                 sim.rng = Rng(seed)
-                return self._rollout_ahead(sim, me, roots[i].id, plans, seed)
+                return self._rollout_ahead(sim, me, [roots[i].id], plans, seed)
             return rollout
 
         chosen = self.loop.choose(len(roots), budget, deal)
@@ -407,13 +480,14 @@ class ElfenlandQuickBot:
         self.rollouts += budget.used
         return roots[chosen]
 
-    def _rollout_ahead(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
-                       seed: int) -> float:
-        """The root action, the round played out by the policy, the next round to
+    def _rollout_ahead(self, s: ElfenlandState, me: int, first: Sequence[int],
+                       plans: _Plans, seed: int) -> float:
+        """The root actions, the round played out by the policy, the next round to
         its move phase (or the end of the game), then the evaluation."""
         rng = random.Random(seed)
         start_round = s.round
-        s.apply_action(first)
+        for a in first:
+            s.apply_action(a)
         react = bool(self.react_wishes)
         policy = _Policy(plans, self.greedy, s, {}, react)
         while not s.is_terminal() and s.round == start_round:
@@ -427,6 +501,40 @@ class ElfenlandQuickBot:
         while not s.is_terminal() and s.phase is not Phase.MOVE:
             s.apply_action(policy.choose(s, rng))
         return evaluate(s, me, plans, self.standing)
+
+    def search_move(self, state: ElfenlandState) -> Action:
+        """A step of the move: the journeys of ``journey_roots`` searched whole (each
+        rollout plays the journey, then as ``search_ahead``); ``move``'s journey stands
+        unless another beats it by the margin, and a journey chosen over it is followed
+        to its end (``committed``)."""
+        budget = self.budget()
+        journeys = journey_roots(state)
+        if len(journeys) == 1:
+            return journeys[0].actions[0]
+        plans = _Plans()
+        me = state.current
+        paths = [[a.id for a in j.actions] for j in journeys]
+
+        def deal() -> Rollouts:
+            det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
+            seed = self.rng.randrange(2**32)
+
+            def rollout(i: int) -> float:
+                sim = det.clone()
+                sim.rng = Rng(seed)
+                return self._rollout_ahead(sim, me, paths[i], plans, seed)
+            return rollout
+
+        chosen = self.loop.choose(len(journeys), budget, deal)
+        self.searches += 1
+        self.rollouts += budget.used
+        if chosen:
+            sim = state.clone()
+            for step in paths[chosen]:
+                self.committed.append((_move_key(sim), step))
+                sim.apply_action(step)
+            self.committed.pop(0)
+        return journeys[chosen].actions[0]
 
     def draws(self, s: ElfenlandState, legal: list[Action]) -> list[Action]:
         """The counters it may draw (face up, or blind), the greedy bot's choice first."""
