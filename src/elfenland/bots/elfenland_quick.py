@@ -20,6 +20,15 @@ actions to build sets of the legal ones.  Here
 - the budget (``Budget``) is asked before every rollout, not before every deal of all
   the root actions, so a decision ends within one rollout of its deadline.
 
+Beyond the search bot's plan, as switches for a bench to screen (``docs/bots.md``,
+Quick): the decisions it leaves to fixed rules searched with rollouts that cross into
+the next round (its deal, draws and placements by the rollout policy, evaluated where
+its move phase starts), because what they are worth shows only there: the counter
+kept at a round's end and the cards discarded down to the hand limit
+(``search_keeps``, ``search_discards``), and the move among the journeys collecting as
+many towns, which end elsewhere or keep other cards (``search_moves``,
+``journey_roots``; in the last round the rollouts play to the end of the game).
+
 The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
 seconds, which a loaded machine does not shrink), a hand-driven clock in tests.
 """
