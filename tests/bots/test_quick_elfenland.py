@@ -13,7 +13,7 @@ import pytest
 import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.budget import Budget, Rollouts
-from elfenland.bots.elfenland_greedy import wish
+from elfenland.bots.elfenland_greedy import owned_kinds, wish
 from elfenland.bots.elfenland_quick import (
     ElfenlandQuickBot,
     _Plans,
@@ -24,7 +24,7 @@ from elfenland.bots.elfenland_quick import (
 from elfenland.bots.elfenland_search import candidates, move
 from elfenland.bots.planner import plan_journey
 from elfenland.core.rng import Rng
-from elfenland.games.elfenland.actions import Kind
+from elfenland.games.elfenland.actions import Kind, from_id
 from elfenland.games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 
 
@@ -330,3 +330,33 @@ def test_a_journey_chosen_over_the_levels_own_is_followed_to_its_end() -> None:
         played.append(a)
         state.apply_action(a)
     assert played == other.actions and bot.searches == 1
+
+
+def test_the_next_rounds_draws_in_a_rollout_follow_the_wish() -> None:
+    """In the rollouts into the next round counters are drawn as the greedy bot draws
+    them: the face-up counter that makes the wish journey best if it makes it better,
+    else a blind draw (the placement rollouts' policy only ever drew blind there, its
+    wish using no kind the player lacks)."""
+    face_up = blind = 0
+    for seed in range(1, 6):
+        state: Any = elfenland.new_game("elfenland", players=2, seed=seed)
+        greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+        while not state.is_terminal() and state.round <= 2:
+            if state.phase is Phase.DRAW_COUNTERS:
+                p = state.current
+                policy = _Policy(_Plans(), ElfenlandQuickBot(0).greedy, state, {})
+                policy.looking = True
+                ids = state.legal_action_ids()
+                chosen = policy.choose(state, random.Random(0))
+                now = wish(state, p).key
+                held = owned_kinds(state, p)
+                keys = {i: wish(state, p, [*held, int(a.transport)]).key
+                        for i in ids if (a := from_id(i)).transport is not None}
+                if keys and max(keys.values()) > now:
+                    assert keys[chosen] == max(keys.values())
+                    face_up += 1
+                else:
+                    assert from_id(chosen).transport is None
+                    blind += 1
+            state.apply_action(greedy[state.current_player()].choose(state))
+    assert face_up >= 5 and blind >= 5
