@@ -469,9 +469,16 @@ class ElfenlandQuickBot:
         rules), the next round's deal, draws and placements by the rollout policy,
         and is evaluated where that round's move phase starts: what a counter or
         card kept is worth shows only there."""
+        chosen = self._search_paths(state, [[a.id] for a in roots],
+                                    self.budget() if budget is None else budget)
+        return roots[chosen]
+
+    def _search_paths(self, state: ElfenlandState, paths: Sequence[Sequence[int]],
+                      budget: Budget) -> int:
+        """The root loop over sequences of actions (a keep, a discard, a journey),
+        each deal's rollouts played on from there by ``_rollout_ahead``: the index of
+        the one to play."""
         me = state.current
-        if budget is None:
-            budget = self.budget()
         plans = _Plans()
 
         def deal() -> Rollouts:
@@ -481,13 +488,13 @@ class ElfenlandQuickBot:
             def rollout(i: int) -> float:
                 sim = det.clone()
                 sim.rng = Rng(seed)
-                return self._rollout_ahead(sim, me, [roots[i].id], plans, seed)
+                return self._rollout_ahead(sim, me, paths[i], plans, seed)
             return rollout
 
-        chosen = self.loop.choose(len(roots), budget, deal)
+        chosen = self.loop.choose(len(paths), budget, deal)
         self.searches += 1
         self.rollouts += budget.used
-        return roots[chosen]
+        return chosen
 
     def _rollout_ahead(self, s: ElfenlandState, me: int, first: Sequence[int],
                        plans: _Plans, seed: int) -> float:
@@ -520,23 +527,8 @@ class ElfenlandQuickBot:
         journeys = journey_roots(state)
         if len(journeys) == 1:
             return journeys[0].actions[0]
-        plans = _Plans()
-        me = state.current
         paths = [[a.id for a in j.actions] for j in journeys]
-
-        def deal() -> Rollouts:
-            det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
-            seed = self.rng.randrange(2**32)
-
-            def rollout(i: int) -> float:
-                sim = det.clone()
-                sim.rng = Rng(seed)
-                return self._rollout_ahead(sim, me, paths[i], plans, seed)
-            return rollout
-
-        chosen = self.loop.choose(len(journeys), budget, deal)
-        self.searches += 1
-        self.rollouts += budget.used
+        chosen = self._search_paths(state, paths, budget)
         if chosen:
             sim = state.clone()
             for step in paths[chosen]:
