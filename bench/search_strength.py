@@ -28,7 +28,9 @@ run, e.g. ``--set search_discards=0`` (King of the Elves: discards left to the g
 bot), ``--set search_draws=1`` (Elfenland: counter draws searched), ``--set
 react_wishes=0``, ``--set own_tree=0`` or ``--set standing=0.3`` (Elfenland: rivals'
 wishes never replanned, the searcher's later placements by its policy, the evaluation's
-standing), ``--set deviation=0``
+standing), ``--set search_keeps=1``, ``--set search_discards=1``, ``--set
+search_moves=1`` (Elfenland: the counter kept, the cards discarded, the journey moved
+searched with rollouts into the next round), ``--set deviation=0``
 or ``--set prune=1`` (the root loop), ``--set width=7`` or ``--set kept_other=1`` (King
 of the Elves roots and evaluation); ``--search-scale 1.4`` gives the search level 1.4
 times the budget a decision (equal CPU a game when the quick searches more of its

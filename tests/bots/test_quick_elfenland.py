@@ -5,17 +5,27 @@ change."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
+
+import pytest
 
 import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.budget import Budget, Rollouts
-from elfenland.bots.elfenland_greedy import wish
-from elfenland.bots.elfenland_quick import ElfenlandQuickBot, _Plans, _Policy, still_best
-from elfenland.bots.elfenland_search import candidates
+from elfenland.bots.elfenland_greedy import owned_kinds, wish
+from elfenland.bots.elfenland_quick import (
+    ElfenlandQuickBot,
+    _Plans,
+    _Policy,
+    journey_roots,
+    still_best,
+)
+from elfenland.bots.elfenland_search import candidates, move
+from elfenland.bots.planner import plan_journey
 from elfenland.core.rng import Rng
-from elfenland.games.elfenland.actions import Kind
-from elfenland.games.elfenland.state import ElfenlandState, Phase
+from elfenland.games.elfenland.actions import Kind, from_id
+from elfenland.games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 
 
 def placing_states(players: int, seeds: range) -> list[ElfenlandState]:
@@ -136,3 +146,217 @@ def test_no_root_action_is_dropped() -> None:
     budget.start()
     assert bot.loop.choose(3, budget, deal) == 1
     assert calls == [20, 20, 20]
+
+
+def round_end_state(discarding: bool, seeds: range = range(1, 40)) -> ElfenlandState:
+    """A keep (or discard) with a choice between kinds, before the last round, met in
+    games of greedy bots."""
+    for seed in seeds:
+        state: Any = elfenland.new_game("elfenland", players=2, seed=seed)
+        greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+        while not state.is_terminal() and state.round < state.rules.rounds:
+            at = (state.phase is Phase.MOVE and state.discarding if discarding
+                  else state.phase is Phase.KEEP)
+            kinds = {a.transport for a in state.legal_actions()}
+            if at and len(kinds) >= 2:
+                assert isinstance(state, ElfenlandState)
+                return state
+            state.apply_action(greedy[state.current_player()].choose(state))
+    raise AssertionError("no such position")
+
+
+@pytest.mark.parametrize("discarding", [False, True])
+def test_the_round_end_is_searched_into_the_next_round(monkeypatch: Any,
+                                                        discarding: bool) -> None:
+    """The counter kept and the cards discarded are searched: every kind is a root, the
+    greedy bot's choice first, and every rollout is evaluated where the next round's
+    move phase starts (after its deal, draws and placements).  The old quick bot kept
+    and discarded by the greedy rule, with no rollout."""
+    import elfenland.bots.elfenland_quick as quick
+
+    state = round_end_state(discarding)
+    legal = state.legal_actions()
+    seen: list[tuple[int, Phase, int]] = []
+    real = quick.evaluate
+
+    def spy(s: ElfenlandState, me: int, plans: Any, standing: float = 0.0) -> float:
+        seen.append((s.round, s.phase, sum(c != NO_PIECE for c in s.route_counter)))
+        return real(s, me, plans, standing)
+
+    monkeypatch.setattr(quick, "evaluate", spy)
+    bot = ElfenlandQuickBot(4, iterations=24, seconds=60.0)
+    setattr(bot, "search_discards" if discarding else "search_keeps", True)
+    roots = bot.round_end_roots(state, legal)
+    greedy_choice = ElfenlandQuickBot(4).greedy.choose(state)
+    assert roots[0] == greedy_choice
+    assert {a.transport for a in roots} == {a.transport for a in legal}
+    assert len(roots) == len({a.transport for a in roots})
+    choice = bot.choose(state)
+    assert choice in legal
+    assert bot.searches == 1 and bot.rollouts == 24 and len(seen) == 24
+    assert all(r == state.round + 1 and ph is Phase.MOVE for r, ph, _ in seen)
+    assert all(laid > 0 for _, _, laid in seen)  # the next round's placements were played
+    plain = ElfenlandQuickBot(4, iterations=24, seconds=60.0)
+    plain.search_keeps = plain.search_discards = False
+    assert plain.choose(state) == greedy_choice and plain.rollouts == 0
+
+
+def test_the_last_rounds_end_is_not_searched() -> None:
+    """In the last round a counter kept or a card discarded counts for nothing but ties
+    broken by the cards in hand: the greedy rule plays them, no rollout."""
+    for seed in range(1, 20):
+        state: Any = elfenland.new_game("elfenland", players=2, seed=seed)
+        greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+        while not state.is_terminal() and not (
+                state.round == state.rules.rounds and state.phase is Phase.MOVE
+                and state.discarding and len(state.legal_actions()) > 1):
+            state.apply_action(greedy[state.current_player()].choose(state))
+        if not state.is_terminal():
+            break
+    else:
+        raise AssertionError("no discard in a last round")
+    bot = ElfenlandQuickBot(4, iterations=24, seconds=60.0)
+    bot.search_keeps = bot.search_discards = True
+    assert not bot.ahead(state)
+    bot.choose(state)
+    assert bot.rollouts == 0
+
+
+def test_the_round_end_search_ends_within_one_rollout_of_its_deadline() -> None:
+    """The budget holds for the rollouts into the next round as for the placements'."""
+    clock = {"now": 0.0}
+    bot: Any = ElfenlandQuickBot(3, iterations=10**6, seconds=5.0, clock=lambda: clock["now"])
+    bot.search_keeps = True
+    state = round_end_state(False)
+    inner = bot._rollout_ahead
+    starts: list[float] = []
+
+    def rollout(*args: Any) -> float:
+        starts.append(clock["now"])
+        clock["now"] += 1.0
+        return float(inner(*args))
+
+    bot._rollout_ahead = rollout
+    bot.choose(state)
+    assert len(starts) == 5 and max(starts) < 5.0 and clock["now"] == 5.0
+
+
+def test_rollouts_across_the_round_follow_the_planned_journeys() -> None:
+    """The rollout policy moves each player along their planned journey (the placement
+    rollouts never met the move phase: their policy played it at random)."""
+    state: Any = elfenland.new_game("elfenland", players=2, seed=2)
+    greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+    while state.phase is not Phase.MOVE:
+        state.apply_action(greedy[state.current_player()].choose(state))
+    det = state.resample_from_infostate(state.current, Rng(1))
+    p = det.current
+    journey = plan_journey(det, p)
+    policy = _Policy(_Plans(), ElfenlandQuickBot(0).greedy, det, {})
+    rng = random.Random(0)
+    played = []
+    while det.current == p and det.phase is Phase.MOVE and not det.discarding:
+        a = policy.choose(det, rng)
+        played.append(a)
+        det.apply_action(a)
+    assert len(journey.steps) >= 2 and played == [a.id for a in journey.actions]
+
+
+def moving_states(seeds: range, rounds: range) -> list[ElfenlandState]:
+    """Steps of the move (several actions) met in games of greedy bots."""
+    out: list[ElfenlandState] = []
+    for seed in seeds:
+        state: Any = elfenland.new_game("elfenland", players=2, seed=seed)
+        greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+        while not state.is_terminal():
+            if (state.phase is Phase.MOVE and not state.discarding and state.round in rounds
+                    and len(state.legal_actions()) > 1):
+                out.append(state.clone())
+            state.apply_action(greedy[state.current_player()].choose(state))
+    return out
+
+
+def test_the_journeys_searched_start_with_the_levels_own() -> None:
+    """The first root is the journey ``move`` plays (the choice to beat), the others
+    collect as many towns and end elsewhere; some steps have several."""
+    several = 0
+    for state in moving_states(range(1, 4), range(1, 5)):
+        roots = journey_roots(state)
+        assert roots[0].actions[0] == move(state)
+        assert all(j.key[:2] == roots[0].key[:2] for j in roots)
+        ends = [j.steps[-1].to if j.steps else state.boots[state.current] for j in roots]
+        assert len(set(ends)) == len(ends) and len(roots) <= 4
+        several += len(roots) > 1
+    assert several >= 10
+
+
+def test_the_move_is_searched_into_the_next_round(monkeypatch: Any) -> None:
+    """With ``search_moves`` a step of the move searches the journeys whole, each
+    rollout evaluated at the next round's move phase; the old quick bot played
+    ``move`` (no rollout)."""
+    import elfenland.bots.elfenland_quick as quick
+
+    state = next(s for s in moving_states(range(1, 4), range(1, 3))
+                 if len(journey_roots(s)) >= 2)
+    seen: list[tuple[int, Phase]] = []
+    real = quick.evaluate
+
+    def spy(s: ElfenlandState, me: int, plans: Any, standing: float = 0.0) -> float:
+        seen.append((s.round, s.phase))
+        return real(s, me, plans, standing)
+
+    monkeypatch.setattr(quick, "evaluate", spy)
+    bot = ElfenlandQuickBot(6, iterations=20, seconds=60.0)
+    bot.search_moves = True
+    assert bot.choose(state) in state.legal_actions()
+    assert bot.searches == 1 and bot.rollouts == 20
+    assert seen == [(state.round + 1, Phase.MOVE)] * 20
+    plain = ElfenlandQuickBot(6, iterations=20, seconds=60.0)
+    assert plain.choose(state) == move(state) and plain.rollouts == 0
+
+
+def test_a_journey_chosen_over_the_levels_own_is_followed_to_its_end() -> None:
+    """Once the search prefers another journey, the later steps follow it (searching
+    each step afresh could wander between journeys)."""
+    state = next(s for s in moving_states(range(1, 4), range(1, 3))
+                 if len(journey_roots(s)) >= 2 and len(journey_roots(s)[1].steps) >= 2)
+    other = journey_roots(state)[1]
+    bot = ElfenlandQuickBot(6, iterations=8, seconds=60.0)
+    bot.search_moves = True
+    bot.loop.choose = lambda n, budget, deal, stop_clear=0.0: 1  # type: ignore[method-assign]
+    p = state.current
+    played = []
+    while state.current == p and state.phase is Phase.MOVE and not state.discarding:
+        a = bot.choose(state)
+        played.append(a)
+        state.apply_action(a)
+    assert played == other.actions and bot.searches == 1
+
+
+def test_the_next_rounds_draws_in_a_rollout_follow_the_wish() -> None:
+    """In the rollouts into the next round counters are drawn as the greedy bot draws
+    them: the face-up counter that makes the wish journey best if it makes it better,
+    else a blind draw (the placement rollouts' policy only ever drew blind there, its
+    wish using no kind the player lacks)."""
+    face_up = blind = 0
+    for seed in range(1, 6):
+        state: Any = elfenland.new_game("elfenland", players=2, seed=seed)
+        greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+        while not state.is_terminal() and state.round <= 2:
+            if state.phase is Phase.DRAW_COUNTERS:
+                p = state.current
+                policy = _Policy(_Plans(), ElfenlandQuickBot(0).greedy, state, {})
+                policy.looking = True
+                ids = state.legal_action_ids()
+                chosen = policy.choose(state, random.Random(0))
+                now = wish(state, p).key
+                held = owned_kinds(state, p)
+                keys = {i: wish(state, p, [*held, int(a.transport)]).key
+                        for i in ids if (a := from_id(i)).transport is not None}
+                if keys and max(keys.values()) > now:
+                    assert keys[chosen] == max(keys.values())
+                    face_up += 1
+                else:
+                    assert from_id(chosen).transport is None
+                    blind += 1
+            state.apply_action(greedy[state.current_player()].choose(state))
+    assert face_up >= 5 and blind >= 5

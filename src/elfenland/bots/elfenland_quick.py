@@ -20,6 +20,15 @@ actions to build sets of the legal ones.  Here
 - the budget (``Budget``) is asked before every rollout, not before every deal of all
   the root actions, so a decision ends within one rollout of its deadline.
 
+Beyond the search bot's plan, as switches for a bench to screen (``docs/bots.md``,
+Quick): the decisions it leaves to fixed rules searched with rollouts that cross into
+the next round (its deal, draws and placements by the rollout policy, evaluated where
+its move phase starts), because what they are worth shows only there: the counter
+kept at a round's end and the cards discarded down to the hand limit
+(``search_keeps``, ``search_discards``), and the move among the journeys collecting as
+many towns, which end elsewhere or keep other cards (``search_moves``,
+``journey_roots``; in the last round the rollouts play to the end of the game).
+
 The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
 seconds, which a loaded machine does not shrink), a hand-driven clock in tests.
 """
@@ -35,12 +44,22 @@ from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
 from ..core.game import GameState
 from ..core.rng import Rng
+from ..core.transport import Transport
 from ..games.elfenland.actions import Action, Kind, from_id
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
 from .budget import Budget, Clock, Rollouts, RootSearch
-from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds
-from .elfenland_search import DEVIATION, MARGIN_SCALE, _Node, _ucb, candidates, move
+from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds, preference_for
+from .elfenland_search import (
+    DEVIATION,
+    MARGIN_SCALE,
+    _Node,
+    _ucb,
+    candidates,
+    move,
+    standing,
+)
+from .outlook import journey_outlook
 from .planner import (
     PREFERENCE,
     Edge,
@@ -48,9 +67,14 @@ from .planner import (
     _board_tables,
     _journey,
     _raw_edges,
+    discard_choice,
     plan_journey,
     planner_backend,
 )
+
+#: Journeys searched at a step of the move: the level's own (``move``'s) and at most
+#: this many others collecting as many towns (``journey_roots``).
+MOVE_WIDTH = 3
 
 #: Deals every root action gets before any is dropped.
 PRUNE_AFTER = 4
@@ -72,9 +96,12 @@ class _Plans:
     def __init__(self) -> None:
         self.memo: dict[tuple[object, ...], Journey] = {}
 
-    def wish(self, s: ElfenlandState, p: int) -> Journey:
-        """``elfenland_greedy.wish``: counters on any empty road, no caravans."""
-        kinds = tuple(owned_kinds(s, p))
+    def wish(self, s: ElfenlandState, p: int,
+             extra: int | None = None) -> Journey:
+        """``elfenland_greedy.wish``: counters on any empty road, no caravans; with
+        ``extra``, as if the player held a counter of that kind too."""
+        held = owned_kinds(s, p)
+        kinds = tuple(held if extra is None or extra in held else sorted([*held, extra]))
         key = (p, s.boots[p], tuple(s.hands[p]), s.visited[p], s.town_cards[p], kinds,
                tuple(s.route_counter), tuple(s.route_obstacle))
         j = self.memo.get(key)
@@ -139,6 +166,28 @@ class _Policy:
         self.deal = deal
         self.wishes: dict[int, Journey] = {}
         self.replan: set[int] = set()
+        #: The move phase (rollouts that cross into the next round): each player's
+        #: journey, planned at their first step, then followed.
+        self.journeys: dict[int, list[int]] = {}
+        #: Whether counters are drawn as the greedy bot draws them (``look``): the
+        #: face-up counter that most improves the wish journey, else a blind draw.
+        #: The placement rollouts leave it off (their draws are over, or searched).
+        self.looking = False
+
+    def look(self, s: ElfenlandState, p: int, ids: list[int]) -> int:
+        """``ElfenlandGreedyBot.draw`` on memoised plans, less its tie-break by the
+        counters the wish lacks: whichever face-up counter makes the wish journey best,
+        if it makes it better, else a blind draw."""
+        best = self.plans.wish(s, p).key
+        choice = BLIND_ID if BLIND_ID in ids else ids[0]
+        for i in ids:
+            a = from_id(i)
+            if a.transport is None:
+                continue
+            key = self.plans.wish(s, p, int(a.transport)).key
+            if key > best:
+                best, choice = key, i
+        return choice
 
     def wish(self, s: ElfenlandState, p: int) -> Journey:
         j = self.wishes.get(p)
@@ -167,6 +216,8 @@ class _Policy:
                 if a.kind is Kind.PLACE and a.id in legal:
                     return a.id
             return PASS_ID
+        if phase is Phase.DRAW_COUNTERS and self.looking:
+            return self.look(s, p, ids)
         if phase is Phase.DRAW_COUNTERS:
             held = set(owned_kinds(s, p))
             wanted = {int(st.action.transport) for st in self.wish(s, p).steps
@@ -182,7 +233,26 @@ class _Policy:
             return BLIND_ID if BLIND_ID in ids else ids[rng.randrange(len(ids))]
         if phase is Phase.KEEP:
             return self.keeper.keep(s, s.legal_actions()).id
+        if phase is Phase.MOVE:
+            if s.discarding:
+                return Action.discard(Transport(discard_choice(
+                    s.hands[p], preference_for(s, p)))).id
+            steps = self.journeys.get(p)
+            if steps is None:
+                steps = self.journeys[p] = [a.id for a in plan_journey(s, p).actions]
+            while steps:
+                step = steps.pop(0)
+                if step in ids:
+                    return step
+            return END_ID
         return ids[rng.randrange(len(ids))]
+
+
+def _move_key(s: ElfenlandState) -> tuple[object, ...]:
+    """What a committed step is checked against: the same game, round, mover, boot,
+    hand and towns as when the journey was chosen."""
+    p = s.current
+    return (s.round, p, s.boots[p], tuple(s.hands[p]), s.visited[p], s.discarding)
 
 
 def still_best(j: Journey, before: ElfenlandState, after: ElfenlandState, p: int) -> bool:
@@ -219,8 +289,47 @@ def still_best(j: Journey, before: ElfenlandState, after: ElfenlandState, p: int
     return True
 
 
+def journey_roots(s: ElfenlandState, width: int = MOVE_WIDTH) -> list[Journey]:
+    """The journeys worth searching for the player to move: first the one ``move``
+    plays (of the planner's journeys collecting the most towns, one per town it can end
+    in, the one with the best ``outlook``; in the last round the planner's own), then
+    up to ``width`` of the others, best outlook first.  They differ in where they end
+    and which cards they keep, which the planner and the outlook judge by fixed rules
+    and rollouts into the next round can judge by what follows."""
+    p = s.current
+    pref = preference_for(s, p)
+    final = s.round >= s.rules.rounds
+    bonus = None if final else standing(s, p)
+    first = plan_journey(s, p, preference=pref, end_bonus=bonus)
+    board = s.board
+    n = len(board.towns)
+    here = s.boots[p]
+    cards = sum(s.hands[p])
+    found = [first]
+    ends = {first.steps[-1].to if first.steps else here}
+    for t in range(n):  # as ``outlook.look_ahead_journey`` visits them
+        if t in ends or board.distances[here][t] > cards:
+            continue
+        force = [0] * n
+        force[t] = 1_000_000
+        j = plan_journey(s, p, preference=pref, end_bonus=force)
+        end = j.steps[-1].to if j.steps else here
+        if end in ends or j.key[:2] != first.key[:2]:
+            continue
+        ends.add(end)
+        found.append(j)
+    if final:
+        values = [(0, 0, j.usefulness) if j is not first else (1, 0, 0) for j in found]
+    else:
+        values = [(*journey_outlook(s, p, j), j.usefulness) for j in found]
+    # ``look_ahead_journey``'s choice: the best value, the earliest found of equals.
+    order = sorted(range(len(found)), key=lambda i: (values[i], -i), reverse=True)
+    return [found[i] for i in order[:width + 1]]
+
+
 PASS_ID = Action.pass_().id
 BLIND_ID = Action.draw(None).id
+END_ID = Action.end().id
 
 
 def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0) -> float:
@@ -277,6 +386,18 @@ class ElfenlandQuickBot:
         #: What a town still to collect beside the end of a player's journey is worth in
         #: the evaluation before the last round (``evaluate``).
         self.standing = 0.0
+        #: Whether the counter kept at the end of a round is searched, with rollouts
+        #: into the next round (``search_ahead``); the greedy bot's keep otherwise.
+        self.search_keeps = False
+        #: Whether the travel cards discarded down to the hand limit are searched so.
+        self.search_discards = False
+        #: Whether a step of the move is searched among ``journey_roots`` with rollouts
+        #: into the next round (to the end of the game in the last round); ``move``
+        #: otherwise.
+        self.search_moves = False
+        #: The rest of a journey the search chose over ``move``'s: (the state's key
+        #: where each step is to be played, its action id).
+        self.committed: list[tuple[tuple[object, ...], int]] = []
         #: The root loop and its constants (an attribute: a bench may try others).
         self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
@@ -290,10 +411,24 @@ class ElfenlandQuickBot:
         legal = state.legal_actions()
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
+        moving = state.phase is Phase.MOVE and not state.discarding
+        if moving and self.committed:
+            key, step = self.committed.pop(0)
+            if key == _move_key(state):
+                return from_id(step)
+            self.committed.clear()
         if len(legal) == 1:
             return legal[0]
-        if state.phase is Phase.MOVE and not state.discarding:
+        if moving and self.search_moves:
+            return self.search_move(state)
+        if moving:
             return move(state)
+        if self.ahead(state):
+            budget = self.budget()
+            roots = self.round_end_roots(state, legal)
+            if len(roots) == 1:
+                return roots[0]
+            return self.search_ahead(state, roots, budget)
         drawing = state.phase is Phase.DRAW_COUNTERS and self.search_draws
         if state.phase is not Phase.PLACE and not drawing:
             return self.greedy.choose(state)
@@ -302,6 +437,105 @@ class ElfenlandQuickBot:
         if len(roots) == 1:
             return roots[0]
         return self.search(state, roots, budget)
+
+    def ahead(self, s: ElfenlandState) -> bool:
+        """Whether this decision is one of the round's end searched with rollouts into
+        the next round: the counter kept, a card discarded (not in the last round,
+        where neither matters but for ties)."""
+        if s.round >= s.rules.rounds:
+            return False
+        if s.phase is Phase.KEEP:
+            return bool(self.search_keeps)
+        return s.phase is Phase.MOVE and s.discarding and bool(self.search_discards)
+
+    def round_end_roots(self, s: ElfenlandState, legal: list[Action]) -> list[Action]:
+        """The greedy bot's keep or discard first, then one action for every other
+        counter or card kind (a counter kept face down when it may be: the rivals do
+        not see it, and the rules treat both alike)."""
+        first = self.greedy.choose(s)
+        assert isinstance(first, Action)
+        out = [first]
+        kinds = {first.transport}
+        for a in sorted(legal, key=lambda a: not a.secret):
+            if a.transport not in kinds:
+                kinds.add(a.transport)
+                out.append(a)
+        return out
+
+    def search_ahead(self, state: ElfenlandState, roots: Sequence[Action],
+                     budget: Budget | None = None) -> Action:
+        """``search`` for the round's end: every rollout plays the root action, the
+        rest of the round (the others' journeys, discards and keeps by the greedy
+        rules), the next round's deal, draws and placements by the rollout policy,
+        and is evaluated where that round's move phase starts: what a counter or
+        card kept is worth shows only there."""
+        chosen = self._search_paths(state, [[a.id] for a in roots],
+                                    self.budget() if budget is None else budget)
+        return roots[chosen]
+
+    def _search_paths(self, state: ElfenlandState, paths: Sequence[Sequence[int]],
+                      budget: Budget) -> int:
+        """The root loop over sequences of actions (a keep, a discard, a journey),
+        each deal's rollouts played on from there by ``_rollout_ahead``: the index of
+        the one to play."""
+        me = state.current
+        plans = _Plans()
+
+        def deal() -> Rollouts:
+            det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
+            seed = self.rng.randrange(2**32)
+
+            def rollout(i: int) -> float:
+                sim = det.clone()
+                sim.rng = Rng(seed)
+                return self._rollout_ahead(sim, me, paths[i], plans, seed)
+            return rollout
+
+        chosen = self.loop.choose(len(paths), budget, deal)
+        self.searches += 1
+        self.rollouts += budget.used
+        return chosen
+
+    def _rollout_ahead(self, s: ElfenlandState, me: int, first: Sequence[int],
+                       plans: _Plans, seed: int) -> float:
+        """The root actions, the round played out by the policy, the next round to
+        its move phase (or the end of the game), then the evaluation."""
+        rng = random.Random(seed)
+        start_round = s.round
+        for a in first:
+            s.apply_action(a)
+        react = bool(self.react_wishes)
+        policy = _Policy(plans, self.greedy, s, {}, react)
+        while not s.is_terminal() and s.round == start_round:
+            s.apply_action(policy.choose(s, rng))
+        policy = _Policy(plans, self.greedy, s, {}, react)
+        policy.looking = True
+        while not s.is_terminal() and s.phase not in (Phase.PLACE, Phase.MOVE):
+            s.apply_action(policy.choose(s, rng))
+        # The wishes the placements follow, planned on the counters drawn.
+        policy = _Policy(plans, self.greedy, s.clone(), {}, react)
+        while not s.is_terminal() and s.phase is not Phase.MOVE:
+            s.apply_action(policy.choose(s, rng))
+        return evaluate(s, me, plans, self.standing)
+
+    def search_move(self, state: ElfenlandState) -> Action:
+        """A step of the move: the journeys of ``journey_roots`` searched whole (each
+        rollout plays the journey, then as ``search_ahead``); ``move``'s journey stands
+        unless another beats it by the margin, and a journey chosen over it is followed
+        to its end (``committed``)."""
+        budget = self.budget()
+        journeys = journey_roots(state)
+        if len(journeys) == 1:
+            return journeys[0].actions[0]
+        paths = [[a.id for a in j.actions] for j in journeys]
+        chosen = self._search_paths(state, paths, budget)
+        if chosen:
+            sim = state.clone()
+            for step in paths[chosen]:
+                self.committed.append((_move_key(sim), step))
+                sim.apply_action(step)
+            self.committed.pop(0)
+        return journeys[chosen].actions[0]
 
     def draws(self, s: ElfenlandState, legal: list[Action]) -> list[Action]:
         """The counters it may draw (face up, or blind), the greedy bot's choice first."""
