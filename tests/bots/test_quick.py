@@ -6,6 +6,7 @@ fresh ones; and today's search bots measuring their budget on the clock they are
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -450,3 +451,49 @@ def test_kingelves_scale_left_and_keep_scale_settings(monkeypatch: pytest.Monkey
     bot.keep_scale = 0.5
     assert bot.choose(journey) in journey.legal_actions()
     assert seen == [tuple(round(v / 2) for v in quick_module.KEEP_VALUES)]
+
+
+def test_kingelves_final_scale_sharpens_the_last_round_only() -> None:
+    """``final_scale`` (a screening setting, 1 by default) narrows the margin's scale in
+    the last round, where the planned journeys end the game: the same lead gives a
+    reward nearer 1 there, and leaves a round before the last unchanged."""
+    last = greedy_until("king-of-the-elves", 2, 7, lambda s: s.phase is KingPhase.BUILDING
+                        and s.round == s.rounds and s.pending is Pending.NONE)
+    assert isinstance(last, KingOfTheElvesState)
+    me = last.current
+    s = last.clone()
+    gold = list(s.gold)
+    gold[me] += 30
+    s.gold = gold
+    plain = round_outcome(s, me, KingPlans())
+    assert round_outcome(s, me, KingPlans(), final_scale=1.0) == plain
+    assert plain < round_outcome(s, me, KingPlans(), final_scale=0.25) <= 1.0
+    early, _ = building_state()
+    assert early.round < early.rounds
+    assert round_outcome(early, early.current, KingPlans(), final_scale=0.25) \
+        == round_outcome(early, early.current, KingPlans())
+
+
+def test_kingelves_rollouts_buy_as_the_greedy_bot_would() -> None:
+    """``rollout_buy`` (a screening setting, off by default): the rollout policy buys
+    the deck's top card where the greedy bot's rank would rather buy than pass (the
+    search bots buy in a sixth of their building decisions; the old rollouts passed)."""
+    from elfenland.bots.kingelves_greedy import THRESHOLD, KingOfTheElvesGreedyBot
+    from elfenland.bots.kingelves_quick import BUY_ID, PASS_ID, fast_policy, worth_buying
+    from elfenland.games.kingelves.rules import BUY_PRICES
+
+    greedy = KingOfTheElvesGreedyBot(0)
+
+    def buying(s: KingOfTheElvesState) -> bool:
+        if s.phase is not KingPhase.BUILDING or s.pending is not Pending.NONE \
+                or BUY_ID not in s.legal_action_ids():
+            return False
+        p = s.current
+        agree = worth_buying(s, p) == \
+            (greedy.buy_worth(s, p) - BUY_PRICES[s.bought[p]] > THRESHOLD)
+        assert agree
+        return worth_buying(s, p) and fast_policy(s, random.Random(1)) == PASS_ID
+
+    state = greedy_until("king-of-the-elves", 2, 11, buying)
+    assert fast_policy(state, random.Random(1), buy=True) == BUY_ID
+    assert fast_policy(state, random.Random(1), buy=False) == PASS_ID

@@ -45,6 +45,7 @@ from ..core.game import GameState
 from ..core.rng import Rng
 from ..games.kingelves.actions import Action, Kind, from_id
 from ..games.kingelves.cards import TOWN_KINDS, Card, town_value
+from ..games.kingelves.rules import BUY_PRICES
 from ..games.kingelves.state import (
     GOLD,
     NO_ONE,
@@ -56,9 +57,11 @@ from ..games.kingelves.state import (
 from .budget import Budget, Clock, Rollouts, RootSearch
 from .kingelves_greedy import (
     KEEP_VALUES,
+    THRESHOLD,
     KingOfTheElvesGreedyBot,
     card_worth,
     discard_choice,
+    unseen_pool,
 )
 from .kingelves_journey import Plan, plan_journey
 from .kingelves_search import (
@@ -77,6 +80,7 @@ PRUNE = 0.12
 
 PASS_ID = Action.simple(Kind.PASS).id
 NO_TOWN_CARD_ID = Action.simple(Kind.NO_TOWN_CARD).id
+BUY_ID = Action.simple(Kind.BUY).id
 HARM = (Card.THIEF, Card.TREE, Card.SEA_MONSTER)
 KEPT_OTHER = (*TOWN_KINDS, Card.GOLD, *HARM)
 
@@ -84,8 +88,10 @@ KEPT_OTHER = (*TOWN_KINDS, Card.GOLD, *HARM)
 class _Plans:
     """One decision's journey plans, memoised by what the planner reads of the state."""
 
-    def __init__(self) -> None:
+    def __init__(self, values: Sequence[int] | None = None) -> None:
         self.memo: dict[tuple[object, ...], Plan] = {}
+        #: The card values journeys are planned with (``plan_journey``'s ``values``).
+        self.values = values
 
     def plan(self, s: KingOfTheElvesState, q: int, table: tuple[object, ...]) -> Plan:
         under_way: tuple[object, ...] = ()
@@ -95,7 +101,7 @@ class _Plans:
         key = (q, tuple(s.hands[q]), s.gold[q], table, under_way)
         plan = self.memo.get(key)
         if plan is None:
-            plan = plan_journey(s, q, budget=ROLLOUT_BUDGET)
+            plan = plan_journey(s, q, values=self.values, budget=ROLLOUT_BUDGET)
             self.memo[key] = plan
         return plan
 
@@ -107,9 +113,11 @@ def table_key(s: KingOfTheElvesState) -> tuple[object, ...]:
 def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
                   margin_scale: float = MARGIN_SCALE,
                   kept_card_gold: float = KEPT_CARD_GOLD, kept_other: float = 0.0,
-                  scale_left: float = 0.0) -> float:
+                  scale_left: float = 0.0, final_scale: float = 1.0) -> float:
     """``kingelves_search.round_outcome`` with memoised plans: every journey still to
-    come this round planned, then the bot's gold against the best rival's, in [0, 1]."""
+    come this round planned, then the bot's gold against the best rival's, in [0, 1].
+    ``final_scale`` multiplies the margin's scale in the last round, where the planned
+    journeys decide the game (a gold ahead is a win, not a slight lead)."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if won == [me] else 0.5 if me in won else 0.0
@@ -131,13 +139,31 @@ def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
                 gold[q] += kept_other * (sum(plan.hand[7:]) + sum(hand[c] for c in KEPT_OTHER))
     margin = gold[me] - max(g for q, g in enumerate(gold) if q != me)
     scale = margin_scale * (1.0 + scale_left * (s.rounds - s.round))
+    if final:
+        scale *= final_scale
     return 1.0 / (1.0 + math.exp(-margin / scale * 4))
 
 
-def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
+def worth_buying(s: KingOfTheElvesState, p: int) -> bool:
+    """Whether the greedy bot would rather buy the deck's top card than pass: its
+    expected worth over the cards ``p`` has not seen, less the price, beats the gain
+    it asks of any action (``THRESHOLD``)."""
+    if s.bought[p] >= len(BUY_PRICES):
+        return False
+    pool = unseen_pool(s, p)
+    total = sum(pool)
+    if total == 0:
+        return False
+    worth = sum(n * card_worth(s, p, c) for c, n in enumerate(pool) if n) / total
+    return worth - BUY_PRICES[s.bought[p]] > THRESHOLD
+
+
+def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = False,
+                buy: bool = False) -> int:
     """``kingelves_search.fast_policy`` on action ids: the best town its hand reaches
     into its own kingdom, its gold card on its own town, thieves and obstacles on a
-    rival's first town, then pass."""
+    rival's first town (a rival at random; ``harm_leader``: the richest first), then
+    (``buy``) the deck's top card when the greedy bot would buy it, then pass."""
     ids = s.legal_action_ids()
     if len(ids) == 1:
         return ids[0]
@@ -168,7 +194,10 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
     for card in HARM:
         if not hand[card]:
             continue
-        for q in rng.sample(range(s.n), s.n):
+        rivals = rng.sample(range(s.n), s.n)
+        if harm_leader:
+            rivals.sort(key=lambda q: -s.gold[q])
+        for q in rivals:
             if q == p or not s.kingdoms[q]:
                 continue
             i = Action.place(card, q, 0).id
@@ -176,6 +205,8 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
                 return i
     if NO_TOWN_CARD_ID in legal_ids:
         return NO_TOWN_CARD_ID
+    if buy and BUY_ID in legal_ids and worth_buying(s, p):
+        return BUY_ID
     if PASS_ID in legal_ids:
         return PASS_ID
     return ids[rng.randrange(len(ids))]
@@ -217,6 +248,19 @@ class KingOfTheElvesQuickBot:
         #: The journey's worth of a card kept for a later round, as a multiple of the
         #: greedy bot's (``KEEP_VALUES``: 0.6 gold a transport card; 1: as greedy).
         self.keep_scale = 1.0
+        #: The margin's scale in the last round, as a multiple of ``margin_scale``: there
+        #: the planned journeys end the game, and a gold ahead wins it.
+        self.final_scale = 1.0
+        #: Whether a rollout's journeys (in a round before the last) are planned as the
+        #: bots play them, keeping the cards worth more than the gold they would buy
+        #: (``KEEP_VALUES``), rather than for the most gold with the cards kept counted after.
+        self.eval_keep = False
+        #: Whether the rollouts' thieves and obstacles go to the richest rival first (a
+        #: rival at random otherwise): with four players, hurting the leader.
+        self.harm_leader = False
+        #: Whether the rollouts buy the deck's top card when the greedy bot would (the
+        #: search bots buy in a sixth of their building decisions; the rollouts never did).
+        self.rollout_buy = False
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -288,7 +332,8 @@ class KingOfTheElvesQuickBot:
         me = state.current
         if budget is None:
             budget = self.budget()
-        plans = _Plans()
+        keep = self.eval_keep and state.round < state.rounds
+        plans = _Plans(KEEP_VALUES if keep else None)
 
         def deal() -> Rollouts:
             det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
@@ -312,7 +357,7 @@ class KingOfTheElvesQuickBot:
         s.apply_action(first)
         steps = 0
         while s.phase is Phase.BUILDING and steps < 200:
-            s.apply_action(fast_policy(s, rng))
+            s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy))
             steps += 1
         return round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
-                             self.kept_other, self.scale_left)
+                             self.kept_other, self.scale_left, self.final_scale)
