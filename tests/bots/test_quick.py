@@ -497,3 +497,73 @@ def test_kingelves_rollouts_buy_as_the_greedy_bot_would() -> None:
     state = greedy_until("king-of-the-elves", 2, 11, buying)
     assert fast_policy(state, random.Random(1), buy=True) == BUY_ID
     assert fast_policy(state, random.Random(1), buy=False) == PASS_ID
+
+
+def test_kingelves_rival_mean_weighs_the_rivals_mean_before_the_last_round() -> None:
+    """``rival_mean`` (a screening setting, 0 by default): in a round before the last,
+    the margin is taken against the rivals' mean gold rather than the best rival's, so
+    a rival far ahead of the others costs less reward; 0 gives the old reward."""
+    state, _ = building_state()
+    me = state.current
+    assert state.round < state.rounds and state.n == 4
+    s = state.clone()
+    gold = list(s.gold)
+    gold[(me + 1) % 4] += 20
+    s.gold = gold
+    plain = round_outcome(s, me, KingPlans())
+    assert round_outcome(s, me, KingPlans(), rival_mean=0.0) == plain
+    assert round_outcome(s, me, KingPlans(), rival_mean=1.0) > plain
+
+
+def test_kingelves_harm_leader_sends_the_rollouts_thief_to_the_richest() -> None:
+    """``harm_leader`` (a screening setting, off by default): the rollout policy's
+    thieves and obstacles go to the richest rival with a town, not a rival at random."""
+    from elfenland.bots.kingelves_quick import HARM, fast_policy
+    from elfenland.games.kingelves.actions import Action, from_id
+
+    def targets(s: KingOfTheElvesState) -> list[int]:
+        """The rivals the policy's harm card may go to (their first town)."""
+        card = next(c for c in HARM if s.hands[s.current][c])
+        ids = s.legal_action_ids()
+        return [q for q in range(s.n) if q != s.current
+                and Action.place(card, q, 0).id in ids]
+
+    def harming(s: KingOfTheElvesState) -> bool:
+        if s.phase is not KingPhase.BUILDING or s.pending is not Pending.NONE:
+            return False
+        action = from_id(fast_policy(s, random.Random(0)))
+        return action.card in HARM and len(targets(s)) >= 2
+    state = greedy_until("king-of-the-elves", 4, 2, harming)
+    chosen = from_id(fast_policy(state, random.Random(0))).kingdom
+    rich = next(q for q in targets(state) if q != chosen)
+    gold = list(state.gold)
+    gold[rich] = max(gold) + 10
+    state.gold = gold
+    hits = {from_id(fast_policy(state, random.Random(seed), harm_leader=True)).kingdom
+            for seed in range(12)}
+    assert hits == {rich}
+    spread = {from_id(fast_policy(state, random.Random(seed))).kingdom for seed in range(12)}
+    assert len(spread) >= 2
+
+
+def test_kingelves_eval_keep_plans_rollout_journeys_as_the_bots_travel(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``eval_keep`` (a screening setting, off by default): in a round before the last,
+    the rollouts' journeys are planned with the kept cards' worths (``KEEP_VALUES``,
+    as the bots travel), not for the most gold (the old plans, ``values=None``)."""
+    import elfenland.bots.kingelves_quick as quick_module
+    state, roots = building_state()
+    assert state.round < state.rounds
+    real = quick_module.plan_journey
+    for keep, expected in ((False, None), (True, tuple(quick_module.KEEP_VALUES))):
+        seen: set[object] = set()
+
+        def spy(*args: Any, seen: set[object] = seen, **kwargs: Any) -> Any:
+            values = kwargs.get("values")
+            seen.add(None if values is None else tuple(values))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(quick_module, "plan_journey", spy)
+        bot = KingOfTheElvesQuickBot(4, iterations=6, seconds=60.0)
+        bot.eval_keep = keep
+        assert bot.search(state, roots) in roots
+        assert seen == {expected}

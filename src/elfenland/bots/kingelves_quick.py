@@ -113,11 +113,15 @@ def table_key(s: KingOfTheElvesState) -> tuple[object, ...]:
 def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
                   margin_scale: float = MARGIN_SCALE,
                   kept_card_gold: float = KEPT_CARD_GOLD, kept_other: float = 0.0,
-                  scale_left: float = 0.0, final_scale: float = 1.0) -> float:
+                  scale_left: float = 0.0, final_scale: float = 1.0,
+                  rival_mean: float = 0.0) -> float:
     """``kingelves_search.round_outcome`` with memoised plans: every journey still to
     come this round planned, then the bot's gold against the best rival's, in [0, 1].
     ``final_scale`` multiplies the margin's scale in the last round, where the planned
-    journeys decide the game (a gold ahead is a win, not a slight lead)."""
+    journeys decide the game (a gold ahead is a win, not a slight lead).  In a round
+    before the last, ``rival_mean`` is the weight of the rivals' mean gold against the
+    best rival's (0: the best rival's alone): with more players, who leads after an
+    early round is a noisy guess of who leads at the end."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if won == [me] else 0.5 if me in won else 0.0
@@ -137,7 +141,11 @@ def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
             if kept_other:
                 hand = s.hands[q]
                 gold[q] += kept_other * (sum(plan.hand[7:]) + sum(hand[c] for c in KEPT_OTHER))
-    margin = gold[me] - max(g for q, g in enumerate(gold) if q != me)
+    rivals = [g for q, g in enumerate(gold) if q != me]
+    against = max(rivals)
+    if rival_mean and not final:
+        against += rival_mean * (sum(rivals) / len(rivals) - against)
+    margin = gold[me] - against
     scale = margin_scale * (1.0 + scale_left * (s.rounds - s.round))
     if final:
         scale *= final_scale
@@ -261,6 +269,9 @@ class KingOfTheElvesQuickBot:
         #: Whether the rollouts buy the deck's top card when the greedy bot would (the
         #: search bots buy in a sixth of their building decisions; the rollouts never did).
         self.rollout_buy = False
+        #: In a round before the last, the margin is taken against this mix of the
+        #: rivals' mean gold (1) and the best rival's (0), ``round_outcome``.
+        self.rival_mean = 0.0
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -360,4 +371,5 @@ class KingOfTheElvesQuickBot:
             s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy))
             steps += 1
         return round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
-                             self.kept_other, self.scale_left, self.final_scale)
+                             self.kept_other, self.scale_left, self.final_scale,
+                             self.rival_mean)
