@@ -567,3 +567,25 @@ def test_kingelves_eval_keep_plans_rollout_journeys_as_the_bots_travel(
         bot.eval_keep = keep
         assert bot.search(state, roots) in roots
         assert seen == {expected}
+
+
+def test_kingelves_card_roots_adds_buying_and_drawing_as_roots() -> None:
+    """``card_roots`` (a screening setting, off by default): buying and drawing are
+    roots whenever legal, after the greedy bot's best and pass; off, the roots are the
+    old ones (the greedy bot's best ``width`` and pass)."""
+    from elfenland.games.kingelves.actions import Action, Kind
+    cards = {Action.simple(Kind.BUY), Action.simple(Kind.DRAW)}
+
+    def missing(s: KingOfTheElvesState) -> set[Any]:
+        legal = s.legal_actions()
+        return cards & set(legal) - set(KingOfTheElvesQuickBot(1).candidates(s, legal))
+
+    state = greedy_until("king-of-the-elves", 2, 3, lambda s: s.phase is KingPhase.BUILDING
+                         and s.pending is Pending.NONE and bool(missing(s)))
+    legal = state.legal_actions()
+    plain = KingOfTheElvesQuickBot(1).candidates(state, legal)
+    wider = KingOfTheElvesQuickBot(1)
+    wider.card_roots = True
+    wide = wider.candidates(state, legal)
+    assert wide[:len(plain)] == plain
+    assert set(wide[len(plain):]) == missing(state) != set()

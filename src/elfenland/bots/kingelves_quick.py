@@ -272,6 +272,9 @@ class KingOfTheElvesQuickBot:
         #: In a round before the last, the margin is taken against this mix of the
         #: rivals' mean gold (1) and the best rival's (0), ``round_outcome``.
         self.rival_mean = 0.0
+        #: Whether buying and drawing are roots whenever they are legal (as pass is),
+        #: not only when the greedy bot ranks them among its best ``width``.
+        self.card_roots = False
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -316,9 +319,12 @@ class KingOfTheElvesQuickBot:
     def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
         ranked = self.greedy.rank(s, legal)
         out = [a for _, a in ranked[:self.width]]
-        passing = Action.simple(Kind.PASS)
-        if passing in legal and passing not in out:
-            out.append(passing)
+        extra = [Action.simple(Kind.PASS)]
+        if self.card_roots:
+            extra += [Action.simple(Kind.BUY), Action.simple(Kind.DRAW)]
+        for a in extra:
+            if a in legal and a not in out:
+                out.append(a)
         return out
 
     def discards(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
