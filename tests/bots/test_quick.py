@@ -589,3 +589,23 @@ def test_kingelves_card_roots_adds_buying_and_drawing_as_roots() -> None:
     wide = wider.candidates(state, legal)
     assert wide[:len(plain)] == plain
     assert set(wide[len(plain):]) == missing(state) != set()
+
+
+def test_kingelves_town_rate_sets_how_often_rollouts_add_a_town() -> None:
+    """``town_rate`` (a screening setting, 0.5 as before by default): the rate at which
+    the rollout policy plays a town into its own kingdom once it has one: at 0 never
+    (it passes or does something else), at 1 always."""
+    from elfenland.bots.kingelves_quick import fast_policy
+    from elfenland.games.kingelves.actions import Kind, from_id
+
+    def own_town(s: KingOfTheElvesState, rate: float, seed: int) -> bool:
+        a = from_id(fast_policy(s, random.Random(seed), town_rate=rate))
+        return a.kind is Kind.PLAY and a.kingdom == s.current
+
+    def adding(s: KingOfTheElvesState) -> bool:
+        return s.phase is KingPhase.BUILDING and s.pending is Pending.NONE \
+            and bool(s.kingdoms[s.current]) and own_town(s, 1.0, 0)
+    state = greedy_until("king-of-the-elves", 2, 5, adding)
+    assert all(own_town(state, 1.0, seed) for seed in range(20))
+    assert not any(own_town(state, 0.0, seed) for seed in range(20))
+    assert 0 < sum(own_town(state, 0.5, seed) for seed in range(20)) < 20

@@ -167,11 +167,12 @@ def worth_buying(s: KingOfTheElvesState, p: int) -> bool:
 
 
 def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = False,
-                buy: bool = False) -> int:
+                buy: bool = False, town_rate: float = 0.5) -> int:
     """``kingelves_search.fast_policy`` on action ids: the best town its hand reaches
     into its own kingdom, its gold card on its own town, thieves and obstacles on a
     rival's first town (a rival at random; ``harm_leader``: the richest first), then
-    (``buy``) the deck's top card when the greedy bot would buy it, then pass."""
+    (``buy``) the deck's top card when the greedy bot would buy it, then pass.  A
+    player with a town already plays another at the rate ``town_rate``."""
     ids = s.legal_action_ids()
     if len(ids) == 1:
         return ids[0]
@@ -189,7 +190,7 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
     towns = [Card(t) for t in TOWN_KINDS if hand[t] and reachable(hand, int(t))]
     if not mine and not towns:
         towns = [Card(t) for t in TOWN_KINDS if hand[t]]
-    if towns and len(mine) < (3 if s.n == 2 else 2) and (not mine or rng.random() < 0.5):
+    if towns and len(mine) < (3 if s.n == 2 else 2) and (not mine or rng.random() < town_rate):
         i = Action.play(max(towns, key=town_value), p).id
         if i in legal_ids:
             return i
@@ -275,6 +276,9 @@ class KingOfTheElvesQuickBot:
         #: Whether buying and drawing are roots whenever they are legal (as pass is),
         #: not only when the greedy bot ranks them among its best ``width``.
         self.card_roots = False
+        #: The rate at which the rollouts play a town into a kingdom that has one (the
+        #: search bots play their own towns a third as often as the rollouts at 0.5).
+        self.town_rate = 0.5
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -374,7 +378,8 @@ class KingOfTheElvesQuickBot:
         s.apply_action(first)
         steps = 0
         while s.phase is Phase.BUILDING and steps < 200:
-            s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy))
+            s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy,
+                                       self.town_rate))
             steps += 1
         return round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
                              self.kept_other, self.scale_left, self.final_scale,
