@@ -33,8 +33,9 @@ decisions that gained at equal CPU; what else was screened is in ``docs/bots.md`
 screens tried the rollout policy (it agrees with how ``search`` plays in a third of
 its building decisions: it never buys, draws, removes or plays into a rival's kingdom;
 ``rollout_buy``, ``town_rate``), the evaluation (``final_scale``, ``eval_keep``,
-``margin_scale``), the roots (``card_roots``) and, for four players, whom to hurt and
-whom to measure against (``harm_leader``, ``rival_mean``); none gained.
+``margin_scale``) and the roots (``card_roots``): none gained.  For four players, whom
+to hurt and whom to measure against (``harm_leader``, ``rival_mean``) are switches
+not yet screened.
 """
 
 from __future__ import annotations
