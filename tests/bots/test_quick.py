@@ -6,6 +6,7 @@ fresh ones; and today's search bots measuring their budget on the clock they are
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -450,3 +451,161 @@ def test_kingelves_scale_left_and_keep_scale_settings(monkeypatch: pytest.Monkey
     bot.keep_scale = 0.5
     assert bot.choose(journey) in journey.legal_actions()
     assert seen == [tuple(round(v / 2) for v in quick_module.KEEP_VALUES)]
+
+
+def test_kingelves_final_scale_sharpens_the_last_round_only() -> None:
+    """``final_scale`` (a screening setting, 1 by default) narrows the margin's scale in
+    the last round, where the planned journeys end the game: the same lead gives a
+    reward nearer 1 there, and leaves a round before the last unchanged."""
+    last = greedy_until("king-of-the-elves", 2, 7, lambda s: s.phase is KingPhase.BUILDING
+                        and s.round == s.rounds and s.pending is Pending.NONE)
+    assert isinstance(last, KingOfTheElvesState)
+    me = last.current
+    s = last.clone()
+    gold = list(s.gold)
+    gold[me] += 30
+    s.gold = gold
+    plain = round_outcome(s, me, KingPlans())
+    assert round_outcome(s, me, KingPlans(), final_scale=1.0) == plain
+    assert plain < round_outcome(s, me, KingPlans(), final_scale=0.25) <= 1.0
+    early, _ = building_state()
+    assert early.round < early.rounds
+    assert round_outcome(early, early.current, KingPlans(), final_scale=0.25) \
+        == round_outcome(early, early.current, KingPlans())
+
+
+def test_kingelves_rollouts_buy_as_the_greedy_bot_would() -> None:
+    """``rollout_buy`` (a screening setting, off by default): the rollout policy buys
+    the deck's top card where the greedy bot's rank would rather buy than pass (the
+    search bots buy in a sixth of their building decisions; the old rollouts passed)."""
+    from elfenland.bots.kingelves_greedy import THRESHOLD, KingOfTheElvesGreedyBot
+    from elfenland.bots.kingelves_quick import BUY_ID, PASS_ID, fast_policy, worth_buying
+    from elfenland.games.kingelves.rules import BUY_PRICES
+
+    greedy = KingOfTheElvesGreedyBot(0)
+
+    def buying(s: KingOfTheElvesState) -> bool:
+        if s.phase is not KingPhase.BUILDING or s.pending is not Pending.NONE \
+                or BUY_ID not in s.legal_action_ids():
+            return False
+        p = s.current
+        agree = worth_buying(s, p) == \
+            (greedy.buy_worth(s, p) - BUY_PRICES[s.bought[p]] > THRESHOLD)
+        assert agree
+        return worth_buying(s, p) and fast_policy(s, random.Random(1)) == PASS_ID
+
+    state = greedy_until("king-of-the-elves", 2, 11, buying)
+    assert fast_policy(state, random.Random(1), buy=True) == BUY_ID
+    assert fast_policy(state, random.Random(1), buy=False) == PASS_ID
+
+
+def test_kingelves_rival_mean_weighs_the_rivals_mean_before_the_last_round() -> None:
+    """``rival_mean`` (a screening setting, 0 by default): in a round before the last,
+    the margin is taken against the rivals' mean gold rather than the best rival's, so
+    a rival far ahead of the others costs less reward; 0 gives the old reward."""
+    state, _ = building_state()
+    me = state.current
+    assert state.round < state.rounds and state.n == 4
+    s = state.clone()
+    gold = list(s.gold)
+    gold[(me + 1) % 4] += 20
+    s.gold = gold
+    plain = round_outcome(s, me, KingPlans())
+    assert round_outcome(s, me, KingPlans(), rival_mean=0.0) == plain
+    assert round_outcome(s, me, KingPlans(), rival_mean=1.0) > plain
+
+
+def test_kingelves_harm_leader_sends_the_rollouts_thief_to_the_richest() -> None:
+    """``harm_leader`` (a screening setting, off by default): the rollout policy's
+    thieves and obstacles go to the richest rival with a town, not a rival at random."""
+    from elfenland.bots.kingelves_quick import HARM, fast_policy
+    from elfenland.games.kingelves.actions import Action, from_id
+
+    def targets(s: KingOfTheElvesState) -> list[int]:
+        """The rivals the policy's harm card may go to (their first town)."""
+        card = next(c for c in HARM if s.hands[s.current][c])
+        ids = s.legal_action_ids()
+        return [q for q in range(s.n) if q != s.current
+                and Action.place(card, q, 0).id in ids]
+
+    def harming(s: KingOfTheElvesState) -> bool:
+        if s.phase is not KingPhase.BUILDING or s.pending is not Pending.NONE:
+            return False
+        action = from_id(fast_policy(s, random.Random(0)))
+        return action.card in HARM and len(targets(s)) >= 2
+    state = greedy_until("king-of-the-elves", 4, 2, harming)
+    chosen = from_id(fast_policy(state, random.Random(0))).kingdom
+    rich = next(q for q in targets(state) if q != chosen)
+    gold = list(state.gold)
+    gold[rich] = max(gold) + 10
+    state.gold = gold
+    hits = {from_id(fast_policy(state, random.Random(seed), harm_leader=True)).kingdom
+            for seed in range(12)}
+    assert hits == {rich}
+    spread = {from_id(fast_policy(state, random.Random(seed))).kingdom for seed in range(12)}
+    assert len(spread) >= 2
+
+
+def test_kingelves_eval_keep_plans_rollout_journeys_as_the_bots_travel(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``eval_keep`` (a screening setting, off by default): in a round before the last,
+    the rollouts' journeys are planned with the kept cards' worths (``KEEP_VALUES``,
+    as the bots travel), not for the most gold (the old plans, ``values=None``)."""
+    import elfenland.bots.kingelves_quick as quick_module
+    state, roots = building_state()
+    assert state.round < state.rounds
+    real = quick_module.plan_journey
+    for keep, expected in ((False, None), (True, tuple(quick_module.KEEP_VALUES))):
+        seen: set[object] = set()
+
+        def spy(*args: Any, seen: set[object] = seen, **kwargs: Any) -> Any:
+            values = kwargs.get("values")
+            seen.add(None if values is None else tuple(values))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(quick_module, "plan_journey", spy)
+        bot = KingOfTheElvesQuickBot(4, iterations=6, seconds=60.0)
+        bot.eval_keep = keep
+        assert bot.search(state, roots) in roots
+        assert seen == {expected}
+
+
+def test_kingelves_card_roots_adds_buying_and_drawing_as_roots() -> None:
+    """``card_roots`` (a screening setting, off by default): buying and drawing are
+    roots whenever legal, after the greedy bot's best and pass; off, the roots are the
+    old ones (the greedy bot's best ``width`` and pass)."""
+    from elfenland.games.kingelves.actions import Action, Kind
+    cards = {Action.simple(Kind.BUY), Action.simple(Kind.DRAW)}
+
+    def missing(s: KingOfTheElvesState) -> set[Any]:
+        legal = s.legal_actions()
+        return cards & set(legal) - set(KingOfTheElvesQuickBot(1).candidates(s, legal))
+
+    state = greedy_until("king-of-the-elves", 2, 3, lambda s: s.phase is KingPhase.BUILDING
+                         and s.pending is Pending.NONE and bool(missing(s)))
+    legal = state.legal_actions()
+    plain = KingOfTheElvesQuickBot(1).candidates(state, legal)
+    wider = KingOfTheElvesQuickBot(1)
+    wider.card_roots = True
+    wide = wider.candidates(state, legal)
+    assert wide[:len(plain)] == plain
+    assert set(wide[len(plain):]) == missing(state) != set()
+
+
+def test_kingelves_town_rate_sets_how_often_rollouts_add_a_town() -> None:
+    """``town_rate`` (a screening setting, 0.5 as before by default): the rate at which
+    the rollout policy plays a town into its own kingdom once it has one: at 0 never
+    (it passes or does something else), at 1 always."""
+    from elfenland.bots.kingelves_quick import fast_policy
+    from elfenland.games.kingelves.actions import Kind, from_id
+
+    def own_town(s: KingOfTheElvesState, rate: float, seed: int) -> bool:
+        a = from_id(fast_policy(s, random.Random(seed), town_rate=rate))
+        return a.kind is Kind.PLAY and a.kingdom == s.current
+
+    def adding(s: KingOfTheElvesState) -> bool:
+        return s.phase is KingPhase.BUILDING and s.pending is Pending.NONE \
+            and bool(s.kingdoms[s.current]) and own_town(s, 1.0, 0)
+    state = greedy_until("king-of-the-elves", 2, 5, adding)
+    assert all(own_town(state, 1.0, seed) for seed in range(20))
+    assert not any(own_town(state, 0.0, seed) for seed in range(20))
+    assert 0 < sum(own_town(state, 0.5, seed) for seed in range(20)) < 20

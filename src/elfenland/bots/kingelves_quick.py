@@ -29,7 +29,13 @@ which the greedy bot picks by its journey from the castle alone (what it may the
 discard, what the rivals may yet lay or harm, and the rounds to come do not enter):
 every town card it may take is a root, the greedy bot's first.  Both are the
 decisions that gained at equal CPU; what else was screened is in ``docs/bots.md``
-(the settings below, off by default, are those screening runs' switches).
+(the settings below, off by default, are those screening runs' switches).  The later
+screens tried the rollout policy (it agrees with how ``search`` plays in a third of
+its building decisions: it never buys, draws, removes or plays into a rival's kingdom;
+``rollout_buy``, ``town_rate``), the evaluation (``final_scale``, ``eval_keep``,
+``margin_scale``) and the roots (``card_roots``): none gained.  For four players, whom
+to hurt and whom to measure against (``harm_leader``, ``rival_mean``) are switches
+not yet screened.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from ..core.game import GameState
 from ..core.rng import Rng
 from ..games.kingelves.actions import Action, Kind, from_id
 from ..games.kingelves.cards import TOWN_KINDS, Card, town_value
+from ..games.kingelves.rules import BUY_PRICES
 from ..games.kingelves.state import (
     GOLD,
     NO_ONE,
@@ -56,9 +63,11 @@ from ..games.kingelves.state import (
 from .budget import Budget, Clock, Rollouts, RootSearch
 from .kingelves_greedy import (
     KEEP_VALUES,
+    THRESHOLD,
     KingOfTheElvesGreedyBot,
     card_worth,
     discard_choice,
+    unseen_pool,
 )
 from .kingelves_journey import Plan, plan_journey
 from .kingelves_search import (
@@ -77,6 +86,7 @@ PRUNE = 0.12
 
 PASS_ID = Action.simple(Kind.PASS).id
 NO_TOWN_CARD_ID = Action.simple(Kind.NO_TOWN_CARD).id
+BUY_ID = Action.simple(Kind.BUY).id
 HARM = (Card.THIEF, Card.TREE, Card.SEA_MONSTER)
 KEPT_OTHER = (*TOWN_KINDS, Card.GOLD, *HARM)
 
@@ -84,8 +94,10 @@ KEPT_OTHER = (*TOWN_KINDS, Card.GOLD, *HARM)
 class _Plans:
     """One decision's journey plans, memoised by what the planner reads of the state."""
 
-    def __init__(self) -> None:
+    def __init__(self, values: Sequence[int] | None = None) -> None:
         self.memo: dict[tuple[object, ...], Plan] = {}
+        #: The card values journeys are planned with (``plan_journey``'s ``values``).
+        self.values = values
 
     def plan(self, s: KingOfTheElvesState, q: int, table: tuple[object, ...]) -> Plan:
         under_way: tuple[object, ...] = ()
@@ -95,7 +107,7 @@ class _Plans:
         key = (q, tuple(s.hands[q]), s.gold[q], table, under_way)
         plan = self.memo.get(key)
         if plan is None:
-            plan = plan_journey(s, q, budget=ROLLOUT_BUDGET)
+            plan = plan_journey(s, q, values=self.values, budget=ROLLOUT_BUDGET)
             self.memo[key] = plan
         return plan
 
@@ -107,9 +119,15 @@ def table_key(s: KingOfTheElvesState) -> tuple[object, ...]:
 def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
                   margin_scale: float = MARGIN_SCALE,
                   kept_card_gold: float = KEPT_CARD_GOLD, kept_other: float = 0.0,
-                  scale_left: float = 0.0) -> float:
+                  scale_left: float = 0.0, final_scale: float = 1.0,
+                  rival_mean: float = 0.0) -> float:
     """``kingelves_search.round_outcome`` with memoised plans: every journey still to
-    come this round planned, then the bot's gold against the best rival's, in [0, 1]."""
+    come this round planned, then the bot's gold against the best rival's, in [0, 1].
+    ``final_scale`` multiplies the margin's scale in the last round, where the planned
+    journeys decide the game (a gold ahead is a win, not a slight lead).  In a round
+    before the last, ``rival_mean`` is the weight of the rivals' mean gold against the
+    best rival's (0: the best rival's alone): with more players, who leads after an
+    early round is a noisy guess of who leads at the end."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if won == [me] else 0.5 if me in won else 0.0
@@ -129,15 +147,38 @@ def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
             if kept_other:
                 hand = s.hands[q]
                 gold[q] += kept_other * (sum(plan.hand[7:]) + sum(hand[c] for c in KEPT_OTHER))
-    margin = gold[me] - max(g for q, g in enumerate(gold) if q != me)
+    rivals = [g for q, g in enumerate(gold) if q != me]
+    against = max(rivals)
+    if rival_mean and not final:
+        against += rival_mean * (sum(rivals) / len(rivals) - against)
+    margin = gold[me] - against
     scale = margin_scale * (1.0 + scale_left * (s.rounds - s.round))
+    if final:
+        scale *= final_scale
     return 1.0 / (1.0 + math.exp(-margin / scale * 4))
 
 
-def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
+def worth_buying(s: KingOfTheElvesState, p: int) -> bool:
+    """Whether the greedy bot would rather buy the deck's top card than pass: its
+    expected worth over the cards ``p`` has not seen, less the price, beats the gain
+    it asks of any action (``THRESHOLD``)."""
+    if s.bought[p] >= len(BUY_PRICES):
+        return False
+    pool = unseen_pool(s, p)
+    total = sum(pool)
+    if total == 0:
+        return False
+    worth = sum(n * card_worth(s, p, c) for c, n in enumerate(pool) if n) / total
+    return worth - BUY_PRICES[s.bought[p]] > THRESHOLD
+
+
+def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = False,
+                buy: bool = False, town_rate: float = 0.5) -> int:
     """``kingelves_search.fast_policy`` on action ids: the best town its hand reaches
     into its own kingdom, its gold card on its own town, thieves and obstacles on a
-    rival's first town, then pass."""
+    rival's first town (a rival at random; ``harm_leader``: the richest first), then
+    (``buy``) the deck's top card when the greedy bot would buy it, then pass.  A
+    player with a town already plays another at the rate ``town_rate``."""
     ids = s.legal_action_ids()
     if len(ids) == 1:
         return ids[0]
@@ -155,7 +196,7 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
     towns = [Card(t) for t in TOWN_KINDS if hand[t] and reachable(hand, int(t))]
     if not mine and not towns:
         towns = [Card(t) for t in TOWN_KINDS if hand[t]]
-    if towns and len(mine) < (3 if s.n == 2 else 2) and (not mine or rng.random() < 0.5):
+    if towns and len(mine) < (3 if s.n == 2 else 2) and (not mine or rng.random() < town_rate):
         i = Action.play(max(towns, key=town_value), p).id
         if i in legal_ids:
             return i
@@ -168,7 +209,10 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
     for card in HARM:
         if not hand[card]:
             continue
-        for q in rng.sample(range(s.n), s.n):
+        rivals = rng.sample(range(s.n), s.n)
+        if harm_leader:
+            rivals.sort(key=lambda q: -s.gold[q])
+        for q in rivals:
             if q == p or not s.kingdoms[q]:
                 continue
             i = Action.place(card, q, 0).id
@@ -176,6 +220,8 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random) -> int:
                 return i
     if NO_TOWN_CARD_ID in legal_ids:
         return NO_TOWN_CARD_ID
+    if buy and BUY_ID in legal_ids and worth_buying(s, p):
+        return BUY_ID
     if PASS_ID in legal_ids:
         return PASS_ID
     return ids[rng.randrange(len(ids))]
@@ -217,6 +263,28 @@ class KingOfTheElvesQuickBot:
         #: The journey's worth of a card kept for a later round, as a multiple of the
         #: greedy bot's (``KEEP_VALUES``: 0.6 gold a transport card; 1: as greedy).
         self.keep_scale = 1.0
+        #: The margin's scale in the last round, as a multiple of ``margin_scale``: there
+        #: the planned journeys end the game, and a gold ahead wins it.
+        self.final_scale = 1.0
+        #: Whether a rollout's journeys (in a round before the last) are planned as the
+        #: bots play them, keeping the cards worth more than the gold they would buy
+        #: (``KEEP_VALUES``), rather than for the most gold with the cards kept counted after.
+        self.eval_keep = False
+        #: Whether the rollouts' thieves and obstacles go to the richest rival first (a
+        #: rival at random otherwise): with four players, hurting the leader.
+        self.harm_leader = False
+        #: Whether the rollouts buy the deck's top card when the greedy bot would (the
+        #: search bots buy in a sixth of their building decisions; the rollouts never did).
+        self.rollout_buy = False
+        #: In a round before the last, the margin is taken against this mix of the
+        #: rivals' mean gold (1) and the best rival's (0), ``round_outcome``.
+        self.rival_mean = 0.0
+        #: Whether buying and drawing are roots whenever they are legal (as pass is),
+        #: not only when the greedy bot ranks them among its best ``width``.
+        self.card_roots = False
+        #: The rate at which the rollouts play a town into a kingdom that has one (the
+        #: search bots play their own towns a third as often as the rollouts at 0.5).
+        self.town_rate = 0.5
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -261,9 +329,12 @@ class KingOfTheElvesQuickBot:
     def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
         ranked = self.greedy.rank(s, legal)
         out = [a for _, a in ranked[:self.width]]
-        passing = Action.simple(Kind.PASS)
-        if passing in legal and passing not in out:
-            out.append(passing)
+        extra = [Action.simple(Kind.PASS)]
+        if self.card_roots:
+            extra += [Action.simple(Kind.BUY), Action.simple(Kind.DRAW)]
+        for a in extra:
+            if a in legal and a not in out:
+                out.append(a)
         return out
 
     def discards(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
@@ -288,7 +359,8 @@ class KingOfTheElvesQuickBot:
         me = state.current
         if budget is None:
             budget = self.budget()
-        plans = _Plans()
+        keep = self.eval_keep and state.round < state.rounds
+        plans = _Plans(KEEP_VALUES if keep else None)
 
         def deal() -> Rollouts:
             det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
@@ -312,7 +384,9 @@ class KingOfTheElvesQuickBot:
         s.apply_action(first)
         steps = 0
         while s.phase is Phase.BUILDING and steps < 200:
-            s.apply_action(fast_policy(s, rng))
+            s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy,
+                                       self.town_rate))
             steps += 1
         return round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
-                             self.kept_other, self.scale_left)
+                             self.kept_other, self.scale_left, self.final_scale,
+                             self.rival_mean)
