@@ -10,8 +10,12 @@ rollout (about a millisecond on the compiled engine), however loaded the machine
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
+from typing import Protocol, TypeVar
+
+from ..core.rng import Rng
 
 Clock = Callable[[], float]
 
@@ -44,6 +48,40 @@ class Budget:
 #: A deal's rollouts: given a root action's index, play it out on this deal, a reward
 #: in [0, 1].
 Rollouts = Callable[[int], float]
+
+
+S = TypeVar("S", bound="Dealable")
+
+
+class Dealable(Protocol):
+    """What a deal needs of a game state: the hidden parts drawn again, copies, and
+    its own randomness."""
+
+    rng: Rng
+
+    def clone(self: S) -> S: ...
+
+    def resample_from_infostate(self: S, player: int, rng: Rng) -> S: ...
+
+
+def resampled(state: S, me: int, rng: random.Random,
+              on_deal: Callable[[S, int], Callable[[S, int], float]]) -> Callable[[], Rollouts]:
+    """``RootSearch``'s deals for a game: each draws again what ``me`` cannot see and a
+    seed; ``on_deal(deal, seed)`` gives that deal's player, which plays root ``i`` on a
+    fresh copy of the deal whose randomness is the seed's, so that every root meets the
+    same future (common random numbers)."""
+
+    def deal() -> Rollouts:
+        det = state.resample_from_infostate(me, Rng(rng.randrange(2**63)))
+        seed = rng.randrange(2**32)
+        play = on_deal(det, seed)
+
+        def rollout(i: int) -> float:
+            sim = det.clone()
+            sim.rng = Rng(seed)
+            return play(sim, i)
+        return rollout
+    return deal
 
 
 class RootSearch:

@@ -38,17 +38,16 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
 from ..core.game import GameState
-from ..core.rng import Rng
 from ..core.transport import Transport
 from ..games.elfenland.actions import Action, Kind, from_id
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
-from .budget import Budget, Clock, Rollouts, RootSearch
+from .budget import Budget, Clock, RootSearch, resampled
 from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds, preference_for
 from .elfenland_search import (
     DEVIATION,
@@ -480,17 +479,8 @@ class ElfenlandQuickBot:
         the one to play."""
         me = state.current
         plans = _Plans()
-
-        def deal() -> Rollouts:
-            det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
-            seed = self.rng.randrange(2**32)
-
-            def rollout(i: int) -> float:
-                sim = det.clone()
-                sim.rng = Rng(seed)
-                return self._rollout_ahead(sim, me, paths[i], plans, seed)
-            return rollout
-
+        deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
+                         self._rollout_ahead(sim, me, paths[i], plans, seed))
         chosen = self.loop.choose(len(paths), budget, deal)
         self.searches += 1
         self.rollouts += budget.used
@@ -561,18 +551,15 @@ class ElfenlandQuickBot:
         plans = _Plans()
         trees = [_Node() if self.own_tree else None for _ in roots]
 
-        def deal() -> Rollouts:
-            det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
-            seed = self.rng.randrange(2**32)
+        def on_deal(det: ElfenlandState, seed: int) -> Callable[[ElfenlandState, int], float]:
             wishes: dict[int, Journey] = {}
 
-            def rollout(i: int) -> float:
-                sim = det.clone()
-                sim.rng = Rng(seed)
+            def play(sim: ElfenlandState, i: int) -> float:
                 policy = _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes))
                 return self._rollout(sim, me, roots[i].id, plans, policy, seed, trees[i])
-            return rollout
+            return play
 
+        deal = resampled(state, me, self.rng, on_deal)
         chosen = self.loop.choose(len(roots), budget, deal)
         self.searches += 1
         self.rollouts += budget.used

@@ -48,7 +48,6 @@ from collections.abc import Sequence
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
 from ..core.game import GameState
-from ..core.rng import Rng
 from ..games.kingelves.actions import Action, Kind, from_id
 from ..games.kingelves.cards import TOWN_KINDS, Card, town_value
 from ..games.kingelves.rules import BUY_PRICES
@@ -60,7 +59,7 @@ from ..games.kingelves.state import (
     Pending,
     Phase,
 )
-from .budget import Budget, Clock, Rollouts, RootSearch
+from .budget import Budget, Clock, RootSearch, resampled
 from .kingelves_greedy import (
     KEEP_VALUES,
     THRESHOLD,
@@ -362,16 +361,8 @@ class KingOfTheElvesQuickBot:
         keep = self.eval_keep and state.round < state.rounds
         plans = _Plans(KEEP_VALUES if keep else None)
 
-        def deal() -> Rollouts:
-            det = state.resample_from_infostate(me, Rng(self.rng.randrange(2**63)))
-            seed = self.rng.randrange(2**32)
-
-            def rollout(i: int) -> float:
-                sim = det.clone()
-                sim.rng = Rng(seed)
-                return self._rollout(sim, me, roots[i].id, plans, random.Random(seed))
-            return rollout
-
+        deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
+                         self._rollout(sim, me, roots[i].id, plans, random.Random(seed)))
         chosen = self.loop.choose(len(roots), budget, deal, self.stop_clear)
         if self.bank:
             self.banked += budget.deadline - self.clock()
