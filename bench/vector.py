@@ -144,24 +144,32 @@ def threaded_loop(game: str, players: int, n: int, threads: int) -> Loop:
     return run
 
 
+def interleaved(loops: dict[str, Loop], seconds: float, rounds: int,
+                ) -> tuple[dict[str, int], dict[str, float]]:
+    """Each loop warmed up, then timed ``rounds`` times taking turns, so that a change
+    of load hits every loop alike: the steps and the seconds each loop reported."""
+    for run in loops.values():
+        run(0.05)
+    steps = dict.fromkeys(loops, 0)
+    spent = dict.fromkeys(loops, 0.0)
+    for _ in range(rounds):
+        for key, run in loops.items():
+            count, used = run(seconds)
+            steps[key] += count
+            spent[key] += used
+    return steps, spent
+
+
 def compare_threads(args: argparse.Namespace) -> None:
     print(f"{'game':<18}{'players':>8}{'N':>7}{'threads':>8}{'steps/s':>13}{'µs/step':>9}"
           f"{'cores':>7}{'CPU µs/step':>13}{'÷ threads=1':>13}")
     for game in args.game:
         for players in args.players:
             for n in args.n:
-                loops = {k: threaded_loop(game, players, n, k) for k in args.threads}
-                for run in loops.values():
-                    run(0.05)
-                steps = dict.fromkeys(loops, 0)
-                cpu = dict.fromkeys(loops, 0.0)
-                for _ in range(args.rounds):
-                    for k, run in loops.items():
-                        count, used = run(args.seconds)
-                        steps[k] += count
-                        cpu[k] += used
+                loops = {str(k): threaded_loop(game, players, n, k) for k in args.threads}
+                steps, cpu = interleaved(loops, args.seconds, args.rounds)
                 total = args.seconds * args.rounds
-                base = steps[args.threads[0]]
+                base = steps[str(args.threads[0])]
                 for k in loops:
                     rate = steps[k] / total
                     print(f"{game:<18}{players:>8}{n:>7}{k:>8}{rate:>13,.0f}"
@@ -195,15 +203,7 @@ def main() -> None:
             }
             for n in args.n:
                 loops[f"vector N={n}"] = vector_loop(game, players, n)
-            for run in loops.values():
-                run(0.05)
-            steps = dict.fromkeys(loops, 0)
-            in_pick = dict.fromkeys(loops, 0.0)
-            for _ in range(args.rounds):
-                for mode, run in loops.items():
-                    count, t = run(args.seconds)
-                    steps[mode] += count
-                    in_pick[mode] += t
+            steps, in_pick = interleaved(loops, args.seconds, args.rounds)
             total = args.seconds * args.rounds
             loop_us = {mode: 1e6 * total / count for mode, count in steps.items()}
             pick_us = {mode: 1e6 * in_pick[mode] / steps[mode] for mode in loops}
