@@ -303,7 +303,7 @@ def test_a_second_call_during_a_threaded_step_is_refused() -> None:
     thread = threading.Thread(target=intruder, daemon=True)
     thread.start()
     try:
-        for _ in range(200):
+        for _ in range(2000):
             if refused:
                 break
             v.step(v.sample_legal_actions())
