@@ -109,7 +109,7 @@ async def play(ws_base: str, seat: Seat, deadline: float = 300.0) -> Seat:
             async with connect(url, open_timeout=5) as ws:
                 acted = -1
                 while True:
-                    msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                    msg = json.loads(await asyncio.wait_for(ws.recv(), 60))
                     seat.messages.append(msg)
                     if msg["type"] == "error":
                         # The log entries after the last one this seat has.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,20 @@ from elfenland.server.store import open_store
 JSON = dict[str, Any]
 #: One client for all requests: a new httpx client costs ~0.1 s (its SSL context).
 HTTP = httpx.Client(timeout=30)
+#: Seconds a test waits for a message it expects before it calls the server hung.  Only a
+#: hang guard: the message comes at once on a quiet machine, but on CI's 2 shared cores a
+#: bot's move or a store write can be seconds late, and a late message is not a bug.
+HANG_GUARD = 60.0
+
+
+def wait_until(check: Callable[[], bool], what: str, timeout: float = HANG_GUARD) -> None:
+    """Poll ``check`` until it holds: for what the server does after it answered (a
+    rating stored after the last move is shown, a webhook called), which a loaded machine
+    may delay by seconds; fails naming ``what`` when it never happens."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"{what}: not within {timeout:g} s"
+        time.sleep(0.05)
 
 
 def create(base: str, **body: Any) -> JSON:
@@ -37,12 +52,12 @@ def pick(view: JSON) -> str:
     return str(legal[random.Random(view["seq"] * 7919 + len(legal)).randrange(len(legal))])
 
 
-async def recv(ws: ClientConnection, timeout: float = 10.0) -> JSON:
+async def recv(ws: ClientConnection, timeout: float = HANG_GUARD) -> JSON:
     return json.loads(await asyncio.wait_for(ws.recv(), timeout))  # type: ignore[no-any-return]
 
 
 async def recv_until(ws: ClientConnection, want: Callable[[JSON], bool],
-                     timeout: float = 10.0, into: list[JSON] | None = None) -> JSON:
+                     timeout: float = HANG_GUARD, into: list[JSON] | None = None) -> JSON:
     while True:
         msg = await recv(ws, timeout)
         if into is not None:
@@ -61,7 +76,7 @@ async def play_seat(ws_base: str, game_id: str, token: str, seat: int,
     async with connect(url) as ws:
         acted = -1
         while True:
-            msg = await recv(ws, 30.0)
+            msg = await recv(ws)
             got.append(msg)
             if msg["type"] == "error":
                 await ws.send(json.dumps({"type": "sync", "since": 0}))

@@ -58,7 +58,7 @@ def test_a_player_out_of_time_gets_a_bot_then_loses_the_seat(make_server: Server
         async with connect(f"{server.ws_url}/ws/games/{gid}?token={token}") as ws:
             assert post(server.url, f"/api/games/{gid}/start", {"token": token}).is_success
             while True:
-                msg = await recv(ws, 30)
+                msg = await recv(ws)
                 got.append(msg)
                 if msg["type"] == "update" and msg["view"]["current_player"] is None:
                     return got
@@ -93,7 +93,7 @@ def test_a_player_who_acts_in_time_keeps_the_seat(make_server: ServerFactory) ->
             assert post(server.url, f"/api/games/{gid}/start", {"token": token}).is_success
             acted = 0
             while acted < 6:
-                msg = await recv(ws, 30)
+                msg = await recv(ws)
                 got.append(msg)
                 if msg["type"] == "update" and msg["view"].get("legal") and \
                         msg["view"]["current_player"] == 0:

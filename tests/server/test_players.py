@@ -18,7 +18,7 @@ from elfenland.server.config import Guard
 from elfenland.server.players import ranks
 
 from .conftest import ServerFactory
-from .helpers import HTTP, JSON, create, play_seat, post
+from .helpers import HTTP, JSON, create, play_seat, post, wait_until
 
 
 class Hooks(BaseHTTPRequestHandler):
@@ -81,14 +81,17 @@ def test_webhook_once_per_turn_and_ratings(make_server: ServerFactory, hook_url:
     turns = [m["seq"] for i, m in enumerate(updates) if m["view"]["current_player"] == 0
              and (i == 0 or updates[i - 1]["view"]["current_player"] != 0)]
     assert len(turns) > 3
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # a hang guard: the loop ends when all came
     while len(Hooks.got) < len(turns) and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.3)  # and no more come
     assert sorted(h["seq"] for h in Hooks.got) == sorted(turns)
     assert {(h["type"], h["game"], h["seat"], h["player"]) for h in Hooks.got} == {
         ("your-turn", gid, 0, ann["player"]["id"])}
-    # The game is rated (two humans): Ann, Cy and the random bot.
+    # The game is rated (two humans): Ann, Cy and the random bot.  The rating is stored
+    # after the last move is shown.
+    wait_until(lambda: HTTP.get(f"{server.url}/api/ratings", params={"game": "elfenland"})
+               .json()["ratings"] != [], "the game was never rated")
     board = HTTP.get(f"{server.url}/api/ratings", params={"game": "elfenland"}).json()
     rated = {r["player"]: r for r in board["ratings"]}
     assert set(rated) == {ann["player"]["id"], cy["player"]["id"], "bot:random"}

@@ -29,7 +29,7 @@ class ServerProcess:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         assert f"http://127.0.0.1:{self.port}/" in line, line
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # start-up, on a loaded machine
         while True:
             try:
                 if HTTP.get(f"{self.url}/api/games", timeout=1).status_code == 200:
