@@ -64,6 +64,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
+#: Milliseconds a page waits for what a test expects (Playwright's own default is 30 s, a
+#: test's old explicit ones 5-15 s).  Only a hang guard: what is awaited shows in well
+#: under a second on a quiet machine, but on CI's 2 shared cores the server, its bots and
+#: Chromium can be starved for seconds, and something that never comes still fails.
+WAIT_MS = 60_000
+
 #: The tests play against bots at once; a player's first table shows the others' moves
 #: at a readable pace (follow.js), which a test that checks that pace sets back with
 #: ``localStorage.setItem('elfenland.pace', 'default')`` (not a pace: the page's default).
@@ -79,6 +85,7 @@ def browser() -> Iterator[Browser]:
 
         def new_context(**kwargs: Any) -> BrowserContext:
             ctx = plain(**kwargs)
+            ctx.set_default_timeout(WAIT_MS)
             ctx.add_init_script(FAST_PACE)
             return ctx
 

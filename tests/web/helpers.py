@@ -7,12 +7,16 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, Route
 from websockets.asyncio.client import connect
+
+from .conftest import WAIT_MS
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 CHOICES = ("[data-action]:not([disabled]), .town[data-menu]")
@@ -75,7 +79,7 @@ def more_options(page: Page) -> None:
 def start_game(page: Page) -> None:
     if page.locator("#start-btn").count():
         page.click("#start-btn")
-    page.wait_for_selector(".game .panel", timeout=15000)
+    page.wait_for_selector(".game .panel")
 
 
 def seq(page: Page) -> str:
@@ -90,7 +94,23 @@ def my_turn(page: Page) -> bool:
     return bool(page.evaluate("!!document.querySelector('#turn.mine')"))
 
 
-def wait_turn_or_end(page: Page, timeout: float = 30000) -> None:
+def wait_for_news(pages: Sequence[Page], timeout: float = WAIT_MS / 1000) -> None:
+    """Until something happens at the table: a page's sequence number moves on from what
+    it was at the call, a player is to act, or the game is over.  A loop that plays the
+    pages' turns waits this way when nobody can act, so that its cap counts moves, not
+    moments: with a short fixed wait instead, a few seconds of a starved bot or server (CI's
+    2 shared cores) used up the loop.  ``timeout`` (seconds) is a hang guard."""
+    before = [seq(p) for p in pages]
+    deadline = time.monotonic() + timeout
+    while not any(seq(p) != s or my_turn(p) or is_over(p)
+                  for p, s in zip(pages, before, strict=True)):
+        assert time.monotonic() < deadline, f"nothing happened at the table in {timeout:g} s"
+        pages[0].wait_for_timeout(30)
+
+
+def wait_turn_or_end(page: Page, timeout: float | None = None) -> None:
+    """Until it is this player's turn or the game is over (``timeout`` in ms: the
+    context's default, a hang guard, when None)."""
     page.wait_for_function(
         "() => document.querySelector('.final') || document.querySelector('#turn.mine')",
         timeout=timeout)
@@ -147,7 +167,7 @@ def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> s
         action = opts.nth(j).get_attribute("data-action")
         opts.nth(j).click()
     confirm_if_asked(page)
-    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before, timeout=15000)
+    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
     return str(action)
 
 
@@ -161,7 +181,7 @@ def discard_picked(page: Page, rng: random.Random) -> str:
     page.click("#discard-go")
     confirm_if_asked(page)
     page.wait_for_function("""() => { const v = window.__elfenland.page.view;
-        return !v.discarding || v.current_player !== v.viewer; }""", timeout=15000)
+        return !v.discarding || v.current_player !== v.viewer; }""")
     return "discard"
 
 
@@ -249,7 +269,7 @@ def play_until(ws_base: str, gid: str, token: str, seat: int, until: int) -> int
         played = 0
         async with connect(f"{ws_base}/ws/games/{gid}?token={token}") as ws:
             while True:
-                msg: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                msg: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), WAIT_MS / 1000))
                 if msg["type"] != "update":
                     continue
                 view = msg["view"]

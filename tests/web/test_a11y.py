@@ -47,7 +47,7 @@ def _play_checking(page: Page, game: str, rng: random.Random) -> dict[str, list[
 
 def _final_and_replay(page: Page, server: str, seen: dict[str, list[object]]) -> None:
     final = page.locator(".final")
-    final.wait_for(timeout=15000)
+    final.wait_for()
     # Named by its title, focused on open.
     label = final.get_attribute("aria-labelledby")
     assert final.get_attribute("role") == "dialog" and label

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page
 
 from elfenland.core.transport import Transport
 
-from .helpers import more_options, my_turn, phase_key, seq, start_game, take_turn
+from .helpers import more_options, my_turn, phase_key, seq, start_game, take_turn, wait_for_news
 
 pytestmark = pytest.mark.browser
 
@@ -48,13 +48,13 @@ def test_a_turn_based_clock_runs_out_and_a_bot_plays(page: Page, server: str) ->
     clock = page.locator("#clock")
     clock.wait_for(state="visible")
     assert "Turn-based" in clock.inner_text()
-    page.wait_for_selector("#clock .clock-left:has-text('Ann')", timeout=10000)
+    page.wait_for_selector("#clock .clock-left:has-text('Ann')")
     # Ann does nothing: after 2 s a bot plays her turn and everyone is told.
-    page.wait_for_selector(".chat-list li.timeout", timeout=15000)
+    page.wait_for_selector(".chat-list li.timeout")
     line = page.locator(".chat-list li.timeout").first.inner_text()
     assert line.startswith("Ann") and "ran out of time" in line and "timeout 1" in line
     page.wait_for_function(
-        "() => window.__elfenland.page.log.some(e => e.player === 0)", timeout=15000)
+        "() => window.__elfenland.page.log.some(e => e.player === 0)")
     assert page.locator(".panel[data-seat='0']").count() == 1
     assert re.search(r"Timeouts: Ann \(you\) [123]/3", clock.inner_text())
 
@@ -74,25 +74,25 @@ def test_chat_between_two_browsers_shows_markup_as_text(browser: Browser, server
         b.wait_for_selector("[data-join]")
         b.fill("#join-name", "Bob")
         b.click("[data-join]")
-        b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
+        b.wait_for_selector(".game .panel")  # full: it starts
         start_game(a)
-        b.wait_for_selector(".game .panel", timeout=15000)
+        b.wait_for_selector(".game .panel")
         a.fill(".chat-input", INJECTION)
         a.click(".chat-send")
-        b.wait_for_selector(".chat-list li.chat", timeout=10000)
+        b.wait_for_selector(".chat-list li.chat")
         assert b.locator(".chat-list li.chat b").inner_text() == "Ann"
         assert b.locator(".chat-list li.chat .chat-text").inner_text() == INJECTION
         assert b.locator(".chat-list img, .chat-list script").count() == 0
         b.fill(".chat-input", "bonjour Ann")
         b.press(".chat-input", "Enter")
-        a.wait_for_selector(".chat-list li.chat:has-text('bonjour Ann')", timeout=10000)
+        a.wait_for_selector(".chat-list li.chat:has-text('bonjour Ann')")
         assert a.locator(".chat-list li.chat").count() == 2
         a.wait_for_timeout(300)
         for pg in (a, b):
             assert pg.evaluate("window.__pwned") is None
         # A reload brings the table talk back from the store.
         b.reload()
-        b.wait_for_selector(".chat-list li.chat:has-text('bonjour Ann')", timeout=10000)
+        b.wait_for_selector(".chat-list li.chat:has-text('bonjour Ann')")
         assert b.locator(".chat-list li.chat").count() == 2
         assert not errors, errors
     finally:
@@ -122,9 +122,9 @@ def _two_players(browser: Browser, server: str) -> tuple[object, object, Page, P
     b.wait_for_selector("[data-join]")
     b.fill("#join-name", "Bob")
     b.click("[data-join]")
-    b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
+    b.wait_for_selector(".game .panel")  # full: it starts
     start_game(a)
-    b.wait_for_selector(".game .panel", timeout=15000)
+    b.wait_for_selector(".game .panel")
     return a_ctx, b_ctx, a, b
 
 
@@ -143,7 +143,7 @@ def test_undo_takes_back_a_placement_but_not_a_draw(browser: Browser, server: st
             elif my_turn(a) or my_turn(b):
                 take_turn(a if my_turn(a) else b, rng)
             else:
-                a.wait_for_timeout(30)
+                wait_for_news((a, b))
         assert face_up.startswith(FACE_UP), "Ann never took a face-up counter"
         after_draw = seq(a)
         b.wait_for_function("s => document.body.dataset.seq === s", arg=after_draw)
@@ -160,7 +160,7 @@ def test_undo_takes_back_a_placement_but_not_a_draw(browser: Browser, server: st
                     placed = action
                     break
             else:
-                a.wait_for_timeout(30)
+                wait_for_news((a, b))
         assert placed, "Ann never placed a counter"
         after = seq(a)
         b.wait_for_function("s => document.body.dataset.seq === s", arg=after)
@@ -169,16 +169,16 @@ def test_undo_takes_back_a_placement_but_not_a_draw(browser: Browser, server: st
         assert b.locator("#undo-btn").is_hidden()
         a.click("#undo-btn")
         a.wait_for_function("s => document.body.dataset.seq === String(Number(s) - 1)",
-                            arg=after, timeout=10000)
+                            arg=after)
         b.wait_for_function("s => document.body.dataset.seq === String(Number(s) - 1)",
-                            arg=after, timeout=10000)
+                            arg=after)
         b.wait_for_selector(".chat-list li.undo:has-text('Ann took back')")
         assert a.locator(f"#log li[data-seq='{after}']").count() == 0
         assert my_turn(a) and placed in a.evaluate("window.__elfenland.page.view.legal")
         # The replay lists the take-back and goes to its step.
         gid = b.url.rsplit("/", 1)[-1]
         b.goto(f"{server}/#/replay/{gid}")
-        b.wait_for_selector(".replay-events li.undo", timeout=10000)
+        b.wait_for_selector(".replay-events li.undo")
         assert "Ann" in b.locator(".replay-events li.undo").inner_text()
         step = int(after) - 1
         assert b.locator(".replay-events li.undo button").get_attribute("data-step") == str(step)

@@ -46,13 +46,13 @@ def test_a_lobby_on_one_process_sees_another_process(make_cluster: ClusterFactor
     cluster = make_cluster(3)
     one, two = cluster.server_url("s1"), cluster.server_url("s2")
     _open_lobby(page, one)
-    assert page.get_attribute(".lobby", "data-feed-server", timeout=1000).startswith("s1/")
+    assert page.get_attribute(".lobby", "data-feed-server").startswith("s1/")
 
     # A game created on s2 appears in the lobby served by s1.
     made = post(two, "/api/games", {"players": 2, "name": "Ann", "seats": [
         {"kind": "human"}, {"kind": "open"}]}).json()
     gid, ann = made["game"]["id"], made["token"]
-    page.wait_for_selector(f"#open-games .game-row[data-game='{gid}']", timeout=10000)
+    page.wait_for_selector(f"#open-games .game-row[data-game='{gid}']")
     assert "Ann" in page.inner_text(f"#open-games [data-game='{gid}']")
 
     # This browser holds Ann's seat (as it would after creating the game elsewhere).
@@ -61,21 +61,20 @@ def test_a_lobby_on_one_process_sees_another_process(make_cluster: ClusterFactor
     bob = post(two, f"/api/games/{gid}/join", {"name": "Bob"}).json()["token"]
     assert post(two, f"/api/games/{gid}/start", {"token": ann}).is_success
     assert owner_of(cluster.db, gid) == "s2", "the game is served by s2, the page by s1"
-    page.wait_for_selector(f"#my-games .game-row[data-game='{gid}']", timeout=10000)
+    page.wait_for_selector(f"#my-games .game-row[data-game='{gid}']")
     assert "running" in page.inner_text(f"#my-games [data-game='{gid}']").lower()
 
     # Ann's turn first ("Games waiting for you"), then Bob's, then Ann's again: the
     # turns are played on s2 and seen on s1.
     waiting = f".waiting-row[data-game='{gid}']"
-    page.wait_for_selector(waiting, timeout=10000)
+    page.wait_for_selector(waiting)
     ws_two = two.replace("http", "ws")
     assert play_until(ws_two, gid, ann, 0, 1) > 0
-    page.wait_for_selector(waiting, state="detached", timeout=10000)
+    page.wait_for_selector(waiting, state="detached")
     assert play_until(ws_two, gid, bob, 1, 0) > 0
-    page.wait_for_selector(waiting, timeout=10000)
+    page.wait_for_selector(waiting)
     page.wait_for_function(
-        "() => document.querySelector('#lobby-live').textContent.startsWith('Your turn')",
-        timeout=5000)
+        "() => document.querySelector('#lobby-live').textContent.startsWith('Your turn')")
     assert _same_document(page)
 
     # Ann opens the game in a browser on s2: her seat shows as online on s1, and no
@@ -91,12 +90,11 @@ def test_a_lobby_on_one_process_sees_another_process(make_cluster: ClusterFactor
                        "{[g]: {seat: 0, token: t, name: 'Ann'}}))", [gid, ann])
         table.goto(f"{two}/#/game/{gid}")
         table.wait_for_selector(".game .panel")
-        page.wait_for_selector(f"#my-games [data-game='{gid}'] [data-seat='0'][data-connected]",
-                               timeout=10000)
+        page.wait_for_selector(f"#my-games [data-game='{gid}'] [data-seat='0'][data-connected]")
     finally:
         other.close()
     page.wait_for_selector(
-        f"#my-games [data-game='{gid}'] [data-seat='0']:not([data-connected])", timeout=10000)
+        f"#my-games [data-game='{gid}'] [data-seat='0']:not([data-connected])")
     assert _same_document(page)
 
 
@@ -128,7 +126,7 @@ def _moved(page: Page, before: str) -> str:
     page.wait_for_function(
         "s => { const l = document.querySelector('.lobby');"
         " return l.dataset.feed === 'live' && l.dataset.feedServer !== s; }",
-        arg=before, timeout=20000)
+        arg=before)
     assert _same_document(page)
     return str(page.get_attribute(".lobby", "data-feed-server"))
 
@@ -137,6 +135,6 @@ def _created_shows(page: Page, base: str, name: str) -> None:
     made = post(base, "/api/games", {
         "players": 2, "name": name, "seats": [{"kind": "human"}, {"kind": "open"}]}).json()
     row = f"#open-games .game-row[data-game='{made['game']['id']}']"
-    page.wait_for_selector(row, timeout=10000)
+    page.wait_for_selector(row)
     assert name in page.inner_text(row)
     assert _same_document(page)

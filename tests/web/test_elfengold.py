@@ -35,7 +35,7 @@ def view(page: Page) -> dict[str, Any]:
 
 
 def sent(page: Page, before: str) -> None:
-    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before, timeout=15000)
+    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
 
 
 def click_action(page: Page, selector: str, rng: random.Random) -> str:
@@ -204,7 +204,7 @@ def play_game(page: Page, rng: random.Random, max_turns: int = 900, axe: bool = 
 def new_game(page: Page, server: str, seed: int, witch: bool = False) -> str:
     gid = create_game(page, server, game="elfengold", players=4, bots=3, level="greedy",
                       seed=seed, checks=("eg_witch",) if witch else ())
-    page.wait_for_selector(".game .panel", timeout=15000)
+    page.wait_for_selector(".game .panel")
     return gid
 
 
@@ -294,7 +294,7 @@ def test_lobby_offers_elfengold_with_its_variants_and_the_rules_aid(page: Page,
     assert game["options"] == {"random_gold": True, "eg_public_gold": False,
                                "eg_overbid": "capped", "rounds": 3}
     assert game["custom_rules"] and game["unrated"]
-    page.wait_for_selector(".game .panel", timeout=15000)
+    page.wait_for_selector(".game .panel")
     # The others' coins are hidden: only this player's panel shows coins.
     page.wait_for_function("() => document.querySelectorAll('[data-panel-coins]').length === 1")
     assert page.evaluate("window.__elfenland.page.view.rounds") == 3
@@ -315,7 +315,7 @@ def test_the_hand_limit_option_asks_for_discards(page: Page, server: str) -> Non
                   "{[g]: {seat: 0, token: t, name: 'Ann'}}))", [gid, token])
     assert httpx.post(f"{server}/api/games/{gid}/start", json={"token": token}).is_success
     page.goto(f"{server}/#/game/{gid}")
-    page.wait_for_selector(".game .panel", timeout=15000)
+    page.wait_for_selector(".game .panel")
     rng = random.Random(2)
     done: set[str] = set()
     for _ in range(300):

@@ -65,14 +65,14 @@ def test_each_game_listed_once(browser: Browser, server: str) -> None:
         page.select_option("select[name=players]", "2")
         page.select_option("select[name=kind-1]", "bot")
         page.click("#create-btn")
-        page.wait_for_selector(".game .panel", timeout=15000)
+        page.wait_for_selector(".game .panel")
         gid = page.url.rsplit("/", 1)[-1]
-        page.wait_for_selector("#turn.mine", timeout=15000)
+        page.wait_for_selector("#turn.mine")
         page.goto(f"{server}/#/")
         # Both the player's games (server) and this browser's seats know it: shown once,
         # marked as waiting for the player, with "Play".
         row = f"[data-game='{gid}']"
-        page.wait_for_selector(f"#my-games {row}.waiting-row", timeout=10000)
+        page.wait_for_selector(f"#my-games {row}.waiting-row")
         page.wait_for_timeout(300)
         assert page.locator(row).count() == 1
         assert page.locator(f"{row} a").inner_text() == "Play"

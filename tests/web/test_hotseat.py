@@ -28,7 +28,7 @@ def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
     page.fill("input[name=seatname-1]", "Bea")
     page.click("#create-btn")
     # No open seat: no share link, no bots to add, no Start; the table starts at once.
-    page.wait_for_selector(".game .panel", timeout=15000)
+    page.wait_for_selector(".game .panel")
     assert page.locator("#share-link, #start-btn, #fill-level").count() == 0
     start_game(page)
     gid = page.url.rsplit("/", 1)[-1]
@@ -45,7 +45,7 @@ def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
             assert page.locator(".hotseat-cover").is_visible()
             page.click("#hotseat-go")
             switches += 1
-            page.wait_for_selector("#turn.mine, .final", timeout=15000)
+            page.wait_for_selector("#turn.mine, .final")
             continue
         if my_turn(page):
             seats_played.add(page.evaluate("window.__elfenland.page.seat"))

@@ -70,7 +70,7 @@ def test_the_king_of_the_elves_table(browser: Browser, server: str, seed: int) -
                     journeys += 1
             take_turn(page, rng)
         assert is_over(page) and hands and journeys
-        page.wait_for_selector(".final", timeout=15000)
+        page.wait_for_selector(".final")
         page.keyboard.press("Escape")
         table = page.locator(".koe-table").inner_text()
         assert "Bank" not in table

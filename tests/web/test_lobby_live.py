@@ -45,12 +45,11 @@ def test_the_lobby_updates_live(page: Page, server: str) -> None:
         "players": 2, "name": "Zed", "seats": [{"kind": "human"}, {"kind": "open"}]})
     gid = made["game"]["id"]
     row = page.locator(f"#open-games .game-row[data-game='{gid}']")
-    row.wait_for(timeout=5000)
+    row.wait_for()
     assert "Zed" in row.inner_text()
     assert row.locator("[data-connected]").count() == 0
     page.wait_for_function(
-        "() => document.querySelector('#lobby-live').textContent.includes('waiting for players')",
-        timeout=5000)
+        "() => document.querySelector('#lobby-live').textContent.includes('waiting for players')")
     # Zed opens the game: the seat shows as online, in words for a screen reader too.
     ctx = page.context.browser.new_context() if page.context.browser else None
     assert ctx is not None
@@ -60,15 +59,14 @@ def test_the_lobby_updates_live(page: Page, server: str) -> None:
         zed.evaluate(f"localStorage.setItem('elfenland.seats', JSON.stringify("
                      f"{{'{gid}': {{seat: 0, token: '{made['token']}', name: 'Zed'}}}}))")
         zed.reload()
-        page.wait_for_selector(f"#open-games [data-game='{gid}'] [data-seat='0'][data-connected]",
-                               timeout=10000)
+        page.wait_for_selector(f"#open-games [data-game='{gid}'] [data-seat='0'][data-connected]")
         chip = page.locator(f"#open-games [data-game='{gid}'] [data-seat='0']")
         assert "online" in chip.inner_text()
         assert serious_violations(page) == []
     finally:
         ctx.close()
     page.wait_for_selector(
-        f"#open-games [data-game='{gid}'] [data-seat='0']:not([data-connected])", timeout=10000)
+        f"#open-games [data-game='{gid}'] [data-seat='0']:not([data-connected])")
     # No list was fetched for any of this: the feed brought it.
     assert asked == [], asked
 
@@ -87,20 +85,19 @@ def test_your_turn_arrives_live(page: Page, server: str) -> None:
     _post(f"{server}/api/games/{gid}/start", {"token": token})
     # Ann's turn (the start says so), Bob's (a "turn" event), Ann's again.
     waiting = f".waiting-row[data-game='{gid}']"
-    page.wait_for_selector(waiting, timeout=10000)
+    page.wait_for_selector(waiting)
     ws = server.replace("http", "ws")
     assert play_until(ws, gid, token, 0, 1) > 0
-    page.wait_for_selector(waiting, state="detached", timeout=10000)
+    page.wait_for_selector(waiting, state="detached")
     assert play_until(ws, gid, joined["token"], 1, 0) > 0
-    page.wait_for_selector(waiting, timeout=10000)
+    page.wait_for_selector(waiting)
     page.wait_for_function(
-        "() => document.querySelector('#lobby-live').textContent.startsWith('Your turn')",
-        timeout=5000)
+        "() => document.querySelector('#lobby-live').textContent.startsWith('Your turn')")
     # The feed drops (a process draining): the page reconnects and fetches the lists.
     asked = _no_polling(page)
     page.evaluate("window.__elfenlandLobby.feed.drop()")
-    page.wait_for_selector(".lobby[data-feed='offline']", timeout=5000)
-    page.wait_for_selector(".lobby[data-feed='live']", timeout=10000)
+    page.wait_for_selector(".lobby[data-feed='offline']")
+    page.wait_for_selector(".lobby[data-feed='live']")
     page.wait_for_timeout(500)
     assert any("/api/games" in u for u in asked), asked
     assert page.locator(f".waiting-row[data-game='{gid}']").count() == 1
@@ -114,8 +111,7 @@ def test_the_lobby_with_the_feed_is_accessible(browser: Browser, server: str) ->
         _post(f"{server}/api/games", {"players": 2, "name": "Léa",
                                       "seats": [{"kind": "human"}, {"kind": "open"}]})
         page.wait_for_function(
-            "() => document.querySelector('#lobby-live').textContent.includes('attend')",
-            timeout=5000)
+            "() => document.querySelector('#lobby-live').textContent.includes('attend')")
         assert serious_violations(page) == []
     finally:
         ctx.close()

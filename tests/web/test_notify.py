@@ -54,12 +54,12 @@ def test_a_hidden_tab_is_notified_of_its_turn(browser: Browser, server: str) -> 
         assert page.evaluate("Notification.permission") == "granted"
         assert page.locator("#notify-ask").count() == 0  # already allowed: nothing to ask
         rng = random.Random(2)
-        page.wait_for_selector("#turn.mine", timeout=15000)
+        page.wait_for_selector("#turn.mine")
         assert page.evaluate("window.__notes") == []  # visible: no notification
         page.evaluate("window.__hidden = true")
         take_turn(page, rng)  # the bot answers; the turn comes back to the hidden tab
         page.wait_for_function(
-            "() => window.__notes.length > 0 || document.querySelector('.final')", timeout=15000)
+            "() => window.__notes.length > 0 || document.querySelector('.final')")
         notes = page.evaluate("window.__notes")
         assert notes and notes[0][0] == "Your turn" and "Elfenland" in notes[0][1]
         assert page.title().startswith("(1) ")  # the badge counts the turn missed
@@ -87,12 +87,12 @@ def test_the_lobby_lists_games_waiting_for_me(browser: Browser, server: str) -> 
         assert player["name"] == "Ann the player" and player["token"]
         gid = create_game(page, server, players=2, bots=1, level="random", name="")
         start_game(page)
-        page.wait_for_selector("#turn.mine", timeout=15000)
+        page.wait_for_selector("#turn.mine")
         assert "Ann the player" in page.locator(".panel[data-seat='0'] .nm").inner_text()
         page.goto(f"{server}/#/")
-        page.wait_for_selector(f".waiting-row[data-game='{gid}']", timeout=10000)
+        page.wait_for_selector(f".waiting-row[data-game='{gid}']")
         page.click(f".waiting-row[data-game='{gid}'] a")
-        page.wait_for_selector("#turn.mine", timeout=15000)
+        page.wait_for_selector("#turn.mine")
         assert my_turn(page)
     finally:
         ctx.close()
@@ -139,7 +139,7 @@ def test_the_leaderboard_rates_players_and_bots(browser: Browser, server: str) -
         page.goto(f"{server}/#/leaderboard")
         page.wait_for_selector("[data-board='king-of-the-elves']")
         page.click("[data-board='king-of-the-elves']")
-        page.wait_for_selector("#board tr[data-player='bot:greedy']", timeout=10000)
+        page.wait_for_selector("#board tr[data-player='bot:greedy']")
         rows = page.locator("#board tbody tr")
         assert rows.count() >= 3
         assert "Medium" in page.locator("#board tr[data-player='bot:greedy']").inner_text()

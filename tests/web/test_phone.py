@@ -9,7 +9,16 @@ import random
 import pytest
 from playwright.sync_api import Browser, Page
 
-from .helpers import SCREENSHOTS, create_game, is_over, my_turn, phase_key, start_game, take_turn
+from .helpers import (
+    SCREENSHOTS,
+    create_game,
+    is_over,
+    my_turn,
+    phase_key,
+    start_game,
+    take_turn,
+    wait_for_news,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +46,7 @@ def test_the_map_zooms_to_the_move_and_pieces_stay_touchable(browser: Browser,
             if is_over(page):
                 break
             if not my_turn(page):
-                page.wait_for_timeout(40)
+                wait_for_news((page,))
                 continue
             if phase_key(page) == "move" and page.locator(".cost-badge").count():
                 page.wait_for_timeout(900)  # a counter just placed has popped in

@@ -17,6 +17,7 @@ from .helpers import (
     seq,
     start_game,
     take_turn,
+    wait_for_news,
     wait_turn_or_end,
 )
 
@@ -75,11 +76,11 @@ def test_two_players_in_two_browsers(browser: Browser, server: str) -> None:
         b.wait_for_selector("[data-join]")
         b.fill("#join-name", "Bob")
         b.click("[data-join]")
-        b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
+        b.wait_for_selector(".game .panel")  # full: it starts
         # The table was full: it started by itself, with Bob in his seat for Ann too.
-        a.wait_for_selector(".panel[data-seat='1'] .nm:has-text('Bob')", timeout=10000)
+        a.wait_for_selector(".panel[data-seat='1'] .nm:has-text('Bob')")
         start_game(a)
-        b.wait_for_selector(".game .panel", timeout=15000)
+        b.wait_for_selector(".game .panel")
         assert gid in b.url
         rng = random.Random(3)
         for _ in range(900):
@@ -91,10 +92,7 @@ def test_two_players_in_two_browsers(browser: Browser, server: str) -> None:
                     take_turn(pg, rng)
                     acted = True
             if not acted:
-                a.wait_for_function(
-                    "() => document.querySelector('.final') || document.querySelector('#turn.mine')"
-                    " || true", timeout=1000)
-                a.wait_for_timeout(30)
+                wait_for_news((a, b))
         assert is_over(a) and is_over(b)
         names = a.locator(".scores tbody").inner_text()
         assert "Ann" in names and "Bob" in names
@@ -124,7 +122,7 @@ def test_reload_and_lost_connection_resume_the_game(page: Page, server: str) -> 
     page.evaluate("window.__elfenland.conn.drop()")
     page.wait_for_function("() => document.querySelector('#conn').dataset.state !== 'online'")
     page.wait_for_function("() => document.querySelector('#conn').dataset.state === 'online'"
-                           " && document.querySelector('#conn').hidden", timeout=15000)
+                           " && document.querySelector('#conn').hidden")
     wait_turn_or_end(page)
     take_turn(page, rng)
     assert int(seq(page)) > int(before)
@@ -156,6 +154,6 @@ def test_illegal_or_stale_actions_are_shown_plainly(page: Page, server: str) -> 
     wait_turn_or_end(page)
     # Sending an action the rules forbid: the server refuses, the page says why.
     page.evaluate("window.__elfenland.conn.act('move elvenhold-beata')")
-    page.wait_for_selector(".toast", timeout=10000)
+    page.wait_for_selector(".toast")
     assert page.locator(".toast").inner_text().strip() != ""
     assert my_turn(page)

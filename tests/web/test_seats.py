@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from .conftest import ABSENT_AFTER
-from .helpers import create_game, is_over, my_turn, seq, start_game, take_turn
+from .helpers import create_game, is_over, my_turn, seq, start_game, take_turn, wait_for_news
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,7 @@ def play_until(pg: Page, rng: random.Random, done: str, arg: object, turns: int 
         if my_turn(pg):
             take_turn(pg, rng)
         else:
-            pg.wait_for_timeout(50)
+            wait_for_news((pg,))
     raise AssertionError(f"not reached after {turns} turns: {done}")
 
 
@@ -40,22 +40,25 @@ def test_absent_players_seat_goes_to_a_bot_and_back(browser: Browser, server: st
         b.wait_for_selector("[data-join]")
         b.fill("#join-name", "Bob")
         b.click("[data-join]")
-        b.wait_for_selector(".game .panel", timeout=15000)  # full: it starts
+        b.wait_for_selector(".game .panel")  # full: it starts
         start_game(a)
-        b.wait_for_selector(".game .panel", timeout=15000)
+        b.wait_for_selector(".game .panel")
         rng = random.Random(8)
         for _ in range(200):  # a few turns each before Bob leaves
             if int(seq(a) or 0) >= 4:
                 break
+            acted = False
             for pg in (a, b):
                 if my_turn(pg):
                     take_turn(pg, rng)
-            a.wait_for_timeout(30)
+                    acted = True
+            if not acted:
+                wait_for_news((a, b))
         assert int(seq(a)) >= 4
         # Bob closes his page: Ann sees him gone and, once he counts as absent, hands his
         # seat to a bot.
         b.close()
-        a.wait_for_selector(".panel[data-seat='1'] [data-tobot='1']", timeout=10000)
+        a.wait_for_selector(".panel[data-seat='1'] [data-tobot='1']")
         assert a.locator(".panel[data-seat='1'] .dot.off").count() == 1
         a.wait_for_timeout(int(ABSENT_AFTER * 1000) + 300)
         a.click("[data-tobot='1']")
@@ -69,7 +72,7 @@ def test_absent_players_seat_goes_to_a_bot_and_back(browser: Browser, server: st
         # Bob comes back (his seat token is still in this browser) and takes his seat back.
         b = b_ctx.new_page()
         b.goto(link)
-        b.wait_for_selector(".panel[data-seat='1'] [data-takeback='1']", timeout=15000)
+        b.wait_for_selector(".panel[data-seat='1'] [data-takeback='1']")
         assert not my_turn(b)  # the bot still plays for him
         b.click("[data-takeback='1']")
         for pg in (a, b):
@@ -88,7 +91,7 @@ def test_absent_players_seat_goes_to_a_bot_and_back(browser: Browser, server: st
                     take_turn(pg, rng)
                     acted = True
             if not acted:
-                a.wait_for_timeout(50)
+                wait_for_news((a, b))
         assert b.evaluate(bob_played, back)
         assert a.evaluate(f"() => ({SEAT_KIND})(1)") == "human"
     finally:

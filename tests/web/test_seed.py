@@ -16,10 +16,10 @@ def test_the_lobby_shows_a_chosen_seed_and_hides_a_drawn_one(page: Page, server:
                        timeout=30).json()["game"]["id"]
     page.goto(f"{server}/")
     row = page.locator(f"#open-games [data-game='{chosen}']")
-    row.wait_for(timeout=15000)
+    row.wait_for()
     assert "Chosen seed 4242 (unrated)" in row.inner_text()
     other = page.locator(f"#open-games [data-game='{drawn}']")
-    other.wait_for(timeout=15000)
+    other.wait_for()
     assert "seed" not in other.inner_text().lower()
 
 
@@ -31,5 +31,5 @@ def test_the_lobby_marks_custom_rules_unrated(page: Page, server: str) -> None:
     assert custom["custom_rules"] and custom["unrated"]
     page.goto(f"{server}/")
     row = page.locator(f"#open-games [data-game='{custom['id']}']")
-    row.wait_for(timeout=15000)
+    row.wait_for()
     assert "Custom rules (unrated)" in row.inner_text()

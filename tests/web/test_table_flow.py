@@ -17,6 +17,7 @@ from .helpers import (
     phase_key,
     start_game,
     take_turn,
+    wait_for_news,
     wait_turn_or_end,
 )
 
@@ -33,7 +34,7 @@ def _until_my_move(page: Page, rng: random.Random) -> None:
         if my_turn(page):
             take_turn(page, rng, prefer=("pass",))
         else:
-            page.wait_for_timeout(30)
+            wait_for_news((page,))
     raise AssertionError("never reached the move phase")
 
 
@@ -72,7 +73,7 @@ def test_discard_counts_down_and_asks_once(browser: Browser, server: str) -> Non
         asked.append(page.locator("#confirm-text").inner_text())
         page.click(".confirm #confirm-ok")
         page.wait_for_function("""() => { const v = window.__elfenland.page.view;
-            return !v.discarding && v.players[v.viewer].hand.length === 4; }""", timeout=15000)
+            return !v.discarding && v.players[v.viewer].hand.length === 4; }""")
         assert page.locator(".confirm").count() == 0
         assert len(asked) == 1 and (f"{need} cards" in asked[0] or need == 1), asked
         log = page.evaluate("window.__elfenland.page.log.filter(e => e.player === "
@@ -94,7 +95,7 @@ def test_the_log_keeps_its_share_and_a_readable_pace(browser: Browser, server: s
         start_game(page)
         wait_turn_or_end(page)
         take_turn(page, random.Random(2))
-        page.wait_for_selector("#log li", timeout=15000)
+        page.wait_for_selector("#log li")
         side = page.locator(".side").bounding_box()
         log = page.locator("#log").bounding_box()
         assert side and log

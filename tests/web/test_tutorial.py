@@ -18,7 +18,7 @@ def _target_shown(page: Page, step: str) -> None:
     """The guide points at something within a moment: after a click the client draws
     the table again (a discard picked, say) before the next target is marked."""
     try:
-        page.wait_for_selector(".guide-target", state="attached", timeout=5000)
+        page.wait_for_selector(".guide-target", state="attached")
     except PlaywrightTimeout:
         raise AssertionError(f"the guide points at nothing at step {step!r}") from None
 
@@ -36,7 +36,7 @@ def test_the_guided_first_game_to_its_end(browser: Browser, server: str, lang: s
         page.goto(f"{server}/")
         page.wait_for_selector("body[data-ready='1']")
         page.click("#learn-btn")
-        page.wait_for_selector(".game .guide", timeout=15000)
+        page.wait_for_selector(".game .guide")
         summary = page.evaluate("window.__elfenland.page.summary")
         assert summary["seed"] == 2026 and [s["kind"] for s in summary["seats"]] == ["human", "bot"]
         seen: set[str] = set()
@@ -48,11 +48,11 @@ def test_the_guided_first_game_to_its_end(browser: Browser, server: str, lang: s
             seen.add(step)
             if step == "watch":
                 page.wait_for_function("s => document.querySelector('.guide')?.dataset.step !== s",
-                                       arg="watch", timeout=15000)
+                                       arg="watch")
                 continue
             target = page.locator(".guide-target").first
             _target_shown(page, step)
-            target.wait_for(timeout=5000)
+            target.wait_for()
             assert page.locator("#guide-text").inner_text().strip()
             if step == "secret" and lang == "en":
                 assert serious_violations(page) == []
@@ -70,8 +70,7 @@ def test_the_guided_first_game_to_its_end(browser: Browser, server: str, lang: s
                 target.click()
             if step == "discard":
                 continue  # picking a card changes no seq
-            page.wait_for_function("s => document.body.dataset.seq !== s", arg=before,
-                                   timeout=15000)
+            page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
         assert _step(page) == "done", seen
         # Every kind of turn of a round was guided.
         assert {"secret", "counters", "place", "move"} <= seen, seen
@@ -91,7 +90,7 @@ def test_the_short_king_of_the_elves_guide_to_its_end(browser: Browser, server: 
         page.wait_for_selector("body[data-ready='1']")
         page.select_option("select[name=game]", "king-of-the-elves")
         page.click("#learn-btn")
-        page.wait_for_selector(".game .guide", timeout=15000)
+        page.wait_for_selector(".game .guide")
         assert page.evaluate("window.__elfenland.page.summary.game") == "king-of-the-elves"
         seen: set[str] = set()
         for _ in range(400):
@@ -101,13 +100,12 @@ def test_the_short_king_of_the_elves_guide_to_its_end(browser: Browser, server: 
             seen.add(step)
             if step == "watch":
                 page.wait_for_function("s => document.querySelector('.guide')?.dataset.step !== s",
-                                       arg="watch", timeout=15000)
+                                       arg="watch")
                 continue
             _target_shown(page, step)
             before = page.evaluate("document.body.dataset.seq")
             page.locator(".guide-target").first.click()
-            page.wait_for_function("s => document.body.dataset.seq !== s", arg=before,
-                                   timeout=15000)
+            page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
         assert _step(page) == "koeDone", seen
         assert {"koeBuild", "koeVisit"} <= seen, seen
         assert page.locator("#guide-text").inner_text().startswith("Du hast eine ganze Runde")
