@@ -29,7 +29,7 @@ def test_cluster_command_starts_serves_and_stops(pg_url: str) -> None:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         assert f"http://127.0.0.1:{port}/" in line and "2 processes" in line, line
-        wait_http(f"http://127.0.0.1:{port}/healthz", 20)
+        wait_http(f"http://127.0.0.1:{port}/healthz", 60)
         base = f"http://127.0.0.1:{port}"
         made = post(base, "/api/games", {"players": 2, "seats": [
             {"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"}]})
@@ -37,7 +37,8 @@ def test_cluster_command_starts_serves_and_stops(pg_url: str) -> None:
         gid = made.json()["game"]["id"]
         assert post(base, f"/api/games/{gid}/start", {}).status_code == 200
         # A bots-only game plays to its end on whichever process took it.
-        for _ in range(200):
+        deadline = time.monotonic() + 60  # a hang guard: a few seconds when not loaded
+        while time.monotonic() < deadline:
             if HTTP.get(f"{base}/api/games/{gid}").json()["game"]["status"] == "finished":
                 break
             time.sleep(0.1)
