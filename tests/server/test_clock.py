@@ -81,10 +81,14 @@ def test_a_player_out_of_time_gets_a_bot_then_loses_the_seat(make_server: Server
 
 
 def test_a_player_who_acts_in_time_keeps_the_seat(make_server: ServerFactory) -> None:
+    """Each of Ann's turns gets a fresh deadline, and acting before it keeps her seat.
+    Her time per move is long (with 1.5 s, a loaded machine that held back her messages
+    timed her out), so the deadline's renewal is checked by its value, not by the clock
+    running out."""
     server = make_server(limits=FAST)
     made = create(server.url, players=2, seed=9, name="Ann",
                   seats=[{"kind": "human"}, {"kind": "bot", "level": "random"}],
-                  tempo={"kind": "live", "per_move": 1.5, "bank": 0, "max_timeouts": 1})
+                  tempo={"kind": "live", "per_move": 60, "bank": 0, "max_timeouts": 1})
     gid, token = made["game"]["id"], made["token"]
 
     async def play() -> list[JSON]:
@@ -105,6 +109,11 @@ def test_a_player_who_acts_in_time_keeps_the_seat(make_server: ServerFactory) ->
 
     got = asyncio.run(play())
     assert not [m for m in got if m["type"] in ("event", "error")]
+    # A fresh deadline each turn (her actions within one turn share its time): later
+    # than the last one.
+    deadlines = [m["clock"]["deadline"] for m in got if m["type"] == "update"
+                 and m["view"].get("legal") and m["view"]["current_player"] == 0]
+    assert deadlines == sorted(deadlines) and len(set(deadlines)) >= 2, deadlines
     assert HTTP.get(f"{server.url}/api/games/{gid}").json()["game"]["seats"][0]["kind"] == "human"
 
 
