@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -94,8 +95,11 @@ def test_sigterm_drains_one_process(tmp_path: Path) -> None:
     env = {**os.environ, "ELFENLAND_DB": db, "ELFENLAND_PORT": str(port),
            "ELFENLAND_BOT_DELAY": "0.05", "ELFENLAND_LOG_FORMAT": "json",
            "ELFENLAND_LOG_LEVEL": "info", "ELFENLAND_RATE": "1000"}
+    # Its log (JSON lines on stderr, at level info) goes to a file: a pipe read only at
+    # the end blocks the server once 64 KiB wait in it.
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed below
     proc = subprocess.Popen([sys.executable, "-m", "elfenland.cli", "serve"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=log, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_http(f"{base}/healthz", proc=proc)  # type: ignore[arg-type]
@@ -134,7 +138,9 @@ def test_sigterm_drains_one_process(tmp_path: Path) -> None:
     assert code == 1012
     assert [m for m in got if m["type"] == "error"] == []
     assert len(stored_actions(db, gid)) >= seen >= 20
-    lines = [json.loads(line) for line in proc.stderr.read().splitlines() if line.strip()]  # type: ignore[union-attr]
+    log.seek(0)
+    lines = [json.loads(line) for line in log.read().splitlines() if line.strip()]
+    log.close()
     assert any("drained" in line["message"] for line in lines)
 
 

@@ -7,7 +7,9 @@ import asyncio
 import signal
 import subprocess
 import sys
+import threading
 import time
+from typing import IO
 
 import httpx
 
@@ -29,6 +31,10 @@ class ServerProcess:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         assert f"http://127.0.0.1:{self.port}/" in line, line
+        # Its log is read as it comes: a pipe nobody reads fills up (64 KiB), and the
+        # server then blocks on its next log line, which looks like a hang.
+        self.output: list[str] = []
+        threading.Thread(target=self._drain, args=(self.proc.stdout,), daemon=True).start()
         deadline = time.monotonic() + 60  # start-up, on a loaded machine
         while True:
             try:
@@ -38,6 +44,14 @@ class ServerProcess:
                 pass
             assert self.proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
+
+    def _drain(self, out: IO[str]) -> None:
+        for text in out:
+            self.output.append(text)
+
+    def tail(self) -> str:
+        """The server's last log lines (for a failure's message)."""
+        return "".join(self.output[-40:])
 
     @property
     def url(self) -> str:

@@ -11,10 +11,11 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -215,13 +216,33 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
+#: Each served process's log, by process id (read by ``_output``).
+_LOGS: dict[int, IO[str]] = {}
+
+
 def _serve(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
     port = free_port()
+    # A file, not a pipe: the disk-full test makes the server log a failed write for
+    # every try, and a pipe nobody reads blocks the server at 64 KiB.
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed by _output
     proc = subprocess.Popen(
         [sys.executable, "-m", "elfenland.cli", "serve", "--port", str(port), "--db", db,
          "--games-per-host", "1000", "--rate", "1000", "--log-level", "warning", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        stdout=log, stderr=subprocess.STDOUT, text=True)
+    _LOGS[proc.pid] = log
     return proc, f"http://127.0.0.1:{port}"
+
+
+def _output(proc: subprocess.Popen[str], timeout: float) -> str:
+    """Wait for the served process to end; what it logged."""
+    try:
+        proc.wait(timeout)
+    finally:
+        log = _LOGS.pop(proc.pid)
+        log.seek(0)
+        text = log.read()
+        log.close()
+    return text
 
 
 def _wait_up(proc: subprocess.Popen[str], url: str) -> None:
@@ -299,7 +320,7 @@ def test_disk_full_is_a_json_error_and_play_resumes(small_disk: Path) -> None:
         assert create(url, game="elfenland", players=2)["game"]["status"] == "open"
     finally:
         proc.send_signal(signal.SIGTERM)
-        out = proc.communicate(timeout=30)[0]
+        out = _output(proc, HANG_GUARD)
     assert proc.returncode == 0, out  # a drained SIGTERM is a clean exit
     for g in gids:
         assert len(stored_actions(db, g)) > 10
@@ -318,7 +339,7 @@ def test_a_damaged_sqlite_file_stops_the_server_at_start(tmp_path: Path) -> None
         f.write(os.urandom(8192))
     proc, _url = _serve(f"sqlite:///{path}")
     try:
-        out = proc.communicate(timeout=20)[0]
+        out = _output(proc, HANG_GUARD)
     finally:
         proc.kill()
     assert proc.returncode == 2, out
