@@ -6,9 +6,11 @@ damaged SQLite file stops the server at start with a clear message; SIGTERM exit
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -257,6 +259,18 @@ def _wait_up(proc: subprocess.Popen[str], url: str) -> None:
         time.sleep(0.05)
 
 
+def _truncate_wal(db: Path) -> None:
+    """Empty SQLite's write-ahead log (its moves copied into the database file).  SQLite
+    writes on into room its log already holds, so on a disk filled with a long log the
+    games went on for as many moves as that room takes: for over 30 s on a loaded machine,
+    whose slow bots had not used it up yet."""
+    with contextlib.closing(sqlite3.connect(db, timeout=HANG_GUARD)) as conn:
+        deadline = time.monotonic() + HANG_GUARD
+        while conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:  # busy
+            assert time.monotonic() < deadline, "the log could not be emptied"
+            time.sleep(0.01)
+
+
 def _fill(where: Path) -> Path:
     filler = where / "filler"
     with open(filler, "wb") as f:
@@ -280,6 +294,7 @@ def test_disk_full_is_a_json_error_and_play_resumes(small_disk: Path) -> None:
                           seats=[{"kind": "bot", "level": "random"}] * 3)
             gids.append(made["game"]["id"])
             assert post(url, f"/api/games/{gids[-1]}/start", {}).is_success
+        _truncate_wal(small_disk / "games.sqlite3")
         filler = _fill(small_disk)
         # Create-game: the protocol's JSON error, not a bare 500.
         for _ in range(50):
@@ -294,10 +309,9 @@ def test_disk_full_is_a_json_error_and_play_resumes(small_disk: Path) -> None:
         def seqs() -> list[int]:
             return [HTTP.get(f"{url}/api/games/{g}").json()["game"]["seq"] for g in gids]
 
-        # The bots' games stop where the disk stops them: no move for a second.  SQLite
-        # may first use room its files already hold (on a loaded machine the bots had
-        # not used it yet when the create above was refused), so they may take a few
-        # more moves first; a server that moved on without storing never stops.
+        # The bots' games stop where the disk stops them: no move for a second.  They
+        # may take a few moves first (those written to the log between its truncation and
+        # the disk filling up); a server that moved on without storing never stops.
         stuck = seqs()
         for _ in range(30):
             time.sleep(1.0)
