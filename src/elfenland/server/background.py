@@ -39,6 +39,12 @@ def uvicorn_config(app: Any, host: str, port: int, config: ServerConfig,
                           h11_max_incomplete_event_size=16 * 1024, proxy_headers=False)
 
 
+#: Seconds ``BackgroundServer.start`` waits for the server to listen.  Only a hang guard:
+#: it listens within a second on a quiet machine, but a test suite on 2 shared cores can
+#: be starved for longer than the 20 s it once allowed (a test failed there at start-up).
+START_TIMEOUT = 60.0
+
+
 class BackgroundServer:
     """``with BackgroundServer(config) as server: server.url``"""
 
@@ -59,9 +65,10 @@ class BackgroundServer:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def start(self) -> BackgroundServer:
+    def start(self, timeout: float = START_TIMEOUT) -> BackgroundServer:
+        """Start serving; raises when not up within ``timeout`` seconds (a hang guard)."""
         self.thread.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + timeout
         while not self.server.started:
             if not self.thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("the server did not start")
