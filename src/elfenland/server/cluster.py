@@ -121,9 +121,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_http(url: str, seconds: float = 30.0, proc: subprocess.Popen[bytes] | None = None
+def wait_http(url: str, seconds: float = 60.0, proc: subprocess.Popen[bytes] | None = None
               ) -> None:
-    """Wait until ``url`` answers 200 (or raise)."""
+    """Wait until ``url`` answers 200 (or raise).  ``seconds`` is a hang guard: a process
+    starting on a loaded machine (a test suite on 2 shared cores) can take long."""
     import urllib.error
     import urllib.request
 
@@ -211,7 +212,7 @@ class LocalCluster:
             raise
         return self
 
-    def wait_up(self, seconds: float = 20.0) -> None:
+    def wait_up(self, seconds: float = 60.0) -> None:
         """Wait until every process answers /healthz and HAProxy has had time to see
         it (two checks)."""
         for name in self.names:
