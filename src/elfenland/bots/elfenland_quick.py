@@ -367,7 +367,8 @@ class ElfenlandQuickBot:
     name = "quick"
 
     def __init__(self, seed: int | None = None, iterations: int = 2_000,
-                 seconds: float = 0.3, clock: Clock = time.perf_counter) -> None:
+                 seconds: float = 0.3, clock: Clock = time.perf_counter,
+                 workers: int = 1) -> None:
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.seconds = seconds
@@ -398,7 +399,9 @@ class ElfenlandQuickBot:
         #: where each step is to be played, its action id).
         self.committed: list[tuple[tuple[object, ...], int]] = []
         #: The root loop and its constants (an attribute: a bench may try others).
-        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
+        #: ``workers`` > 1: each decision's deals split over as many processes, each
+        #: with this budget on its own clock (``budget.RootSearch``, ``parallel``).
+        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION, workers)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0
@@ -481,7 +484,7 @@ class ElfenlandQuickBot:
         plans = _Plans()
         deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
                          self._rollout_ahead(sim, me, paths[i], plans, seed))
-        chosen = self.loop.choose(len(paths), budget, deal)
+        chosen = self.loop.choose(len(paths), budget, deal, rng=self.rng)
         self.searches += 1
         self.rollouts += budget.used
         return chosen
@@ -560,7 +563,7 @@ class ElfenlandQuickBot:
             return play
 
         deal = resampled(state, me, self.rng, on_deal)
-        chosen = self.loop.choose(len(roots), budget, deal)
+        chosen = self.loop.choose(len(roots), budget, deal, rng=self.rng)
         self.searches += 1
         self.rollouts += budget.used
         return roots[chosen]
