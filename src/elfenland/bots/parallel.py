@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import gc
 import os
 import random
 import select
@@ -100,10 +101,15 @@ def fan_out(workers: int, n: int, budget: Budget, rng: random.Random,
     one worker's loop on its budget (the parent's is ``budget`` itself); the children
     run theirs on a copy with the seconds ``budget`` has left, after ``rng`` is seeded
     again with a seed drawn from it.  ``budget.used`` ends as the rollouts of all."""
+    reap()
     seeds = [rng.randrange(2**63) for _ in range(workers - 1)]
     fork_started = time.perf_counter()
     remaining = max(0.0, budget.deadline - budget.clock())
     children: list[tuple[int, int]] = []  # (pid, read end)
+    # The objects alive now go to the collector's permanent generation while forking:
+    # a child's collection then never walks (and copies, page by page) the parent's
+    # heap, which cost a loaded machine a tenth of a second.
+    gc.freeze()
     try:
         for seed in seeds:
             r, w = os.pipe()
@@ -121,11 +127,13 @@ def fan_out(workers: int, n: int, budget: Budget, rng: random.Random,
                     view = memoryview(data)
                     while view:
                         view = view[os.write(w, view):]
-                    code = 0
+                    os.close(w)  # the parent reads its end of file now, not after the
+                    code = 0     # exit has torn down the copied memory
                 finally:
                     os._exit(code)
             os.close(w)
             children.append((pid, r))
+        gc.unfreeze()
         own_started = time.perf_counter()
         fork_seconds = own_started - fork_started
         total = share(budget)
@@ -134,6 +142,7 @@ def fan_out(workers: int, n: int, budget: Budget, rng: random.Random,
         results = _collect(children, n, own_started + max(remaining, own_wall) + margin)
         children = []
     finally:
+        gc.unfreeze()
         for pid, r in children:  # the parent's share failed: leave nobody behind
             _end(pid, r, kill=True)
     shares: list[int | None] = [total.used]
@@ -152,7 +161,9 @@ def fan_out(workers: int, n: int, budget: Budget, rng: random.Random,
 def _collect(children: list[tuple[int, int]], n: int,
              deadline: float) -> list[Tally | None]:
     """Each child's tally, read until its pipe closes or the wall ``deadline``; a child
-    not done by then is killed, one that failed or wrote something else gives None."""
+    not done by then is killed, one that failed or wrote something else gives None.  A
+    child writes its tally only once its share is done, so a whole tally is a success,
+    whether or not the child has finished exiting."""
     data = {r: bytearray() for _, r in children}
     done: set[int] = set()
     while len(done) < len(children):
@@ -168,16 +179,32 @@ def _collect(children: list[tuple[int, int]], n: int,
                 done.add(r)
     out: list[Tally | None] = []
     for pid, r in children:
-        status = _end(pid, r, kill=r not in done)
-        ok = r in done and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-        out.append(Tally.unpack(bytes(data[r]), n) if ok else None)
+        _end(pid, r, kill=r not in done)
+        out.append(Tally.unpack(bytes(data[r]), n) if r in done else None)
     return out
 
 
-def _end(pid: int, r: int, kill: bool) -> int:
-    """Close the pipe, kill the child if asked, reap it: its wait status."""
+#: Workers done or killed but not yet gone (a process's exit frees its copied memory,
+#: which on a loaded machine waits for a core): reaped by ``reap``, never waited for.
+_unreaped: list[int] = []
+
+
+def _end(pid: int, r: int, kill: bool) -> None:
+    """Close the pipe, kill the child if asked, and reap it if it is gone."""
     os.close(r)
     if kill:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-    return os.waitpid(pid, 0)[1]
+    _unreaped.append(pid)
+    reap()
+
+
+def reap(block: bool = False) -> None:
+    """Reap the workers that have exited (with ``block``, wait for all of them)."""
+    for pid in list(_unreaped):
+        try:
+            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere
+            done = pid
+        if done:
+            _unreaped.remove(pid)
