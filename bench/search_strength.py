@@ -282,6 +282,7 @@ def parallel(game: str, count: int, budget: float) -> None:
     rollouts = {1: 0, 2: 0}
     walls: dict[int, list[float]] = {1: [], 2: []}
     forks: list[float] = []
+    fork_cpu: list[float] = []
     waits: list[float] = []
     lost = 0
     load = os.getloadavg()[0]
@@ -296,6 +297,7 @@ def parallel(game: str, count: int, budget: float) -> None:
             if workers == 2:
                 fan = bot.loop.fanout
                 forks.append(fan.fork_seconds)
+                fork_cpu.append(fan.fork_cpu)
                 waits.append(fan.wait_seconds)
                 lost += sum(share is None for share in fan.shares)
     rate = {w: rollouts[w] / sum(walls[w]) for w in walls}
@@ -303,7 +305,8 @@ def parallel(game: str, count: int, budget: float) -> None:
           f"decision, in turns: rollouts per wall second 1 worker {rate[1]:.0f}, "
           f"2 workers {rate[2]:.0f}, ratio {rate[2] / rate[1]:.2f}x; wall per decision "
           f"1 worker {spread(walls[1])}, 2 workers {spread(walls[2])}; per decision "
-          f"fork {statistics.mean(forks) * 1000:.1f} ms, wait for the worker "
+          f"fork {statistics.mean(forks) * 1000:.1f} ms wall, "
+          f"{statistics.mean(fork_cpu) * 1000:.2f} ms CPU, wait for the worker "
           f"{statistics.mean(waits) * 1000:.1f} ms (max {max(forks) * 1000:.1f}, "
           f"{max(waits) * 1000:.1f}); workers lost {lost}; load average {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}", flush=True)
