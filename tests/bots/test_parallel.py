@@ -38,7 +38,7 @@ class LoopAsItWas(RootSearch):
     the reference ``workers=1`` must match move for move."""
 
     def means(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
-              stop_clear: float = 0.0, rng: random.Random | None = None) -> list[float]:
+              stop_clear: float = 0.0) -> list[float]:
         sums = [0.0] * n
         counts = [0] * n
         alive = list(range(n))
@@ -85,7 +85,7 @@ def test_one_worker_plays_exactly_as_before(game: str) -> None:
     before = iteration_bots(game, 2, 12, workers=1)
     for bot in before:
         loop = bot.loop
-        bot.loop = LoopAsItWas(loop.prune_after, loop.prune, loop.deviation)
+        bot.loop = LoopAsItWas(loop.prune_after, loop.prune, loop.deviation, 1, bot.rng)
     played = game_actions(game, now, seed=7)
     assert played == game_actions(game, before, seed=7)
     assert sum(b.searches for b in now) > 10  # the games searched
@@ -146,10 +146,10 @@ def deals_of(values: Callable[[random.Random], float], rng: random.Random,
 def test_the_workers_draw_their_own_deals_and_their_sums_are_merged() -> None:
     rng = random.Random(5)
     parent: list[float] = []
-    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=2)
+    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=2, rng=rng)
     budget = Budget(30, 1e9)
     budget.start()
-    means = loop.means(3, budget, deals_of(lambda r: r.random(), rng, parent), rng=rng)
+    means = loop.means(3, budget, deals_of(lambda r: r.random(), rng, parent))
     assert loop.fanout.shares == [30, 30] and budget.used == 60
     assert len(parent) == 10  # 10 deals of 3 roots in the parent
     parent_sum = sum(parent)
@@ -181,10 +181,11 @@ def die() -> None:
 
 @pytest.mark.parametrize("effect", [crash, die], ids=["raises", "exits"])
 def test_a_crashed_worker_is_left_out(effect: Callable[[], None]) -> None:
-    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=3)
+    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=3,
+                      rng=random.Random(1))
     budget = Budget(12, 1e9)
     budget.start()
-    assert loop.means(2, budget, in_child(effect), rng=random.Random(1)) == [1.0, 1.0]
+    assert loop.means(2, budget, in_child(effect)) == [1.0, 1.0]
     assert loop.fanout.shares == [12, None, None]
     assert budget.used == 12
     reap(block=True)
@@ -193,7 +194,8 @@ def test_a_crashed_worker_is_left_out(effect: Callable[[], None]) -> None:
 
 
 def test_a_hung_worker_is_killed_within_the_margin() -> None:
-    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=2)
+    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=2,
+                      rng=random.Random(1))
     seconds = 0.2
     budget = Budget(10**9, seconds)
     me = os.getpid()
@@ -204,7 +206,7 @@ def test_a_hung_worker_is_killed_within_the_margin() -> None:
 
     started = time.perf_counter()
     budget.start()
-    assert loop.means(2, budget, deal, rng=random.Random(1)) == [0.5, 0.5]
+    assert loop.means(2, budget, deal) == [0.5, 0.5]
     took = time.perf_counter() - started
     assert loop.fanout.shares[1] is None
     assert took < seconds + MARGIN + 0.15  # a deal, a fork, a kill, on a loaded machine

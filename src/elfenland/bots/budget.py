@@ -98,26 +98,28 @@ class RootSearch:
     returns the rollouts of that deal."""
 
     def __init__(self, prune_after: int, prune: float, deviation: float,
-                 workers: int = 1) -> None:
+                 workers: int = 1, rng: random.Random | None = None) -> None:
         self.prune_after = prune_after
         self.prune = prune
         self.deviation = deviation
         #: Processes a decision's deals are split over (root parallelism,
         #: ``parallel.fan_out``); 1: the loop below in this process alone.
         self.workers = workers
+        #: What the deals draw from (the bot's rng): a worker's is seeded again from it.
+        self.rng = rng
         #: The last parallel decision's rollouts by worker and its fork overhead.
         self.fanout = Fanout()
 
     def means(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
-              stop_clear: float = 0.0, rng: random.Random | None = None) -> list[float]:
+              stop_clear: float = 0.0) -> list[float]:
         """Every root's mean reward over the deals it was tried on (0 if none).
         ``stop_clear`` > 0 ends the search early, once pruning may start and the leader
         is that far ahead of every other root still in play (a screening setting).
         With ``workers`` > 1 and the ``rng`` the deals draw from, the deals are split
         over forked processes where forking is safe (``parallel``), each pruning on its
         own counts, and every root's sums and counts merged."""
-        if self.workers > 1 and rng is not None and can_fork():
-            total = fan_out(self.workers, n, budget, rng,
+        if self.workers > 1 and self.rng is not None and can_fork():
+            total = fan_out(self.workers, n, budget, self.rng,
                             lambda own: Tally(*self.tally(n, own, deal, stop_clear)),
                             stats=self.fanout)
             sums, counts = total.sums, total.counts
@@ -152,9 +154,9 @@ class RootSearch:
         return sums, counts
 
     def choose(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
-               stop_clear: float = 0.0, rng: random.Random | None = None) -> int:
+               stop_clear: float = 0.0) -> int:
         """The index of the root to play."""
-        means = self.means(n, budget, deal, stop_clear, rng)
+        means = self.means(n, budget, deal, stop_clear)
         best = max(range(n), key=lambda i: (means[i], -i))
         return best if means[best] > means[0] + self.deviation else 0
 

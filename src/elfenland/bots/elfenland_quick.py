@@ -400,8 +400,9 @@ class ElfenlandQuickBot:
         self.committed: list[tuple[tuple[object, ...], int]] = []
         #: The root loop and its constants (an attribute: a bench may try others).
         #: ``workers`` > 1: each decision's deals split over as many processes, each
-        #: with this budget on its own clock (``budget.RootSearch``, ``parallel``).
-        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION, workers)
+        #: with this budget on its own clock and its own deals drawn from ``rng``
+        #: (``budget.RootSearch``, ``parallel``).
+        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION, workers, self.rng)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0
@@ -484,7 +485,7 @@ class ElfenlandQuickBot:
         plans = _Plans()
         deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
                          self._rollout_ahead(sim, me, paths[i], plans, seed))
-        chosen = self.loop.choose(len(paths), budget, deal, rng=self.rng)
+        chosen = self.loop.choose(len(paths), budget, deal)
         self.searches += 1
         self.rollouts += budget.used
         return chosen
@@ -563,7 +564,7 @@ class ElfenlandQuickBot:
             return play
 
         deal = resampled(state, me, self.rng, on_deal)
-        chosen = self.loop.choose(len(roots), budget, deal, rng=self.rng)
+        chosen = self.loop.choose(len(roots), budget, deal)
         self.searches += 1
         self.rollouts += budget.used
         return roots[chosen]

@@ -289,8 +289,9 @@ class KingOfTheElvesQuickBot:
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
         #: ``workers`` > 1: each decision's deals split over as many processes, each
-        #: with this budget on its own clock (``budget.RootSearch``, ``parallel``).
-        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION, workers)
+        #: with this budget on its own clock and its own deals drawn from ``rng``
+        #: (``budget.RootSearch``, ``parallel``).
+        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION, workers, self.rng)
         self.greedy = KingOfTheElvesGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0
@@ -366,7 +367,7 @@ class KingOfTheElvesQuickBot:
 
         deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
                          self._rollout(sim, me, roots[i].id, plans, random.Random(seed)))
-        chosen = self.loop.choose(len(roots), budget, deal, self.stop_clear, self.rng)
+        chosen = self.loop.choose(len(roots), budget, deal, self.stop_clear)
         if self.bank:
             self.banked += budget.deadline - self.clock()
         self.searches += 1
