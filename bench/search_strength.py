@@ -7,6 +7,8 @@ both games: prints the figures the README and docs/bots.md quote (issue #25).
     nice -n 10 python bench/search_strength.py --only timing --game elfenland --games 2
     nice -n 10 python bench/search_strength.py --only speed --game king-of-the-elves
     nice -n 10 python bench/search_strength.py --only agreement --positions 30 --deals 300
+    nice -n 10 python bench/search_strength.py --only parallel --positions 30 --budget 0.1
+    nice -n 10 python bench/search_strength.py --game elfenland --match two --set workers=2
 
 Matches (``--match``):
 
@@ -45,6 +47,14 @@ no time limit, side by side in one run.
 at ``--budget`` CPU seconds (three seeds a position) is the one a long search reaches
 (the quick with ``--deals`` deals of every root, 300 by default here), and how often
 each leaves the greedy choice: a view of search noise that needs no games.
+
+``--only parallel``: root parallelism, the quick level with one worker and with two
+(``workers``, forked processes) on the same searched positions in turns, ``--budget``
+wall seconds a decision: rollouts per wall second and their ratio, wall time per
+decision, the fork's cost and the wait for the worker, workers lost, load average.
+The strength of two workers: ``--set workers=2`` in a match (each worker gets
+``--budget`` CPU seconds of its own, so the quick spends twice the CPU of ``search``
+in the same wall time on two free cores).
 
 ``--only timing``: the bots at their default wall-clock budgets (``time.perf_counter``,
 what a game uses), four of a kind at the table: wall seconds per decision, median,
@@ -262,6 +272,46 @@ def agreement(game: str, count: int, deals: int, budget: float) -> None:
           f"{leave['reference'] / len(positions):.0%}", flush=True)
 
 
+def parallel(game: str, count: int, budget: float) -> None:
+    """Root parallelism: the quick level with one worker and with two on the same
+    positions, in turns (which goes first alternates), each decision ``budget`` wall
+    seconds (``time.perf_counter``, as in a game): rollouts per wall second, the wall
+    time a decision took, and what forking cost (the forks, and the wait for the
+    worker after the parent's own share)."""
+    positions = searched_positions(game, count)
+    rollouts = {1: 0, 2: 0}
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    forks: list[float] = []
+    fork_cpu: list[float] = []
+    waits: list[float] = []
+    lost = 0
+    load = os.getloadavg()[0]
+    for i, (state, roots) in enumerate(positions):
+        for workers in ((1, 2) if i % 2 == 0 else (2, 1)):
+            bot: Any = make_bot("quick", game, i)
+            bot.seconds, bot.iterations, bot.loop.workers = budget, 10**9, workers
+            t0 = time.perf_counter()
+            bot.search(state, roots)
+            walls[workers].append(time.perf_counter() - t0)
+            rollouts[workers] += bot.rollouts
+            if workers == 2:
+                fan = bot.loop.fanout
+                forks.append(fan.fork_seconds)
+                fork_cpu.append(fan.fork_cpu)
+                waits.append(fan.wait_seconds)
+                lost += sum(share is None for share in fan.shares)
+    rate = {w: rollouts[w] / sum(walls[w]) for w in walls}
+    print(f"{game}: {len(positions)} searched positions, {budget * 1000:.0f} ms wall a "
+          f"decision, in turns: rollouts per wall second 1 worker {rate[1]:.0f}, "
+          f"2 workers {rate[2]:.0f}, ratio {rate[2] / rate[1]:.2f}x; wall per decision "
+          f"1 worker {spread(walls[1])}, 2 workers {spread(walls[2])}; per decision "
+          f"fork {statistics.mean(forks) * 1000:.1f} ms wall, "
+          f"{statistics.mean(fork_cpu) * 1000:.2f} ms CPU, wait for the worker "
+          f"{statistics.mean(waits) * 1000:.1f} ms (max {max(forks) * 1000:.1f}, "
+          f"{max(waits) * 1000:.1f}); workers lost {lost}; load average {load:.2f} -> "
+          f"{os.getloadavg()[0]:.2f}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -277,8 +327,10 @@ def main() -> int:
     parser.add_argument("--search-scale", type=float, default=1.0,
                         help="the search level's budget is --budget times this")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
-    parser.add_argument("--only", choices=("timing", "speed", "agreement"), default=None)
-    parser.add_argument("--positions", type=int, default=50, help="--only speed, agreement")
+    parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel"),
+                        default=None)
+    parser.add_argument("--positions", type=int, default=50,
+                        help="--only speed, agreement, parallel")
     parser.add_argument("--deals", type=int, default=10, help="--only speed, agreement")
     args = parser.parse_args()
     SEARCH_SCALE[0] = args.search_scale
@@ -294,6 +346,9 @@ def main() -> int:
         return 0
     if args.only == "agreement":
         agreement(args.game, args.positions, args.deals, args.budget)
+        return 0
+    if args.only == "parallel":
+        parallel(args.game, args.positions, args.budget)
         return 0
     if args.only == "speed":
         speed(args.game, args.positions, args.deals)

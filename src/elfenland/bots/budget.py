@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from ..core.rng import Rng
+from .parallel import Fanout, Tally, can_fork, fan_out
 
 Clock = Callable[[], float]
 
@@ -96,16 +97,39 @@ class RootSearch:
     What a deal is belongs to the game: ``deal()`` draws the hidden parts again and
     returns the rollouts of that deal."""
 
-    def __init__(self, prune_after: int, prune: float, deviation: float) -> None:
+    def __init__(self, prune_after: int, prune: float, deviation: float,
+                 workers: int = 1, rng: random.Random | None = None) -> None:
         self.prune_after = prune_after
         self.prune = prune
         self.deviation = deviation
+        #: Processes a decision's deals are split over (root parallelism,
+        #: ``parallel.fan_out``); 1: the loop below in this process alone.
+        self.workers = workers
+        #: What the deals draw from (the bot's rng): a worker's is seeded again from it.
+        self.rng = rng
+        #: The last parallel decision's rollouts by worker and its fork overhead.
+        self.fanout = Fanout()
 
     def means(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
               stop_clear: float = 0.0) -> list[float]:
         """Every root's mean reward over the deals it was tried on (0 if none).
         ``stop_clear`` > 0 ends the search early, once pruning may start and the leader
-        is that far ahead of every other root still in play (a screening setting)."""
+        is that far ahead of every other root still in play (a screening setting).
+        With ``workers`` > 1 and the ``rng`` the deals draw from, the deals are split
+        over forked processes where forking is safe (``parallel``), each pruning on its
+        own counts, and every root's sums and counts merged."""
+        if self.workers > 1 and self.rng is not None and can_fork():
+            total = fan_out(self.workers, n, budget, self.rng,
+                            lambda own: Tally(*self.tally(n, own, deal, stop_clear)),
+                            stats=self.fanout)
+            sums, counts = total.sums, total.counts
+        else:
+            sums, counts = self.tally(n, budget, deal, stop_clear)
+        return [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
+
+    def tally(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
+              stop_clear: float = 0.0) -> tuple[list[float], list[int]]:
+        """One process's loop: every root's reward sum and rollout count."""
         sums = [0.0] * n
         counts = [0] * n
         alive = list(range(n))
@@ -127,7 +151,7 @@ class RootSearch:
                 lead = sorted((sums[i] / counts[i] for i in alive if counts[i]), reverse=True)
                 if len(lead) == 1 or lead[0] - lead[1] >= stop_clear:
                     break
-        return [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
+        return sums, counts
 
     def choose(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
                stop_clear: float = 0.0) -> int:
@@ -135,3 +159,4 @@ class RootSearch:
         means = self.means(n, budget, deal, stop_clear)
         best = max(range(n), key=lambda i: (means[i], -i))
         return best if means[best] > means[0] + self.deviation else 0
+

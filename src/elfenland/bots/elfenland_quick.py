@@ -367,7 +367,8 @@ class ElfenlandQuickBot:
     name = "quick"
 
     def __init__(self, seed: int | None = None, iterations: int = 2_000,
-                 seconds: float = 0.3, clock: Clock = time.perf_counter) -> None:
+                 seconds: float = 0.3, clock: Clock = time.perf_counter,
+                 workers: int = 1) -> None:
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.seconds = seconds
@@ -398,7 +399,10 @@ class ElfenlandQuickBot:
         #: where each step is to be played, its action id).
         self.committed: list[tuple[tuple[object, ...], int]] = []
         #: The root loop and its constants (an attribute: a bench may try others).
-        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
+        #: ``workers`` > 1: each decision's deals split over as many processes, each
+        #: with this budget on its own clock and its own deals drawn from ``rng``
+        #: (``budget.RootSearch``, ``parallel``).
+        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION, workers, self.rng)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0

@@ -233,7 +233,8 @@ class KingOfTheElvesQuickBot:
     name = "quick"
 
     def __init__(self, seed: int | None = None, iterations: int = 2_000,
-                 seconds: float = 0.3, clock: Clock = time.perf_counter) -> None:
+                 seconds: float = 0.3, clock: Clock = time.perf_counter,
+                 workers: int = 1) -> None:
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.seconds = seconds
@@ -287,7 +288,10 @@ class KingOfTheElvesQuickBot:
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
-        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION)
+        #: ``workers`` > 1: each decision's deals split over as many processes, each
+        #: with this budget on its own clock and its own deals drawn from ``rng``
+        #: (``budget.RootSearch``, ``parallel``).
+        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION, workers, self.rng)
         self.greedy = KingOfTheElvesGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0

@@ -1,0 +1,246 @@
+"""Root parallelism for the quick levels (issue #25): ``workers=1`` plays as the loop
+did before, move for move; ``workers=2`` merges every worker's sums and counts, draws
+its own deals in each worker, is deterministic for a seed with an iteration budget,
+keeps its wall-time budget, survives a worker that crashes or hangs, and searches in
+one process where forking is not safe (another thread alive)."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import elfenland
+from elfenland.bots import make_bot
+from elfenland.bots.budget import Budget, Rollouts, RootSearch
+from elfenland.bots.elfenland_quick import ElfenlandQuickBot
+from elfenland.bots.elfenland_search import candidates
+from elfenland.bots.kingelves_quick import KingOfTheElvesQuickBot
+from elfenland.bots.parallel import MARGIN, can_fork, reap
+from elfenland.games.elfenland.state import ElfenlandState, Phase
+from elfenland.games.kingelves.state import KingOfTheElvesState
+from elfenland.games.kingelves.state import Phase as KingPhase
+
+GAMES = ("elfenland", "king-of-the-elves")
+QUICK: dict[str, Callable[..., Any]] = {"elfenland": ElfenlandQuickBot,
+                                        "king-of-the-elves": KingOfTheElvesQuickBot}
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="root parallelism forks")
+
+
+class LoopAsItWas(RootSearch):
+    """``RootSearch.means`` as it was before root parallelism (main 971ead5), verbatim:
+    the reference ``workers=1`` must match move for move."""
+
+    def means(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
+              stop_clear: float = 0.0) -> list[float]:
+        sums = [0.0] * n
+        counts = [0] * n
+        alive = list(range(n))
+        deals = 0
+        while budget.left():
+            rollout = deal()
+            for i in alive:
+                if not budget.left():
+                    break
+                sums[i] += rollout(i)
+                counts[i] += 1
+                budget.spend()
+            deals += 1
+            if deals >= self.prune_after and len(alive) > 2:
+                best = max(sums[i] / counts[i] for i in alive)
+                alive = [i for i in alive
+                         if i == 0 or sums[i] / counts[i] >= best - self.prune]
+            if stop_clear and deals >= self.prune_after:
+                lead = sorted((sums[i] / counts[i] for i in alive if counts[i]), reverse=True)
+                if len(lead) == 1 or lead[0] - lead[1] >= stop_clear:
+                    break
+        return [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
+
+
+def game_actions(game: str, bots: list[Any], seed: int, limit: int = 10_000) -> list[str]:
+    state = elfenland.new_game(game, players=len(bots), seed=seed)
+    out: list[str] = []
+    while not state.is_terminal() and len(out) < limit:
+        action = bots[state.current_player()].choose(state)
+        assert action in state.legal_actions()
+        out.append(str(action))
+        state.apply_action(action)
+    return out
+
+
+def iteration_bots(game: str, players: int, iterations: int, workers: int) -> list[Any]:
+    return [QUICK[game](100 + q, iterations=iterations, seconds=1e9, workers=workers)
+            for q in range(players)]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_one_worker_plays_exactly_as_before(game: str) -> None:
+    now = iteration_bots(game, 2, 12, workers=1)
+    before = iteration_bots(game, 2, 12, workers=1)
+    for bot in before:
+        loop = bot.loop
+        bot.loop = LoopAsItWas(loop.prune_after, loop.prune, loop.deviation, 1, bot.rng)
+    played = game_actions(game, now, seed=7)
+    assert played == game_actions(game, before, seed=7)
+    assert sum(b.searches for b in now) > 10  # the games searched
+    assert all(b.loop.fanout.shares == [] for b in now)  # never forked
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_two_workers_are_deterministic_for_a_seed(game: str) -> None:
+    first = game_actions(game, iteration_bots(game, 2, 8, workers=2), seed=3, limit=120)
+    bots = iteration_bots(game, 2, 8, workers=2)
+    assert game_actions(game, bots, seed=3, limit=120) == first
+    assert sum(b.searches for b in bots) > 3
+    assert all(b.rollouts == 2 * 8 * b.searches for b in bots)  # both workers, every search
+
+
+def placing_state() -> tuple[ElfenlandState, list[Any]]:
+    state: Any = elfenland.new_game("elfenland", players=4, seed=11)
+    greedy = [make_bot("greedy", "elfenland", q) for q in range(4)]
+    probe = ElfenlandQuickBot(0).greedy
+    while not (state.phase is Phase.PLACE and len(candidates(state, probe)) >= 3):
+        state.apply_action(greedy[state.current_player()].choose(state))
+    return state, candidates(state, probe)
+
+
+def building_state() -> tuple[KingOfTheElvesState, list[Any]]:
+    state: Any = elfenland.new_game("king-of-the-elves", players=4, seed=5)
+    greedy = [make_bot("greedy", "king-of-the-elves", q) for q in range(4)]
+    probe = KingOfTheElvesQuickBot(0)
+    while not (state.phase is KingPhase.BUILDING and state.pending.name == "NONE"
+               and len(probe.candidates(state, state.legal_actions())) >= 3):
+        state.apply_action(greedy[state.current_player()].choose(state))
+    return state, probe.candidates(state, state.legal_actions())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_decision_counts_the_rollouts_of_every_worker(game: str) -> None:
+    state, roots = placing_state() if game == "elfenland" else building_state()
+    bot = QUICK[game](1, iterations=30, seconds=1e9, workers=2)
+    bot.search(state, roots)
+    assert bot.loop.fanout.shares == [30, 30]
+    assert bot.rollouts == 60
+
+
+def deals_of(values: Callable[[random.Random], float], rng: random.Random,
+             parent: list[float]) -> Callable[[], Rollouts]:
+    """A deal draws a value from ``rng``; every root's rollout on it returns that value
+    (the parent's values are also kept in ``parent``)."""
+    me = os.getpid()
+
+    def deal() -> Rollouts:
+        value = values(rng)
+        if os.getpid() == me:
+            parent.append(value)
+        return lambda i: value
+    return deal
+
+
+def test_the_workers_draw_their_own_deals_and_their_sums_are_merged() -> None:
+    rng = random.Random(5)
+    parent: list[float] = []
+    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=2, rng=rng)
+    budget = Budget(30, 1e9)
+    budget.start()
+    means = loop.means(3, budget, deals_of(lambda r: r.random(), rng, parent))
+    assert loop.fanout.shares == [30, 30] and budget.used == 60
+    assert len(parent) == 10  # 10 deals of 3 roots in the parent
+    parent_sum = sum(parent)
+    merged_sum = means[0] * 20
+    child_sum = merged_sum - parent_sum
+    assert abs(child_sum - parent_sum) > 1e-6  # the child's deals are not the parent's
+    assert 0.0 < child_sum < 10.0
+    assert means[0] == pytest.approx(means[1]) == pytest.approx(means[2])
+
+
+def in_child(effect: Callable[[], None]) -> Callable[[], Rollouts]:
+    """Deals whose rollouts are worth 1 in the parent; in a child, ``effect`` first."""
+    me = os.getpid()
+
+    def deal() -> Rollouts:
+        if os.getpid() != me:
+            effect()
+        return lambda i: 1.0
+    return deal
+
+
+def crash() -> None:
+    raise RuntimeError("a worker's rollout failed")
+
+
+def die() -> None:
+    os._exit(3)
+
+
+@pytest.mark.parametrize("effect", [crash, die], ids=["raises", "exits"])
+def test_a_crashed_worker_is_left_out(effect: Callable[[], None]) -> None:
+    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=3,
+                      rng=random.Random(1))
+    budget = Budget(12, 1e9)
+    budget.start()
+    assert loop.means(2, budget, in_child(effect)) == [1.0, 1.0]
+    assert loop.fanout.shares == [12, None, None]
+    assert budget.used == 12
+    reap(block=True)
+    with pytest.raises(ChildProcessError):  # every worker gone
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_a_hung_worker_is_killed_within_the_margin() -> None:
+    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=2,
+                      rng=random.Random(1))
+    seconds = 0.2
+    budget = Budget(10**9, seconds)
+    me = os.getpid()
+
+    def deal() -> Rollouts:
+        time.sleep(60 if os.getpid() != me else 0.002)
+        return lambda i: 0.5
+
+    started = time.perf_counter()
+    budget.start()
+    assert loop.means(2, budget, deal) == [0.5, 0.5]
+    took = time.perf_counter() - started
+    assert loop.fanout.shares[1] is None
+    assert took < seconds + MARGIN + 0.15  # a deal, a fork, a kill, on a loaded machine
+    reap(block=True)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_two_workers_keep_the_wall_time_budget(game: str) -> None:
+    state, roots = placing_state() if game == "elfenland" else building_state()
+    seconds = 0.15
+    bot = QUICK[game](2, iterations=10**9, seconds=seconds, workers=2)
+    for _ in range(3):
+        started = time.perf_counter()
+        bot.search(state, roots)
+        took = time.perf_counter() - started
+        assert took < seconds + MARGIN + 0.1, (took, bot.loop.fanout)
+        assert len(bot.loop.fanout.shares) == 2 and bot.loop.fanout.shares[0]
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    state, roots = building_state()
+    bot = KingOfTheElvesQuickBot(1, iterations=20, seconds=1e9, workers=2)
+    assert can_fork()
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not can_fork()
+        bot.search(state, roots)
+    finally:
+        stop.set()
+        other.join()
+    assert bot.rollouts == 20 and bot.loop.fanout.shares == []
+    bot.search(state, roots)
+    assert bot.loop.fanout.shares == [20, 20]
