@@ -27,6 +27,10 @@ from elfenland.games.kingelves.state import KingOfTheElvesState
 from elfenland.games.kingelves.state import Phase as KingPhase
 
 GAMES = ("elfenland", "king-of-the-elves")
+#: What a loaded machine may add to a decision's wall time (a process waiting for a core);
+#: the failures these bounds catch (a worker waited for, one without a deadline) take
+#: tens of seconds or never end.
+SLACK = 1.0
 QUICK: dict[str, Callable[..., Any]] = {"elfenland": ElfenlandQuickBot,
                                         "king-of-the-elves": KingOfTheElvesQuickBot}
 
@@ -209,7 +213,9 @@ def test_a_hung_worker_is_killed_within_the_margin() -> None:
     assert loop.means(2, budget, deal) == [0.5, 0.5]
     took = time.perf_counter() - started
     assert loop.fanout.shares[1] is None
-    assert took < seconds + MARGIN + 0.15  # a deal, a fork, a kill, on a loaded machine
+    # A deal, a fork, a kill; the slack is for a loaded CI machine (a process may wait
+    # long for a core): far below the 60 s a waited-for hung worker would take.
+    assert took < seconds + MARGIN + SLACK
     reap(block=True)
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
@@ -224,7 +230,7 @@ def test_two_workers_keep_the_wall_time_budget(game: str) -> None:
         started = time.perf_counter()
         bot.search(state, roots)
         took = time.perf_counter() - started
-        assert took < seconds + MARGIN + 0.1, (took, bot.loop.fanout)
+        assert took < seconds + MARGIN + SLACK, (took, bot.loop.fanout)
         assert len(bot.loop.fanout.shares) == 2 and bot.loop.fanout.shares[0]
 
 
