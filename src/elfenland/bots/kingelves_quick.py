@@ -35,7 +35,10 @@ its building decisions: it never buys, draws, removes or plays into a rival's ki
 ``rollout_buy``, ``town_rate``), the evaluation (``final_scale``, ``eval_keep``,
 ``margin_scale``) and the roots (``card_roots``): none gained.  For four players, whom
 to hurt and whom to measure against (``harm_leader``, ``rival_mean``) are switches
-not yet screened.
+not yet screened.  The shipped learned policy (``bots/learned_rollout.py``, 4 players
+only, with numpy) may play the rollouts' building steps (``learned_rollouts``: the
+rivals', the searcher's, or both; 1.17x the CPU a rollout) or add its choice as a
+root (``policy_root``): screened with four players, no gain (``docs/bots.md``).
 """
 
 from __future__ import annotations
