@@ -38,7 +38,9 @@ to hurt and whom to measure against (``harm_leader``, ``rival_mean``) are switch
 not yet screened.  The shipped learned policy (``bots/learned_rollout.py``, 4 players
 only, with numpy) may play the rollouts' building steps (``learned_rollouts``: the
 rivals', the searcher's, or both; 1.17x the CPU a rollout) or add its choice as a
-root (``policy_root``): screened with four players, no gain (``docs/bots.md``).
+root (``policy_root``): screened with four players; the rivals' steps by the policy
+won 27.5% of 264 fresh games against three ``search`` bots, as the level does without
+it: no gain, both off (``docs/bots.md``).
 """
 
 from __future__ import annotations
