@@ -89,22 +89,37 @@ def test_before_the_last_round_the_towns_within_reach_count() -> None:
 
 
 def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
-    """The bot's ``exact`` and ``horizon`` reach every evaluation of its rollouts."""
+    """The bot's ``exact``, ``horizon`` and ``calibrated`` reach every evaluation of
+    its rollouts."""
     import elfenland.bots.elfenland_quick as quick
 
-    seen: list[tuple[float, float]] = []
+    seen: list[tuple[float, float, bool]] = []
     real = quick.evaluate
 
     def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
-            exact: float = 0.0, horizon: float = 0.0) -> float:
-        seen.append((exact, horizon))
-        return real(s, me, plans, standing, exact, horizon)
+            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False) -> float:
+        seen.append((exact, horizon, calibrated))
+        return real(s, me, plans, standing, exact, horizon, calibrated)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
-    bot.exact, bot.horizon = 0.75, 0.25
+    bot.exact, bot.horizon, bot.calibrated = 0.75, 0.25, True
     state: Any = elfenland.new_game("elfenland", players=2, seed=5)
     while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
         state.apply_action(bot.greedy.choose(state))
     bot.choose(state)
-    assert seen and set(seen) == {(0.75, 0.25)}
+    assert seen and set(seen) == {(0.75, 0.25, True)}
+
+
+def test_the_calibrated_margin_is_weighed_by_the_rounds_to_come() -> None:
+    """With ``calibrated`` the margin counts half in rounds 1 and 2 (``ROUND_WEIGHT``)
+    and whole in rounds 3 and 4; the level as it was weighed every round alike."""
+    weights: dict[int, set[float]] = {}
+    for s in move_starts(2, range(1, 8), range(1, 5)):
+        plans = _Plans()
+        base, calibrated = evaluate(s, 0, plans), evaluate(s, 0, plans, calibrated=True)
+        if base in (0.5, 1.0, 0.0):
+            continue
+        ratio = math.log(1 / calibrated - 1) / math.log(1 / base - 1)
+        weights.setdefault(s.round, set()).add(round(ratio, 9))
+    assert weights == {1: {0.5}, 2: {0.5}, 3: {1.0}, 4: {1.0}}
