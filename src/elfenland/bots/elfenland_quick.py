@@ -27,7 +27,12 @@ its move phase starts), because what they are worth shows only there: the counte
 kept at a round's end and the cards discarded down to the hand limit
 (``search_keeps``, ``search_discards``), and the move among the journeys collecting as
 many towns, which end elsewhere or keep other cards (``search_moves``,
-``journey_roots``; in the last round the rollouts play to the end of the game).
+``journey_roots``; in the last round the rollouts play to the end of the game); and
+the evaluation at the rollout horizon (``evaluate``): the last round ranked as the
+engine ranks the game's end, ties of towns by the cards kept (``exact``), before it
+the towns within reach of a journey's end in the rounds left (``horizon``, its weight
+from ``bench/elfenland_horizon.py``), the margin weighed by the rounds to come
+(``calibrated``, ``ROUND_WEIGHT``).  None has shown a gain (all off).
 
 The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
 seconds, which a loaded machine does not shrink), a hand-driven clock in tests.
