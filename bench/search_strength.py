@@ -33,7 +33,9 @@ wishes never replanned, the searcher's later placements by its policy, the evalu
 standing), ``--set search_keeps=1``, ``--set search_discards=1``, ``--set
 search_moves=1`` (Elfenland: the counter kept, the cards discarded, the journey moved
 searched with rollouts into the next round), ``--set deviation=0``
-or ``--set prune=1`` (the root loop), ``--set width=7`` or ``--set kept_other=1`` (King
+or ``--set prune=1`` (the root loop), ``--set exact=1``, ``--set horizon=0.55`` or
+``--set calibrated=1`` (Elfenland: the evaluation at the rollout horizon, ``evaluate``
+in ``bots/elfenland_quick.py``), ``--set width=7`` or ``--set kept_other=1`` (King
 of the Elves roots and evaluation), ``--set learned_rollouts=1`` or ``--set
 policy_root=2`` (King of the Elves, 4 players: the shipped learned policy plays the
 rivals in the rollouts, or makes the first root); ``--search-scale 1.4`` gives the search level 1.4

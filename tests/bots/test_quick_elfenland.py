@@ -179,9 +179,9 @@ def test_the_round_end_is_searched_into_the_next_round(monkeypatch: Any,
     seen: list[tuple[int, Phase, int]] = []
     real = quick.evaluate
 
-    def spy(s: ElfenlandState, me: int, plans: Any, standing: float = 0.0) -> float:
+    def spy(s: ElfenlandState, me: int, plans: Any, *rest: Any) -> float:
         seen.append((s.round, s.phase, sum(c != NO_PIECE for c in s.route_counter)))
-        return real(s, me, plans, standing)
+        return real(s, me, plans, *rest)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(4, iterations=24, seconds=60.0)
@@ -300,9 +300,9 @@ def test_the_move_is_searched_into_the_next_round(monkeypatch: Any) -> None:
     seen: list[tuple[int, Phase]] = []
     real = quick.evaluate
 
-    def spy(s: ElfenlandState, me: int, plans: Any, standing: float = 0.0) -> float:
+    def spy(s: ElfenlandState, me: int, plans: Any, *rest: Any) -> float:
         seen.append((s.round, s.phase))
-        return real(s, me, plans, standing)
+        return real(s, me, plans, *rest)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(6, iterations=20, seconds=60.0)

@@ -1,0 +1,125 @@
+"""The Elfenland quick level's evaluation at the rollout horizon (issue #25): the last
+round counted as the engine ranks it (``exact``), and before it the towns ``outlook``
+reaches from a journey's end in the rounds left (``horizon``)."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import elfenland
+from elfenland.bots import make_bot
+from elfenland.bots.elfenland_quick import ElfenlandQuickBot, _Plans, _Policy, evaluate
+from elfenland.bots.elfenland_search import MARGIN_SCALE
+from elfenland.bots.outlook import journey_outlook
+from elfenland.games.elfenland.state import ElfenlandState, Phase
+
+
+def move_starts(players: int, seeds: range, rounds: range) -> list[ElfenlandState]:
+    """Positions where a round's move phase starts, met in games of greedy bots."""
+    out: list[ElfenlandState] = []
+    for seed in seeds:
+        state: Any = elfenland.new_game("elfenland", players=players, seed=seed)
+        greedy = [make_bot("greedy", "elfenland", q) for q in range(players)]
+        taken: set[int] = set()
+        while not state.is_terminal():
+            if state.phase is Phase.MOVE and state.round not in taken:
+                taken.add(state.round)
+                if state.round in rounds:
+                    out.append(state.clone())
+            state.apply_action(greedy[state.current_player()].choose(state))
+    return out
+
+
+def test_the_last_round_is_scored_as_the_engine_ranks_it() -> None:
+    """With ``exact=1`` the last round's evaluation is the game's outcome when every
+    player makes the journey planned (the rollout policy's move), ties of towns broken
+    by the cards kept after the discard; the search bot's margin (``exact=0``, the
+    level as it was) gives neither 0 nor 1 on a tie of towns, and rewards a win by one
+    town less than the game does."""
+    tied = decided = 0
+    for s in move_starts(2, range(1, 25), range(4, 5)):
+        for me in range(s.n):
+            plans = _Plans()
+            exact = evaluate(s, me, plans, exact=1.0)
+            margin = evaluate(s, me, plans)
+            sim = s.clone()
+            policy = _Policy(plans, ElfenlandQuickBot(0).greedy, sim, {})
+            rng = random.Random(0)
+            while not sim.is_terminal():
+                sim.apply_action(policy.choose(sim, rng))
+            won = sim.winners()
+            assert exact == (1 / len(won) if me in won else 0.0)
+            towns = [s.markers(q) + j.new_towns for q, j in enumerate(plans.every(s))]
+            if towns[0] == towns[1] and len(won) == 1:
+                tied += 1
+                assert 0.0 < margin < 1.0 and exact in (0.0, 1.0)
+            elif len(won) == 1:
+                decided += 1
+                assert margin not in (0.0, 1.0)
+    assert tied >= 2 and decided >= 10
+
+
+def test_half_exact_mixes_the_outcome_and_the_margin() -> None:
+    s = move_starts(2, range(1, 3), range(4, 5))[0]
+    plans = _Plans()
+    both = [evaluate(s, 0, plans, exact=w) for w in (0.0, 0.5, 1.0)]
+    assert math.isclose(both[1], (both[0] + both[2]) / 2)
+
+
+def test_before_the_last_round_the_towns_within_reach_count() -> None:
+    """With ``horizon=h`` before the last round, each player's value gains ``h`` for
+    every town ``outlook`` reaches from the end of their journey in the rounds left:
+    the margin changes by ``h`` times the difference; with ``horizon=0`` (the level as
+    it was) the evaluation ignores where a journey ends."""
+    changed = 0
+    for s in move_starts(2, range(1, 12), range(1, 4)):
+        plans = _Plans()
+        journeys = plans.every(s)
+        reached = [journey_outlook(s, q, j)[0] for q, j in enumerate(journeys)]
+        base = evaluate(s, 0, plans)
+        ahead = evaluate(s, 0, plans, horizon=0.5)
+        margin = -math.log(1 / base - 1) * MARGIN_SCALE / 4
+        expected = margin + 0.5 * (reached[0] - reached[1])
+        assert math.isclose(ahead, 1 / (1 + math.exp(-expected / MARGIN_SCALE * 4)),
+                            rel_tol=1e-9, abs_tol=1e-12)
+        changed += reached[0] != reached[1]
+    assert changed >= 5
+
+
+def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
+    """The bot's ``exact``, ``horizon`` and ``calibrated`` reach every evaluation of
+    its rollouts."""
+    import elfenland.bots.elfenland_quick as quick
+
+    seen: list[tuple[float, float, bool]] = []
+    real = quick.evaluate
+
+    def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
+            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False) -> float:
+        seen.append((exact, horizon, calibrated))
+        return real(s, me, plans, standing, exact, horizon, calibrated)
+
+    monkeypatch.setattr(quick, "evaluate", spy)
+    bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
+    bot.exact, bot.horizon, bot.calibrated = 0.75, 0.25, True
+    state: Any = elfenland.new_game("elfenland", players=2, seed=5)
+    while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
+        state.apply_action(bot.greedy.choose(state))
+    bot.choose(state)
+    assert seen and set(seen) == {(0.75, 0.25, True)}
+
+
+def test_the_calibrated_margin_is_weighed_by_the_rounds_to_come() -> None:
+    """With ``calibrated`` the margin counts half in rounds 1 and 2 (``ROUND_WEIGHT``)
+    and whole in rounds 3 and 4; the level as it was weighed every round alike."""
+    weights: dict[int, set[float]] = {}
+    for s in move_starts(2, range(1, 8), range(1, 5)):
+        plans = _Plans()
+        base, calibrated = evaluate(s, 0, plans), evaluate(s, 0, plans, calibrated=True)
+        if base in (0.5, 1.0, 0.0):
+            continue
+        ratio = math.log(1 / calibrated - 1) / math.log(1 / base - 1)
+        weights.setdefault(s.round, set()).add(round(ratio, 9))
+    assert weights == {1: {0.5}, 2: {0.5}, 3: {1.0}, 4: {1.0}}
