@@ -123,3 +123,32 @@ def test_the_calibrated_margin_is_weighed_by_the_rounds_to_come() -> None:
         ratio = math.log(1 / calibrated - 1) / math.log(1 / base - 1)
         weights.setdefault(s.round, set()).add(round(ratio, 9))
     assert weights == {1: {0.5}, 2: {0.5}, 3: {1.0}, 4: {1.0}}
+
+
+def test_the_towns_within_reach_count_by_default_with_three_players_or_more(
+        monkeypatch: Any) -> None:
+    """The level counts the towns within reach (``HORIZON``, 0.55) with three or more
+    players, where it won against three ``search`` bots, and not with two, where it
+    did not; a setting overrides it."""
+    import elfenland.bots.elfenland_quick as quick
+
+    seen: list[float] = []
+    real = quick.evaluate
+
+    def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
+            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False) -> float:
+        seen.append(horizon)
+        return real(s, me, plans, standing, exact, horizon, calibrated)
+
+    monkeypatch.setattr(quick, "evaluate", spy)
+    for players, setting, expected in ((2, None, 0.0), (3, None, 0.55), (4, None, 0.55),
+                                       (6, None, 0.55), (4, 0.0, 0.0), (2, 0.3, 0.3)):
+        seen.clear()
+        bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
+        assert bot.horizon is None
+        bot.horizon = setting
+        state: Any = elfenland.new_game("elfenland", players=players, seed=5)
+        while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
+            state.apply_action(bot.greedy.choose(state))
+        bot.choose(state)
+        assert seen and set(seen) == {expected}, (players, setting, set(seen))
