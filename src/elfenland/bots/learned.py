@@ -220,15 +220,23 @@ class NumpyPolicy:
         rows = action_table(weights.game).rows
         self.rows = rows.astype(np.int64) + 1 + np.asarray(weights.offsets, dtype=np.int64)
 
-    def scores(self, obs: Sequence[float], ids: Sequence[int]) -> list[float]:
+    def query(self, x: Any) -> Any:
+        """The position's half of the scores: the body on the observation ``x`` (a
+        float32 array), then the query."""
         np = self.np
-        x = np.asarray(obs, dtype=np.float32)
         h = np.maximum(self.w1 @ x + self.b1, 0)
         h = np.maximum(self.w2 @ h + self.b2, 0)
-        q = self.wq @ h + self.bq
+        return self.wq @ h + self.bq
+
+    def actions(self, ids: Any) -> Any:
+        """The actions' half: ``mix(relu(sum of each action's embeddings))``."""
+        np = self.np
         e = np.maximum(self.embed[self.rows[np.asarray(ids, dtype=np.int64)]].sum(-2), 0)
-        e = e @ self.wm.T + self.bm
-        out: list[float] = (e @ q).tolist()
+        return e @ self.wm.T + self.bm
+
+    def scores(self, obs: Sequence[float], ids: Sequence[int]) -> list[float]:
+        q = self.query(self.np.asarray(obs, dtype=self.np.float32))
+        out: list[float] = (self.actions(ids) @ q).tolist()
         return out
 
 

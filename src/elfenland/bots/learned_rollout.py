@@ -26,7 +26,7 @@ from typing import Any
 
 from ..core.errors import ElfenlandError
 from ..core.game import GameState
-from .learned import SHIPPED, Weights, numpy_available, shipped_weights
+from .learned import SHIPPED, NumpyPolicy, Weights, numpy_available, shipped_weights
 
 
 class RolloutPolicy:
@@ -35,23 +35,11 @@ class RolloutPolicy:
     def __init__(self, weights: Weights) -> None:
         import numpy as np
 
-        from ..envs.actions import action_table
-
         self.np = np
         self.weights = weights
-
-        def t(name: str) -> Any:
-            return np.frombuffer(weights.tensors[name], dtype="<f4").reshape(
-                weights.shapes[name])
-
-        self.w1, self.b1 = t("body.0.weight"), t("body.0.bias")
-        self.w2, self.b2 = t("body.2.weight"), t("body.2.bias")
-        self.wq, self.bq = t("query.weight"), t("query.bias")
-        embed, wm, bm = t("embed.weight"), t("mix.1.weight"), t("mix.1.bias")
-        rows = action_table(weights.game).rows.astype(np.int64) + 1 \
-            + np.asarray(weights.offsets, dtype=np.int64)
-        # The learned level's per-action part, in its order of operations (float32).
-        self.actions = np.maximum(embed[rows].sum(-2), 0) @ wm.T + bm
+        self.net = NumpyPolicy(weights)
+        # The actions' half of every score, for every action id, once.
+        self.actions = self.net.actions(np.arange(len(self.net.rows)))
         self.buffer = array("f", bytes(4 * weights.obs_size))
         self.x = np.frombuffer(self.buffer, dtype=np.float32)
         #: Steps chosen (what a bench counts).
@@ -67,12 +55,8 @@ class RolloutPolicy:
 
     def scores(self, state: Any, ids: list[int]) -> Any:
         """The scores of ``ids`` for the seat to act (a numpy array)."""
-        np = self.np
         state._observe_into(self.buffer, state.current)
-        h = np.maximum(self.w1 @ self.x + self.b1, 0)
-        h = np.maximum(self.w2 @ h + self.b2, 0)
-        q = self.wq @ h + self.bq
-        return self.actions[ids] @ q
+        return self.actions[ids] @ self.net.query(self.x)
 
     def choose(self, state: Any) -> int:
         """The id of the policy's most likely legal action (the first of equal scores)."""
