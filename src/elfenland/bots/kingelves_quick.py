@@ -167,6 +167,14 @@ def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
     return 1.0 / (1.0 + math.exp(-margin / scale * 4))
 
 
+def leading_rival(s: KingOfTheElvesState, me: int) -> int:
+    """The rival ahead: the most gold, then the most town worth in their kingdom (in the
+    first round, when all hold the same gold, the towns are what they will earn by)."""
+    return max((q for q in range(s.n) if q != me),
+               key=lambda q: (s.gold[q], sum(town_value(t[TERRAIN]) for t in s.kingdoms[q]),
+                              -q))
+
+
 def worth_buying(s: KingOfTheElvesState, p: int) -> bool:
     """Whether the greedy bot would rather buy the deck's top card than pass: its
     expected worth over the cards ``p`` has not seen, less the price, beats the gain
@@ -304,6 +312,11 @@ class KingOfTheElvesQuickBot:
         #: it is not among them, 2 also put first (the choice that stands unless another
         #: beats it by ``DEVIATION``); 0: not asked.  Where the policy fits, as above.
         self.policy_root = 0
+        #: With more than two players, the greedy bot's best-ranked thief or obstacle on
+        #: the leading rival (``leading_rival``) joins the roots when its best ``width``
+        #: miss it: its rank scores a harm by the average rival's loss, so it may never
+        #: look at hurting the one who is winning.
+        self.harm_root = False
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -357,6 +370,12 @@ class KingOfTheElvesQuickBot:
         for a in extra:
             if a in legal and a not in out:
                 out.append(a)
+        if self.harm_root and s.n > 2:
+            leader = leading_rival(s, s.current)
+            hit = next((a for _, a in ranked if a.kind is Kind.PLACE and a.card in HARM
+                        and a.kingdom == leader), None)
+            if hit is not None and hit not in out:
+                out.append(hit)
         policy = rollout_policy(s) if self.policy_root else None
         if policy is not None:
             liked = from_id(policy.choose(s))
