@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from test_quick import greedy_until
 
 from elfenland.bots.kingelves_quick import HARM, KingOfTheElvesQuickBot, leading_rival
@@ -51,3 +52,83 @@ def test_harm_root_adds_the_best_harm_on_the_leader() -> None:
     two = greedy_until("king-of-the-elves", 2, 3, lambda s: s.phase is Phase.BUILDING
                        and s.pending is Pending.NONE)
     assert harm_roots(two, True) == harm_roots(two, False)
+
+
+def four_player_building() -> KingOfTheElvesState:
+    state = greedy_until("king-of-the-elves", 4, 5, lambda s: s.phase is Phase.BUILDING
+                         and s.pending is Pending.NONE and s.round == 1
+                         and sum(1 for k in s.kingdoms if k) >= 2)
+    assert isinstance(state, KingOfTheElvesState)
+    return state
+
+
+def test_the_value_is_the_trainers_value_of_each_seats_own_observation() -> None:
+    """``ValueHead.values``: sigmoid(value(relu(body(obs)))) of each seat's own
+    observation, computed here again in plain Python from the shipped tensors."""
+    import math
+
+    from elfenland.bots.kingelves_value import value_head
+    from elfenland.bots.learned import shipped_weights
+    from elfenland.envs.observation import encoder_for
+
+    state = four_player_building()
+    head = value_head(state)
+    assert head is not None
+    w = shipped_weights("king-of-the-elves")
+    w1, w2 = w.matrix("body.0.weight"), w.matrix("body.2.weight")
+    b1, b2 = w.tensors["body.0.bias"], w.tensors["body.2.bias"]
+    wv, bv = w.tensors["value.weight"], w.tensors["value.bias"][0]
+    got = head.values(state)
+    encoder = encoder_for(state)
+    for q in range(4):
+        x = encoder.encode_python(state, q)
+        h = [max(0.0, sum(a * b for a, b in zip(row, x, strict=True)) + c)
+             for row, c in zip(w1, b1, strict=True)]
+        h = [max(0.0, sum(a * b for a, b in zip(row, h, strict=True)) + c)
+             for row, c in zip(w2, b2, strict=True)]
+        v = 1 / (1 + math.exp(-(sum(a * b for a, b in zip(wv, h, strict=True)) + bv)))
+        assert abs(got[q] - v) < 1e-4
+    assert abs(sum(head.share(state, q) for q in range(4)) - 1.0) < 1e-9
+    two = greedy_until("king-of-the-elves", 2, 3, lambda s: s.phase is Phase.BUILDING)
+    assert value_head(two) is None
+
+
+def test_learned_value_mixes_the_values_share_into_the_rollouts_reward(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``learned_value`` (a screening setting, 0 by default): before the last round a
+    rollout's reward is ``(1 - w) round_outcome + w share``; at 1 no journey is planned."""
+    import random
+
+    import elfenland.bots.kingelves_quick as quick_module
+    from elfenland.bots.kingelves_quick import _Plans
+    from elfenland.bots.kingelves_value import value_head
+
+    state = four_player_building()
+    head = value_head(state)
+    assert head is not None
+    me = state.current
+    first = state.legal_action_ids()[0]
+    plain = KingOfTheElvesQuickBot(1)
+    after = state.clone()
+    r0 = plain._rollout(after, me, first, _Plans(), random.Random(5))
+    assert after.round < after.rounds and after.phase is Phase.JOURNEY
+    share = head.share(after, me)
+    half = KingOfTheElvesQuickBot(1)
+    half.learned_value = 0.5
+    r1 = half._rollout(state.clone(), me, first, _Plans(), random.Random(5), None, head)
+    assert abs(r1 - (0.5 * r0 + 0.5 * share)) < 1e-9 and r1 != r0
+
+    def no_plans(*args: Any, **kwargs: Any) -> float:
+        raise AssertionError("round_outcome planned journeys")
+    monkeypatch.setattr(quick_module, "round_outcome", no_plans)
+    whole = KingOfTheElvesQuickBot(1)
+    whole.learned_value = 1.0
+    assert whole._rollout(state.clone(), me, first, _Plans(), random.Random(5), None,
+                          head) == share
+    # The search asks the value only when the setting is on.
+    calls = head.calls
+    bot = KingOfTheElvesQuickBot(2, iterations=8, seconds=60.0)
+    bot.learned_value = 1.0
+    roots = bot.candidates(state, state.legal_actions())
+    assert bot.search(state, roots) in roots
+    assert head.calls - calls == bot.rollouts == 8

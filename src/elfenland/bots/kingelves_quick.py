@@ -82,6 +82,7 @@ from .kingelves_search import (
     ROLLOUT_BUDGET,
     reachable,
 )
+from .kingelves_value import ValueHead, value_head
 from .learned_rollout import RolloutPolicy, rollout_policy
 
 #: Deals every root action gets before any is dropped.
@@ -317,6 +318,11 @@ class KingOfTheElvesQuickBot:
         #: miss it: its rank scores a harm by the average rival's loss, so it may never
         #: look at hurting the one who is winning.
         self.harm_root = False
+        #: Before the last round, a rollout's reward is this mix of the shipped learned
+        #: value's share (``kingelves_value``, 1) and ``round_outcome`` (0); 1 plans no
+        #: journey at all.  Only where the value fits (4 players, numpy, the compiled
+        #: engine); elsewhere, and in the last round, ``round_outcome`` alone.
+        self.learned_value = 0.0
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -411,9 +417,11 @@ class KingOfTheElvesQuickBot:
         plans = _Plans(KEEP_VALUES if keep else None)
 
         policy = rollout_policy(state) if self.learned_rollouts else None
+        head = value_head(state) if self.learned_value and state.round < state.rounds \
+            else None
         deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
                          self._rollout(sim, me, roots[i].id, plans, random.Random(seed),
-                                       policy))
+                                       policy, head))
         chosen = self.loop.choose(len(roots), budget, deal, self.stop_clear)
         if self.bank:
             self.banked += budget.deadline - self.clock()
@@ -422,7 +430,8 @@ class KingOfTheElvesQuickBot:
         return roots[chosen]
 
     def _rollout(self, s: KingOfTheElvesState, me: int, first: int, plans: _Plans,
-                 rng: random.Random, policy: RolloutPolicy | None = None) -> float:
+                 rng: random.Random, policy: RolloutPolicy | None = None,
+                 head: ValueHead | None = None) -> float:
         s.apply_action(first)
         steps = 0
         learned = self.learned_rollouts if policy is not None else 0
@@ -434,6 +443,15 @@ class KingOfTheElvesQuickBot:
                 s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy,
                                            self.town_rate))
             steps += 1
-        return round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
-                             self.kept_other, self.scale_left, self.final_scale,
-                             self.rival_mean)
+        mix = 0.0
+        if head is not None and s.round < s.rounds and not s.is_terminal():
+            mix = self.learned_value
+            if mix >= 1.0:
+                return head.share(s, me)
+        outcome = round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
+                                self.kept_other, self.scale_left, self.final_scale,
+                                self.rival_mean)
+        if mix:
+            assert head is not None
+            outcome = (1.0 - mix) * outcome + mix * head.share(s, me)
+        return outcome
