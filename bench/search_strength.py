@@ -105,6 +105,18 @@ def budgeted(level: str, game: str, seed: int, budget: float) -> Any:
     return bot
 
 
+def koe_act(action: Any, p: int) -> str | None:
+    """What a King of the Elves building action does, for the per-round log (``rounds``):
+    a town into one's own kingdom or a rival's, a gold card, a harm card (thief, tree, sea
+    monster), a buy, a draw, a removal; None for the rest."""
+    kind = action.kind.name
+    if kind == "PLAY":
+        return "town_own" if action.kingdom == p else "town_rival"
+    if kind == "PLACE":
+        return "gold" if action.card.name == "GOLD" else "harm"
+    return {"BUY": "buy", "DRAW": "draw", "REMOVE": "remove"}.get(kind)
+
+
 def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
     """One game of the match (see the module doc for seeds and seats)."""
     n = SEATS[match]
@@ -115,13 +127,28 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
             for q in range(n)]
     state = elfenland.new_game(game, players=n, seed=deal)
     times: dict[str, list[float]] = {"quick": [], "search": []}
+    # King of the Elves: per round, every seat's gold at its end, what each seat did
+    # while building (``koe_act``) and the harm cards it received (the loss analysis).
+    rounds: list[dict[str, Any]] = []
     started = time.perf_counter()
     while not state.is_terminal():
         p = state.current_player()
         t0 = time.thread_time()
         action = bots[p].choose(state)
         times["quick" if p == seat else "search"].append(time.thread_time() - t0)
+        if game == "king-of-the-elves":
+            if len(rounds) < state.round:
+                rounds.append({"acts": [{} for _ in range(n)], "harmed": [0] * n})
+            act = koe_act(action, p)
+            if act is not None:
+                acts = rounds[-1]["acts"][p]
+                acts[act] = acts.get(act, 0) + 1
+                if act == "harm":
+                    rounds[-1]["harmed"][action.kingdom] += 1
+            before = state.round
         state.apply_action(action)
+        if game == "king-of-the-elves" and (state.round != before or state.is_terminal()):
+            rounds[-1]["gold"] = list(state.gold)
     won = state.winners()
     quick = bots[seat]
     return {"game": game, "match": match, "index": index, "deal": deal, "seat": seat,
@@ -130,6 +157,7 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
                                           if SEARCH_SCALE[0] != 1.0 else {}),
             "share": 1 / len(won) if seat in won else 0.0,
             "rollouts": quick.rollouts, "searches": quick.searches,
+            **({"rounds": rounds, "winners": won} if rounds else {}),
             "cpu": times, "wall": time.perf_counter() - started,
             "load": os.getloadavg()[0]}
 
