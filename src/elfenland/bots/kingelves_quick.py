@@ -40,7 +40,11 @@ only, with numpy) may play the rollouts' building steps (``learned_rollouts``: t
 rivals', the searcher's, or both; 1.17x the CPU a rollout) or add its choice as a
 root (``policy_root``): screened with four players; the rivals' steps by the policy
 won 27.5% of 264 fresh games against three ``search`` bots, as the level does without
-it: no gain, both off (``docs/bots.md``).
+it: no gain, both off (``docs/bots.md``).  Session 13 screened the four-player
+switches (``harm_leader``, ``rival_mean``), a root for the leader's harm
+(``harm_root``: the greedy bot's rank scores a harm by the average rival's loss) and
+the shipped learned value as the evaluation before the last round (``learned_value``,
+``bots/kingelves_value.py``); the figures are in ``docs/bots.md``.
 """
 
 from __future__ import annotations
