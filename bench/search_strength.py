@@ -22,7 +22,9 @@ Both bots get the same budget per decision, ``--budget`` seconds of CPU time of 
 deciding thread (``time.thread_time``), and no iteration cap: a loaded machine makes
 the match slower, not different.  Win rates count a shared win 1/k, with 95% Wilson
 intervals.  Every game is appended to ``--log`` (one JSON line) as it ends, so that
-``--summarise`` prints the table of an unfinished run.  Seconds per decision: CPU time
+``--summarise`` prints the table of an unfinished run.  King of the Elves games also log, per
+round, every seat's gold at its end, what each did while building and the harm cards
+each received (``rounds``, ``winners``): where the games are lost.  Seconds per decision: CPU time
 of every decision each bot took (all phases), median, 99th percentile and worst.
 
 ``--set name=value`` (repeatable) changes a setting of the quick level for a screening
@@ -38,10 +40,13 @@ or ``--set prune=1`` (the root loop), ``--set exact=1``, ``--set horizon=0.55`` 
 in ``bots/elfenland_quick.py``), ``--set width=7`` or ``--set kept_other=1`` (King
 of the Elves roots and evaluation), ``--set learned_rollouts=1`` or ``--set
 policy_root=2`` (King of the Elves, 4 players: the shipped learned policy plays the
-rivals in the rollouts, or makes the first root); ``--search-scale 1.4`` gives the search level 1.4
-times the budget a decision (equal CPU a game when the quick searches more of its
-decisions); the settings are logged with each game and ``--summarise`` keeps runs of
-different settings apart.
+rivals in the rollouts, or makes the first root), ``--set harm_root=1``, ``--set
+harm_leader=1``, ``--set rival_mean=0.5`` or ``--set learned_value=0.5`` (King of the
+Elves, 4 players: a root harming the leading rival, the rollouts' harm on the richest,
+the margin against the rivals' mean, the learned value in the reward);
+``--search-scale 1.4`` gives the search level 1.4 times the budget a decision (equal
+CPU a game when the quick searches more of its decisions); the settings are logged
+with each game and ``--summarise`` keeps runs of different settings apart.
 
 ``--only speed``: CPU time per rollout of both levels on the same positions (searched
 decisions met in games of greedy bots), each searching a fixed number of deals with
