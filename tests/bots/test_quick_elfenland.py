@@ -360,3 +360,31 @@ def test_the_next_rounds_draws_in_a_rollout_follow_the_wish() -> None:
                     blind += 1
             state.apply_action(greedy[state.current_player()].choose(state))
     assert face_up >= 5 and blind >= 5
+
+
+def test_rivals_in_the_rollouts_place_as_the_greedy_bot_with_rival_greedy() -> None:
+    """With ``greedy_place`` (the level's ``rival_greedy``) the rollout policy places as
+    the greedy bot does, which is what ``search`` plays unless its search beats it: the
+    counter of the wish journey whose laying leaves the best wish, else the obstacle on
+    a rival's way, else pass.  The search bot's policy lays the wish's first counter
+    and never the obstacle; a test that it differs keeps both cases real."""
+    keeper = ElfenlandQuickBot(0).greedy
+    same = differs = obstacles = 0
+    for players in (2, 4):
+        for state in placing_states(players, range(1, 16)):
+            legal = state.legal_actions()
+            greedy = make_bot("greedy", "elfenland", 0).place(state, legal)  # type: ignore[attr-defined]
+            new = _Policy(_Plans(), keeper, state, {}, True, True).choose(
+                state.clone(), random.Random(0))
+            old = _Policy(_Plans(), keeper, state, {}).choose(state.clone(), random.Random(0))
+            assert from_id(old).kind is not Kind.OBSTACLE
+            if from_id(new).kind is Kind.OBSTACLE:
+                obstacles += 1
+                assert from_id(new) in legal and state.obstacle_in_hand[state.current]
+            # The greedy bot lays the obstacle by a deal of the rivals' hands, the
+            # rollout on the deal it plays: where either lays it they may differ.
+            if greedy.kind is not Kind.OBSTACLE and from_id(new).kind is not Kind.OBSTACLE:
+                assert new == greedy.id
+                same += 1
+                differs += old != greedy.id
+    assert same > 50 and differs >= 3 and obstacles >= 1

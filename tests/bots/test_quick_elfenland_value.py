@@ -89,26 +89,27 @@ def test_before_the_last_round_the_towns_within_reach_count() -> None:
 
 
 def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
-    """The bot's ``exact``, ``horizon`` and ``calibrated`` reach every evaluation of
-    its rollouts."""
+    """The bot's ``exact``, ``horizon``, ``calibrated`` and ``learned`` reach every
+    evaluation of its rollouts."""
     import elfenland.bots.elfenland_quick as quick
 
-    seen: list[tuple[float, float, bool]] = []
+    seen: list[tuple[float, float, bool, bool]] = []
     real = quick.evaluate
 
     def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
-            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False) -> float:
-        seen.append((exact, horizon, calibrated))
-        return real(s, me, plans, standing, exact, horizon, calibrated)
+            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
+            learned: bool = False) -> float:
+        seen.append((exact, horizon, calibrated, learned))
+        return real(s, me, plans, standing, exact, horizon, calibrated, learned)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
-    bot.exact, bot.horizon, bot.calibrated = 0.75, 0.25, True
+    bot.exact, bot.horizon, bot.calibrated, bot.learned = 0.75, 0.25, True, True
     state: Any = elfenland.new_game("elfenland", players=2, seed=5)
     while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
         state.apply_action(bot.greedy.choose(state))
     bot.choose(state)
-    assert seen and set(seen) == {(0.75, 0.25, True)}
+    assert seen and set(seen) == {(0.75, 0.25, True, True)}
 
 
 def test_the_calibrated_margin_is_weighed_by_the_rounds_to_come() -> None:
@@ -136,9 +137,10 @@ def test_the_towns_within_reach_count_by_default_with_three_players_or_more(
     real = quick.evaluate
 
     def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
-            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False) -> float:
+            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
+            learned: bool = False) -> float:
         seen.append(horizon)
-        return real(s, me, plans, standing, exact, horizon, calibrated)
+        return real(s, me, plans, standing, exact, horizon, calibrated, learned)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     for players, setting, expected in ((2, None, 0.0), (3, None, 0.55), (4, None, 0.55),
