@@ -19,12 +19,13 @@ from elfenland.bots.elfenland_quick import (
     _Plans,
     _Policy,
     journey_roots,
+    lead_block,
     still_best,
 )
 from elfenland.bots.elfenland_search import candidates, move
 from elfenland.bots.planner import plan_journey
 from elfenland.core.rng import Rng
-from elfenland.games.elfenland.actions import Kind, from_id
+from elfenland.games.elfenland.actions import Action, Kind, from_id
 from elfenland.games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 
 
@@ -388,3 +389,39 @@ def test_rivals_in_the_rollouts_place_as_the_greedy_bot_with_rival_greedy() -> N
                 same += 1
                 differs += old != greedy.id
     assert same > 50 and differs >= 3 and obstacles >= 1
+
+
+def test_block_leader_blocks_beside_the_leading_rival_only() -> None:
+    """With ``block_leader`` (four players) the blocking root is laid on a road beside a
+    rival with the most markers, in place of ``search``'s (beside whichever rival the
+    road costs most); the other roots stay; two players are left alone."""
+    def roots(state: ElfenlandState, block_leader: bool) -> list[Action]:
+        bot = ElfenlandQuickBot(0)  # afresh: the greedy bot's obstacle draws a deal
+        bot.block_leader = block_leader
+        return bot.roots(state)
+
+    replaced = 0
+    for state in placing_states(4, range(1, 12)):
+        plain = candidates(state, ElfenlandQuickBot(0).greedy)
+        assert roots(state, False) == plain
+        roots_now = roots(state, True)
+        assert roots_now[0] == plain[0] and abs(len(roots_now) - len(plain)) <= 1
+        lead = lead_block(state)
+        if lead is None:
+            continue
+        route = state.board.routes[lead.route]  # type: ignore[index]
+        p = state.current
+        most = max(state.markers(q) for q in range(4) if q != p)
+        assert any(state.markers(q) == most and state.boots[q] in (route.a, route.b)
+                   for q in range(4) if q != p)
+        assert lead in roots_now
+        anyone = lead_block(state, leaders=False)
+        after = plain.index(Action.pass_())
+        kept = [a for i, a in enumerate(plain) if a != anyone or a == lead or i < after]
+        assert roots_now == kept + ([] if lead in kept else [lead])
+        if anyone != lead and anyone in plain[plain.index(Action.pass_()) + 1:]:
+            assert anyone not in roots_now
+            replaced += 1
+    assert replaced >= 3
+    for state in placing_states(2, range(1, 4)):
+        assert roots(state, True) == candidates(state, ElfenlandQuickBot(0).greedy)

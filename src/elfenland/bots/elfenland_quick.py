@@ -49,7 +49,7 @@ from collections.abc import Callable, Sequence
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
 from ..core.game import GameState
-from ..core.transport import Transport
+from ..core.transport import COST_TABLE, Transport
 from ..games.elfenland.actions import Action, Kind, from_id
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
@@ -350,6 +350,33 @@ def obstacle(s: ElfenlandState, p: int, legal: set[int], mine: Journey,
     return choice
 
 
+def lead_block(s: ElfenlandState, leaders: bool = True) -> Action | None:
+    """``candidates``' blocking counter: the empty road beside a rival where a kind the
+    player holds costs most, the lowest id of equals (None if there is none); with
+    ``leaders``, beside the rivals with the most markers only (what the player to act
+    can see: markers and where each stands)."""
+    p = s.current
+    board = s.board
+    rivals = [q for q in range(s.n) if q != p]
+    most = max(s.markers(q) for q in rivals)
+    towns = {s.boots[q] for q in rivals if not leaders or s.markers(q) == most}
+    held = owned_kinds(s, p)
+    legal = set(s.legal_action_ids())
+    found: list[tuple[int, int, Action]] = []
+    for r in board.roads:
+        route = board.routes[r]
+        if s.route_counter[r] != NO_PIECE or (route.a not in towns and route.b not in towns):
+            continue
+        costs = [(COST_TABLE[Transport(k)][route.terrain] or 0, k) for k in held]
+        costs = [c for c in costs if c[0] > 0]
+        if costs:
+            c, k = max(costs)
+            a = Action.place(Transport(k), r)
+            if a.id in legal:
+                found.append((-c, a.id, a))
+    return min(found)[2] if found else None
+
+
 def _move_key(s: ElfenlandState) -> tuple[object, ...]:
     """What a committed step is checked against: the same game, round, mover, boot,
     hand and towns as when the journey was chosen."""
@@ -542,6 +569,9 @@ class ElfenlandQuickBot:
         #: does (``_Policy.place``: the best counter of the wish, the obstacle); off,
         #: the search bot's rollout policy (the wish's first counter, no obstacle).
         self.rival_greedy = False
+        #: Whether the blocking root is laid beside the leading rival (``lead_block``)
+        #: rather than beside whichever rival's road costs most (three players or more).
+        self.block_leader = False
         #: Whether the searcher's own later placements in a rollout are chosen in a tree
         #: (UCB over the search bot's candidates, one tree a root action), as the search
         #: bot chooses them; off, its wish journey's policy lays them.
@@ -610,10 +640,28 @@ class ElfenlandQuickBot:
         if state.phase is not Phase.PLACE and not drawing:
             return self.greedy.choose(state)
         budget = self.budget()  # from here: choosing the roots is part of the decision
-        roots = self.draws(state, legal) if drawing else candidates(state, self.greedy)
+        roots = self.draws(state, legal) if drawing else self.roots(state)
         if len(roots) == 1:
             return roots[0]
         return self.search(state, roots, budget)
+
+    def roots(self, s: ElfenlandState) -> list[Action]:
+        """The placement's root actions: ``search``'s (``candidates``), and with
+        ``block_leader`` the blocking counter beside the leading rival (``lead_block``)
+        in place of ``search``'s, which blocks beside whichever rival's road costs most
+        (with two players the same rival: no change)."""
+        roots = candidates(s, self.greedy)
+        if not self.block_leader or s.n < 3:
+            return roots
+        lead = lead_block(s)
+        anyone = lead_block(s, leaders=False)
+        after = roots.index(Action.pass_()) if Action.pass_() in roots else len(roots)
+        if anyone is not None and anyone != lead and anyone in roots[after + 1:]:
+            at = roots.index(anyone)  # search's blocking root (added after pass): out
+            roots = roots[:at] + roots[at + 1:]
+        if lead is not None and lead not in roots:
+            roots.append(lead)
+        return roots
 
     def ahead(self, s: ElfenlandState) -> bool:
         """Whether this decision is one of the round's end searched with rollouts into
