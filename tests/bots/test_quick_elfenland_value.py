@@ -208,3 +208,18 @@ def test_the_value_features_are_what_the_evaluation_counts() -> None:
             assert x[1] == outlook(s.board.distances, end, todo,
                                    s.rules.rounds - s.round)[0]
             assert x[4] == min(s.board.distances[end][u] for u in todo)
+
+
+def test_the_shipped_table_values_two_players_only() -> None:
+    """The shipped table (two players, rounds 1-3) changes the evaluation there, and
+    leaves four players' and the last round's as they were."""
+    changed = 0
+    for s in move_starts(2, range(1, 4), range(1, 5)):
+        plans = _Plans()
+        same = evaluate(s, 0, plans, learned=True) == evaluate(s, 0, plans)
+        assert same or s.round < s.rules.rounds
+        changed += not same
+    assert changed >= 3
+    for s in move_starts(4, range(1, 2), range(1, 4)):
+        plans = _Plans()
+        assert evaluate(s, 0, plans, learned=True) == evaluate(s, 0, plans)

@@ -53,15 +53,22 @@ def features(s: ElfenlandState, q: int, j: Journey, plans: Reach) -> list[float]
 
 
 #: Coefficients by number of players, then by round (1 to 3): the constant, then one a
-#: feature of ``NAMES``; the predicted markers at the game's end.  Fitted by
-#: ``bench/elfenland_value.py`` (its docstring: the command and the games).
-VALUE: dict[int, dict[int, tuple[float, ...]]] = {}
+#: feature of ``NAMES``; the predicted markers at the game's end.  Two players: 200
+#: games of the quick level against ``search`` (20 ms of thread CPU a decision each,
+#: deals 200000-200199, the quick in either seat), ridge 1 (``nice -n 10 python
+#: bench/elfenland_value.py --players 2 --games 200 --rows v2.jsonl``, then ``--fit
+#: v2.jsonl``).  R² 0.14, 0.31, 0.59 (``M`` alone 0.13, 0.27, 0.55).
+VALUE: dict[int, dict[int, tuple[float, ...]]] = {
+    2: {1: (11.611, 0.585, 0.053, -0.105, 0.08, 0.707, 0.123),
+        2: (5.903, 0.665, 0.364, -0.161, 0.138, 1.002, 0.142),
+        3: (2.366, 0.873, 0.507, -0.046, 0.152, 0.133, 0.031)},
+}
 
 
 def value(s: ElfenlandState, q: int, j: Journey, plans: Reach) -> float | None:
     """The predicted markers at the game's end of player ``q``, or None where the
     table has no entry (the last round, a number of players not fitted)."""
-    by_round = VALUE.get(min(s.num_players, max(VALUE, default=0)))
+    by_round = VALUE.get(s.num_players)
     coef = None if by_round is None else by_round.get(s.round)
     if coef is None:
         return None
