@@ -32,8 +32,12 @@ the evaluation at the rollout horizon (``evaluate``): the last round ranked as t
 engine ranks the game's end, ties of towns by the cards kept (``exact``), before it
 the towns within reach of a journey's end in the rounds left (``horizon``, its weight
 from ``bench/elfenland_horizon.py``), the margin weighed by the rounds to come
-(``calibrated``, ``ROUND_WEIGHT``).  Of these only ``horizon`` gained, with three
-players or more (its default by players: ``HORIZON``); the others are off.
+(``calibrated``, ``ROUND_WEIGHT``), or learned from the level's own games
+(``learned``, ``elfenland_value``); the rollouts' players placing as the greedy bot,
+so as ``search`` does unless its search beats it, obstacle included
+(``rival_greedy``); the blocking root laid beside the leading rival (``block_leader``).
+Of these only ``horizon`` gained, with three players or more (its default by
+players: ``HORIZON``); the others are off.
 
 The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
 seconds, which a loaded machine does not shrink), a hand-driven clock in tests.
