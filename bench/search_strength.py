@@ -37,8 +37,11 @@ search_moves=1`` (Elfenland: the counter kept, the cards discarded, the journey 
 searched with rollouts into the next round), ``--set deviation=0``
 or ``--set prune=1`` (the root loop), ``--set exact=1``, ``--set horizon=0.55`` or
 ``--set calibrated=1`` (Elfenland: the evaluation at the rollout horizon, ``evaluate``
-in ``bots/elfenland_quick.py``), ``--set width=7`` or ``--set kept_other=1`` (King
-of the Elves roots and evaluation), ``--set learned_rollouts=1`` or ``--set
+in ``bots/elfenland_quick.py``), ``--set rival_greedy=1``, ``--set block_leader=1`` or
+``--set learned=1`` (Elfenland: the rollouts' players placing as the greedy bot, the
+blocking root beside the leading rival, the learned value of
+``bots/elfenland_value.py``), ``--set width=7`` or ``--set kept_other=1`` (King of the Elves
+roots and evaluation), ``--set learned_rollouts=1`` or ``--set
 policy_root=2`` (King of the Elves, 4 players: the shipped learned policy plays the
 rivals in the rollouts, or makes the first root), ``--set harm_root=1``, ``--set
 harm_leader=1``, ``--set rival_mean=0.5`` or ``--set learned_value=0.5`` (King of the

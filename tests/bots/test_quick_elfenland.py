@@ -19,12 +19,13 @@ from elfenland.bots.elfenland_quick import (
     _Plans,
     _Policy,
     journey_roots,
+    lead_block,
     still_best,
 )
 from elfenland.bots.elfenland_search import candidates, move
 from elfenland.bots.planner import plan_journey
 from elfenland.core.rng import Rng
-from elfenland.games.elfenland.actions import Kind, from_id
+from elfenland.games.elfenland.actions import Action, Kind, from_id
 from elfenland.games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 
 
@@ -360,3 +361,67 @@ def test_the_next_rounds_draws_in_a_rollout_follow_the_wish() -> None:
                     blind += 1
             state.apply_action(greedy[state.current_player()].choose(state))
     assert face_up >= 5 and blind >= 5
+
+
+def test_rivals_in_the_rollouts_place_as_the_greedy_bot_with_rival_greedy() -> None:
+    """With ``greedy_place`` (the level's ``rival_greedy``) the rollout policy places as
+    the greedy bot does, which is what ``search`` plays unless its search beats it: the
+    counter of the wish journey whose laying leaves the best wish, else the obstacle on
+    a rival's way, else pass.  The search bot's policy lays the wish's first counter
+    and never the obstacle; a test that it differs keeps both cases real."""
+    keeper = ElfenlandQuickBot(0).greedy
+    same = differs = obstacles = 0
+    for players in (2, 4):
+        for state in placing_states(players, range(1, 16)):
+            legal = state.legal_actions()
+            greedy = make_bot("greedy", "elfenland", 0).place(state, legal)  # type: ignore[attr-defined]
+            new = _Policy(_Plans(), keeper, state, {}, True, True).choose(
+                state.clone(), random.Random(0))
+            old = _Policy(_Plans(), keeper, state, {}).choose(state.clone(), random.Random(0))
+            assert from_id(old).kind is not Kind.OBSTACLE
+            if from_id(new).kind is Kind.OBSTACLE:
+                obstacles += 1
+                assert from_id(new) in legal and state.obstacle_in_hand[state.current]
+            # The greedy bot lays the obstacle by a deal of the rivals' hands, the
+            # rollout on the deal it plays: where either lays it they may differ.
+            if greedy.kind is not Kind.OBSTACLE and from_id(new).kind is not Kind.OBSTACLE:
+                assert new == greedy.id
+                same += 1
+                differs += old != greedy.id
+    assert same > 50 and differs >= 3 and obstacles >= 1
+
+
+def test_block_leader_blocks_beside_the_leading_rival_only() -> None:
+    """With ``block_leader`` (four players) the blocking root is laid on a road beside a
+    rival with the most markers, in place of ``search``'s (beside whichever rival the
+    road costs most); the other roots stay; two players are left alone."""
+    def roots(state: ElfenlandState, block_leader: bool) -> list[Action]:
+        bot = ElfenlandQuickBot(0)  # afresh: the greedy bot's obstacle draws a deal
+        bot.block_leader = block_leader
+        return bot.roots(state)
+
+    replaced = 0
+    for state in placing_states(4, range(1, 12)):
+        plain = candidates(state, ElfenlandQuickBot(0).greedy)
+        assert roots(state, False) == plain
+        roots_now = roots(state, True)
+        assert roots_now[0] == plain[0] and abs(len(roots_now) - len(plain)) <= 1
+        lead = lead_block(state)
+        if lead is None:
+            continue
+        route = state.board.routes[lead.route]  # type: ignore[index]
+        p = state.current
+        most = max(state.markers(q) for q in range(4) if q != p)
+        assert any(state.markers(q) == most and state.boots[q] in (route.a, route.b)
+                   for q in range(4) if q != p)
+        assert lead in roots_now
+        anyone = lead_block(state, leaders=False)
+        after = plain.index(Action.pass_())
+        kept = [a for i, a in enumerate(plain) if a != anyone or a == lead or i < after]
+        assert roots_now == kept + ([] if lead in kept else [lead])
+        if anyone != lead and anyone in plain[plain.index(Action.pass_()) + 1:]:
+            assert anyone not in roots_now
+            replaced += 1
+    assert replaced >= 3
+    for state in placing_states(2, range(1, 4)):
+        assert roots(state, True) == candidates(state, ElfenlandQuickBot(0).greedy)

@@ -12,7 +12,7 @@ import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.elfenland_quick import ElfenlandQuickBot, _Plans, _Policy, evaluate
 from elfenland.bots.elfenland_search import MARGIN_SCALE
-from elfenland.bots.outlook import journey_outlook
+from elfenland.bots.outlook import journey_outlook, outlook
 from elfenland.games.elfenland.state import ElfenlandState, Phase
 
 
@@ -89,26 +89,27 @@ def test_before_the_last_round_the_towns_within_reach_count() -> None:
 
 
 def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
-    """The bot's ``exact``, ``horizon`` and ``calibrated`` reach every evaluation of
-    its rollouts."""
+    """The bot's ``exact``, ``horizon``, ``calibrated`` and ``learned`` reach every
+    evaluation of its rollouts."""
     import elfenland.bots.elfenland_quick as quick
 
-    seen: list[tuple[float, float, bool]] = []
+    seen: list[tuple[float, float, bool, bool]] = []
     real = quick.evaluate
 
     def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
-            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False) -> float:
-        seen.append((exact, horizon, calibrated))
-        return real(s, me, plans, standing, exact, horizon, calibrated)
+            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
+            learned: bool = False) -> float:
+        seen.append((exact, horizon, calibrated, learned))
+        return real(s, me, plans, standing, exact, horizon, calibrated, learned)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
-    bot.exact, bot.horizon, bot.calibrated = 0.75, 0.25, True
+    bot.exact, bot.horizon, bot.calibrated, bot.learned = 0.75, 0.25, True, True
     state: Any = elfenland.new_game("elfenland", players=2, seed=5)
     while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
         state.apply_action(bot.greedy.choose(state))
     bot.choose(state)
-    assert seen and set(seen) == {(0.75, 0.25, True)}
+    assert seen and set(seen) == {(0.75, 0.25, True, True)}
 
 
 def test_the_calibrated_margin_is_weighed_by_the_rounds_to_come() -> None:
@@ -136,9 +137,10 @@ def test_the_towns_within_reach_count_by_default_with_three_players_or_more(
     real = quick.evaluate
 
     def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
-            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False) -> float:
+            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
+            learned: bool = False) -> float:
         seen.append(horizon)
-        return real(s, me, plans, standing, exact, horizon, calibrated)
+        return real(s, me, plans, standing, exact, horizon, calibrated, learned)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     for players, setting, expected in ((2, None, 0.0), (3, None, 0.55), (4, None, 0.55),
@@ -152,3 +154,72 @@ def test_the_towns_within_reach_count_by_default_with_three_players_or_more(
             state.apply_action(bot.greedy.choose(state))
         bot.choose(state)
         assert seen and set(seen) == {expected}, (players, setting, set(seen))
+
+
+def test_the_learned_value_replaces_the_margin_where_its_table_has_the_round(
+        monkeypatch: Any) -> None:
+    """With ``learned`` a player's value before the last round is the table's linear
+    value of ``elfenland_value.features`` (predicted markers at the game's end): a
+    table counting ``M`` alone gives the search bot's margin, one counting ``R`` alone
+    a margin of towns in reach; the last round, and a round the table lacks, keep the
+    level's evaluation."""
+    import elfenland.bots.elfenland_value as value
+
+    checked = 0
+    for s in move_starts(2, range(1, 6), range(1, 5)):
+        plans = _Plans()
+        base = evaluate(s, 0, plans)
+        monkeypatch.setattr(value, "VALUE", {2: {s.round: (0.0, 1.0, 0, 0, 0, 0, 0)}})
+        if s.round == s.rules.rounds:
+            monkeypatch.setattr(value, "VALUE", {2: {r: (9.0, 0, 5, 0, 0, 0, 0)
+                                                     for r in range(1, 5)}})
+            assert evaluate(s, 0, plans, learned=True) == base
+            continue
+        assert math.isclose(evaluate(s, 0, plans, learned=True), base)
+        monkeypatch.setattr(value, "VALUE", {2: {s.round: (3.0, 0, 1.0, 0, 0, 0, 0)}})
+        x = [value.features(s, q, j, plans) for q, j in enumerate(plans.every(s))]
+        margin = x[0][1] - x[1][1] + (plans.every(s)[0].usefulness
+                                      - plans.every(s)[1].usefulness) / 10_000
+        expected = 1 / (1 + math.exp(-margin / MARGIN_SCALE * 4))
+        assert math.isclose(evaluate(s, 0, plans, learned=True), expected)
+        monkeypatch.setattr(value, "VALUE", {2: {9: (3.0, 0, 1.0, 0, 0, 0, 0)}})
+        assert evaluate(s, 0, plans, learned=True) == base
+        checked += 1
+    assert checked >= 10
+
+
+def test_the_value_features_are_what_the_evaluation_counts() -> None:
+    """``features``' ``M`` is the margin's towns (markers plus the journey's new towns),
+    ``R`` the horizon's towns in reach, ``C`` the cards kept (at most the hand limit)."""
+    from elfenland.bots.elfenland_value import NAMES, features
+
+    for s in move_starts(4, range(1, 3), range(1, 4)):
+        plans = _Plans()
+        for q, j in enumerate(plans.every(s)):
+            x = features(s, q, j, plans)
+            assert len(x) == len(NAMES)
+            assert x[0] == s.markers(q) + j.new_towns
+            assert x[2] == min(sum(j.hand), s.rules.hand_limit)
+            end = j.steps[-1].to if j.steps else s.boots[q]
+            seen = s.visited[q] | 1 << s.board.capital
+            for st in j.steps:
+                seen |= 1 << st.to
+            todo = [u for u in range(len(s.board.towns)) if not seen >> u & 1]
+            assert x[1] == outlook(s.board.distances, end, todo,
+                                   s.rules.rounds - s.round)[0]
+            assert x[4] == min(s.board.distances[end][u] for u in todo)
+
+
+def test_the_shipped_table_values_two_players_only() -> None:
+    """The shipped table (two players, rounds 1-3) changes the evaluation there, and
+    leaves four players' and the last round's as they were."""
+    changed = 0
+    for s in move_starts(2, range(1, 4), range(1, 5)):
+        plans = _Plans()
+        same = evaluate(s, 0, plans, learned=True) == evaluate(s, 0, plans)
+        assert same or s.round < s.rules.rounds
+        changed += not same
+    assert changed >= 3
+    for s in move_starts(4, range(1, 2), range(1, 4)):
+        plans = _Plans()
+        assert evaluate(s, 0, plans, learned=True) == evaluate(s, 0, plans)

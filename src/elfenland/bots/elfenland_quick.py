@@ -32,8 +32,12 @@ the evaluation at the rollout horizon (``evaluate``): the last round ranked as t
 engine ranks the game's end, ties of towns by the cards kept (``exact``), before it
 the towns within reach of a journey's end in the rounds left (``horizon``, its weight
 from ``bench/elfenland_horizon.py``), the margin weighed by the rounds to come
-(``calibrated``, ``ROUND_WEIGHT``).  Of these only ``horizon`` gained, with three
-players or more (its default by players: ``HORIZON``); the others are off.
+(``calibrated``, ``ROUND_WEIGHT``), or learned from the level's own games
+(``learned``, ``elfenland_value``); the rollouts' players placing as the greedy bot,
+so as ``search`` does unless its search beats it, obstacle included
+(``rival_greedy``); the blocking root laid beside the leading rival (``block_leader``).
+Of these only ``horizon`` gained, with three players or more (its default by
+players: ``HORIZON``); the others are off.
 
 The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
 seconds, which a loaded machine does not shrink), a hand-driven clock in tests.
@@ -49,7 +53,7 @@ from collections.abc import Callable, Sequence
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
 from ..core.game import GameState
-from ..core.transport import Transport
+from ..core.transport import COST_TABLE, Transport
 from ..games.elfenland.actions import Action, Kind, from_id
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
@@ -64,6 +68,7 @@ from .elfenland_search import (
     move,
     standing,
 )
+from .elfenland_value import value as learned_value
 from .outlook import journey_outlook, outlook
 from .planner import (
     PREFERENCE,
@@ -131,6 +136,15 @@ class _Plans:
             self.memo[key] = j
         return j
 
+    def journey(self, s: ElfenlandState, q: int) -> Journey:
+        """``plan_journey(s, q)``, memoised by what it reads (as ``wish``)."""
+        key = (q, s.boots[q], tuple(s.hands[q]), s.visited[q], s.town_cards[q], None,
+               tuple(s.route_counter), tuple(s.route_obstacle))
+        j = self.memo.get(key)
+        if j is None:
+            j = self.memo[key] = plan_journey(s, q)
+        return j
+
     def every(self, s: ElfenlandState) -> list[Journey]:
         """``[plan_journey(s, q) for q in range(s.n)]``, the same journeys."""
         search = planner._planner  # type: ignore[attr-defined]  # the C module, or None
@@ -177,8 +191,14 @@ class _Policy:
     a blocking counter look better than it is."""
 
     def __init__(self, plans: _Plans, keeper: ElfenlandGreedyBot, det: ElfenlandState,
-                 deal: dict[int, Journey], react: bool = True) -> None:
+                 deal: dict[int, Journey], react: bool = True,
+                 greedy_place: bool = False) -> None:
         self.plans = plans
+        #: Whether a player places as the greedy bot (and so ``search``, which keeps the
+        #: greedy choice unless beaten) does (``place``): of the wish journey's counters
+        #: the one whose laying leaves the best wish, else the obstacle on a rival's way,
+        #: else pass; off, the first counter of the wish journey, never the obstacle.
+        self.greedy_place = greedy_place
         #: Whether a player's wish is planned again when what was laid since the deal
         #: (the root action, earlier players' counters) may change it (``still_best``).
         self.react = react
@@ -210,6 +230,38 @@ class _Policy:
                 best, choice = key, i
         return choice
 
+    def place(self, s: ElfenlandState, p: int, ids: list[int]) -> int:
+        """``ElfenlandGreedyBot.place`` on memoised plans: the counter of the wish journey
+        whose laying leaves the best wish (the earliest of equals), else the obstacle
+        (``obstacle``), else pass.  This is what ``search`` plays unless its search
+        beats it by the margin; the wish policy (the first counter of the journey, no
+        obstacle) agreed with ``search``'s placements in about two thirds of them, and
+        never laid the obstacle, which ``search`` lays about once a game."""
+        legal = set(ids)
+        j = self.wish(s, p)
+        found: list[int] = []
+        for st in j.steps:
+            a = st.action
+            if a.kind is Kind.PLACE and a.id in legal and a.id not in found:
+                found.append(a.id)
+        if len(found) == 1:
+            return found[0]
+        best: tuple[tuple[int, int, int], int] | None = None
+        choice = PASS_ID
+        for i, a_id in enumerate(found):
+            after = s.clone()
+            after.apply_action(a_id)
+            then = self.plans.wish(after, p)
+            value = (then.key, -i)
+            if best is None or value > best:
+                best, choice = value, a_id
+                self.wishes[p] = then  # the wish its next turn starts from
+        if found:
+            return choice
+        if s.obstacle_in_hand[p]:
+            return obstacle(s, p, legal, j, self.plans)
+        return PASS_ID
+
     def wish(self, s: ElfenlandState, p: int) -> Journey:
         j = self.wishes.get(p)
         if j is None:
@@ -230,6 +282,8 @@ class _Policy:
             return ids[0]
         p = s.current
         phase = s.phase
+        if phase is Phase.PLACE and self.greedy_place:
+            return self.place(s, p, ids)
         if phase is Phase.PLACE:
             legal = set(ids)
             for st in self.wish(s, p).steps:
@@ -267,6 +321,64 @@ class _Policy:
                     return step
             return END_ID
         return ids[rng.randrange(len(ids))]
+
+
+def obstacle(s: ElfenlandState, p: int, legal: set[int], mine: Journey,
+             plans: _Plans) -> int:
+    """``ElfenlandGreedyBot.obstacle`` on a deal (a rollout sees every hand, so no deal
+    of its own) with memoised journeys: on the first road of the journey of a rival
+    level with ``p`` or ahead that collects two towns or more, off ``p``'s own wish
+    journey, the rival with the most towns in sight first; pass if there is none."""
+    roads = {st.action.route for st in mine.steps}
+    markers = s.markers(p)
+    routes = s.board.routes
+    best: tuple[int, int] | None = None
+    choice = PASS_ID
+    for q in range(s.n):
+        if q == p or s.markers(q) + 1 < markers:
+            continue
+        theirs = plans.journey(s, q)
+        if theirs.new_towns < 2:
+            continue
+        for st in theirs.steps:
+            r = st.action.route
+            if r is None or not routes[r].is_road or r in roads:
+                continue
+            a = Action.obstacle(r).id
+            if a not in legal:
+                continue
+            value = (s.markers(q) + theirs.new_towns, -r)
+            if best is None or value > best:
+                best, choice = value, a
+            break
+    return choice
+
+
+def lead_block(s: ElfenlandState, leaders: bool = True) -> Action | None:
+    """``candidates``' blocking counter: the empty road beside a rival where a kind the
+    player holds costs most, the lowest id of equals (None if there is none); with
+    ``leaders``, beside the rivals with the most markers only (what the player to act
+    can see: markers and where each stands)."""
+    p = s.current
+    board = s.board
+    rivals = [q for q in range(s.n) if q != p]
+    most = max(s.markers(q) for q in rivals)
+    towns = {s.boots[q] for q in rivals if not leaders or s.markers(q) == most}
+    held = owned_kinds(s, p)
+    legal = set(s.legal_action_ids())
+    found: list[tuple[int, int, Action]] = []
+    for r in board.roads:
+        route = board.routes[r]
+        if s.route_counter[r] != NO_PIECE or (route.a not in towns and route.b not in towns):
+            continue
+        costs = [(COST_TABLE[Transport(k)][route.terrain] or 0, k) for k in held]
+        costs = [c for c in costs if c[0] > 0]
+        if costs:
+            c, k = max(costs)
+            a = Action.place(Transport(k), r)
+            if a.id in legal:
+                found.append((-c, a.id, a))
+    return min(found)[2] if found else None
 
 
 def _move_key(s: ElfenlandState) -> tuple[object, ...]:
@@ -369,7 +481,8 @@ HORIZON = (0.0, 0.0, 0.0, 0.55)
 
 
 def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
-             exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False) -> float:
+             exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
+             learned: bool = False) -> float:
     """``elfenland_search.evaluate`` with memoised plans: the bot's margin over the best
     rival (markers plus the towns each player's journey collects), in [0, 1].
     ``standing``: what each town still to collect one link from the journey's end is
@@ -386,7 +499,10 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
     is worth, so that the margin reads as towns at the game's end, not at this
     round's (0: not at all).  ``calibrated``: the margin weighed by the rounds still
     to come (``ROUND_WEIGHT``), so that a lead early in the game, which predicts the
-    winner less well, moves the reward less."""
+    winner less well, moves the reward less.  ``learned``: before the last round, each
+    player's value is the markers at the game's end predicted by the table of
+    ``elfenland_value`` (fitted on the quick level's own games), in place of the
+    margin's towns and the horizon's, where the table has the round."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
@@ -397,6 +513,10 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
     keys: list[tuple[int, int, int]] = []
     for q, j in enumerate(plans.every(s)):
         v: float = s.markers(q) + j.new_towns
+        fitted = None if final or not learned else learned_value(s, q, j, plans)
+        if fitted is not None:
+            values.append(fitted + j.usefulness / 10_000)
+            continue
         if final and j.distance is not None:
             v -= j.distance
         elif (standing or horizon) and not final:
@@ -449,6 +569,13 @@ class ElfenlandQuickBot:
         #: a counter laid before its turn) may change it (``still_best``), as the search
         #: bot's rollouts do; off, the wish planned on the deal stands for every root.
         self.react_wishes = True
+        #: Whether the players the rollouts play place as the greedy bot, so ``search``,
+        #: does (``_Policy.place``: the best counter of the wish, the obstacle); off,
+        #: the search bot's rollout policy (the wish's first counter, no obstacle).
+        self.rival_greedy = False
+        #: Whether the blocking root is laid beside the leading rival (``lead_block``)
+        #: rather than beside whichever rival's road costs most (three players or more).
+        self.block_leader = False
         #: Whether the searcher's own later placements in a rollout are chosen in a tree
         #: (UCB over the search bot's candidates, one tree a root action), as the search
         #: bot chooses them; off, its wish journey's policy lays them.
@@ -464,6 +591,9 @@ class ElfenlandQuickBot:
         self.horizon: float | None = None
         #: Whether the margin is weighed by the rounds to come (``ROUND_WEIGHT``).
         self.calibrated = False
+        #: Whether a player's value before the last round is the learned one
+        #: (``elfenland_value.VALUE``, predicted markers at the game's end).
+        self.learned = False
         #: Whether the counter kept at the end of a round is searched, with rollouts
         #: into the next round (``search_ahead``); the greedy bot's keep otherwise.
         self.search_keeps = False
@@ -514,10 +644,28 @@ class ElfenlandQuickBot:
         if state.phase is not Phase.PLACE and not drawing:
             return self.greedy.choose(state)
         budget = self.budget()  # from here: choosing the roots is part of the decision
-        roots = self.draws(state, legal) if drawing else candidates(state, self.greedy)
+        roots = self.draws(state, legal) if drawing else self.roots(state)
         if len(roots) == 1:
             return roots[0]
         return self.search(state, roots, budget)
+
+    def roots(self, s: ElfenlandState) -> list[Action]:
+        """The placement's root actions: ``search``'s (``candidates``), and with
+        ``block_leader`` the blocking counter beside the leading rival (``lead_block``)
+        in place of ``search``'s, which blocks beside whichever rival's road costs most
+        (with two players the same rival: no change)."""
+        roots = candidates(s, self.greedy)
+        if not self.block_leader or s.n < 3:
+            return roots
+        lead = lead_block(s)
+        anyone = lead_block(s, leaders=False)
+        after = roots.index(Action.pass_()) if Action.pass_() in roots else len(roots)
+        if anyone is not None and anyone != lead and anyone in roots[after + 1:]:
+            at = roots.index(anyone)  # search's blocking root (added after pass): out
+            roots = roots[:at] + roots[at + 1:]
+        if lead is not None and lead not in roots:
+            roots.append(lead)
+        return roots
 
     def ahead(self, s: ElfenlandState) -> bool:
         """Whether this decision is one of the round's end searched with rollouts into
@@ -577,19 +725,20 @@ class ElfenlandQuickBot:
         for a in first:
             s.apply_action(a)
         react = bool(self.react_wishes)
-        policy = _Policy(plans, self.greedy, s, {}, react)
+        place = bool(self.rival_greedy)
+        policy = _Policy(plans, self.greedy, s, {}, react, place)
         while not s.is_terminal() and s.round == start_round:
             s.apply_action(policy.choose(s, rng))
-        policy = _Policy(plans, self.greedy, s, {}, react)
+        policy = _Policy(plans, self.greedy, s, {}, react, place)
         policy.looking = True
         while not s.is_terminal() and s.phase not in (Phase.PLACE, Phase.MOVE):
             s.apply_action(policy.choose(s, rng))
         # The wishes the placements follow, planned on the counters drawn.
-        policy = _Policy(plans, self.greedy, s.clone(), {}, react)
+        policy = _Policy(plans, self.greedy, s.clone(), {}, react, place)
         while not s.is_terminal() and s.phase is not Phase.MOVE:
             s.apply_action(policy.choose(s, rng))
         return evaluate(s, me, plans, self.standing, self.exact, self.horizon_for(s),
-                        bool(self.calibrated))
+                        bool(self.calibrated), bool(self.learned))
 
     def horizon_for(self, s: ElfenlandState) -> float:
         """The ``horizon`` weight of this game: the setting, or ``HORIZON`` by players."""
@@ -644,7 +793,8 @@ class ElfenlandQuickBot:
             wishes: dict[int, Journey] = {}
 
             def play(sim: ElfenlandState, i: int) -> float:
-                policy = _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes))
+                policy = _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes),
+                                 bool(self.rival_greedy))
                 return self._rollout(sim, me, roots[i].id, plans, policy, seed, trees[i])
             return play
 
@@ -689,7 +839,7 @@ class ElfenlandQuickBot:
                and s.phase is not Phase.MOVE):
             s.apply_action(policy.choose(s, rng))
         reward = evaluate(s, me, plans, self.standing, self.exact, self.horizon_for(s),
-                          bool(self.calibrated))
+                          bool(self.calibrated), bool(self.learned))
         for n in path:
             n.visits += 1
             n.total += reward
