@@ -23,11 +23,21 @@ The planner reads the table and the traveller's hand and gold, and nothing else:
 about a rival, it must be given a state whose hidden parts were resampled.  Outside the
 journeys (while building) it plans the journey the player would make from their castle
 if the table stayed as it is, which is how the bots value a town card or a thief.
+
+The search runs compiled (``_kingelves_planner.c``, issue #25) when that extension was
+built and ``ELFENLAND_ENGINE`` is not ``pure`` (or ``backend="pure"`` pins one call to
+Python): the quick bot's rollouts spend most of their time here.  The C code is a port of
+``_Search`` (the search, its bounds and its memo, so the same ``budget`` count), which
+stays the reference and the fallback; ``_table``, the greedy fallback and the ``Plan``
+stay here.  The differential test holds the two to the same plans.
+``planner_backend()`` says which one runs.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -51,6 +61,11 @@ from ..games.kingelves.state import (
     town_bit,
 )
 
+try:
+    from . import _kingelves_planner
+except ImportError:  # built without a C compiler: the pure search runs
+    _kingelves_planner = None  # type: ignore[assignment]
+
 #: Objective units for one gold; card values are in the same units.
 GOLD_UNIT: Final = 100
 #: The cards a journey can spend: the seven transports, then escort and change of direction.
@@ -72,6 +87,27 @@ WALKS_AFTER: Final = 32
 BUDGET: Final = 25_000
 
 Hand = tuple[int, ...]
+
+#: Whether the compiled search was built, imports and was written for these rules.
+AVAILABLE: Final = _kingelves_planner is not None and _kingelves_planner.CONSTANTS == (
+    GOLD_UNIT, THIEF_TOLL, SPELL_GOLD, SPELL_CARDS, ALL_TOWNS_BONUS, WALKS_AFTER, NO_ONE,
+    ESCORT_SLOT, REVERSE_SLOT)
+#: Whether ``sum`` of floats compensates (Python 3.12 and later): the C bound adds the
+#: rates as the running Python does.
+_NEUMAIER: Final = sys.version_info >= (3, 12)
+BACKENDS: Final = ("compiled", "pure")
+
+
+def planner_backend(backend: str | None = None) -> str:
+    """``"compiled"`` when ``plan_journey`` searches in C, else ``"pure"``: ``backend``
+    ``"pure"`` pins Python; otherwise it follows ``ELFENLAND_ENGINE`` (read at every
+    call, like the engines' ``ELFENLAND_ENGINE=pure`` switch)."""
+    if backend is not None and backend not in BACKENDS:
+        raise ElfenlandError(f"a journey planner backend is one of {BACKENDS}, not {backend!r}")
+    if (backend == "pure" or not AVAILABLE
+            or os.environ.get("ELFENLAND_ENGINE", "").strip().lower() == "pure"):
+        return "pure"
+    return "compiled"
 
 
 @dataclass(frozen=True, slots=True)
@@ -636,7 +672,7 @@ def journey_hand(state: KingOfTheElvesState, p: int) -> Hand:
 def plan_journey(state: KingOfTheElvesState, player: int | None = None,
                  values: Sequence[int] | None = None,
                  hand: Sequence[int] | None = None, budget: int | None = BUDGET,
-                 extras: bool = True) -> Plan:
+                 extras: bool = True, backend: str | None = None) -> Plan:
     """The best journey for ``player`` (default: the player to move).  During the
     journeys, for the traveller, it continues the journey under way; otherwise it is the
     journey from the castle over the table as it stands.  ``hand`` replaces the
@@ -645,9 +681,11 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
     ``extras=False`` leaves out escorts and changes of direction: a quicker estimate
     for the building phase.  Beyond ``budget`` journey positions (very large hands with
     changes of direction) the exact search gives way to one without escorts and changes
-    of direction, then to a step-by-step walk; ``Plan.exact`` says which answered."""
+    of direction, then to a step-by-step walk; ``Plan.exact`` says which answered.
+    ``backend`` (see ``planner_backend``) only chooses who searches: the plan is the same."""
     if not isinstance(state, KingOfTheElvesState):
         raise ElfenlandError("the journey planner plans King of the Elves journeys")
+    compiled = planner_backend(backend) == "compiled"
     p = state.current_player() if player is None else player
     if not isinstance(p, int) or not 0 <= p < state.n:
         raise ElfenlandError(f"no player {player!r} to plan a journey for")
@@ -670,29 +708,76 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
                      bits, state.bonus_paid, cards, gold)
     else:
         pos = (-1, CLOCKWISE, False, False, NO_ONE, 0, False, cards, gold)
+    # (No towns yet: nothing to search, the pure code answers at once.)
+    flat = _flat(table) if compiled and ring else None
+    steps: list[Step] = []
+    left: Hand = cards
     for full in (True, False) if extras else (False,):
+        if flat is not None:
+            assert _kingelves_planner is not None
+            got = _kingelves_planner.solve(flat, vals, pos, budget, full, _NEUMAIER)
+            if got is False:  # over budget, as _OutOfBudget
+                continue
+            if isinstance(got, tuple):  # None: beyond the C code's limits
+                codes, left = got
+                steps = [Step(_decode(code), town, gain) for code, town, gain in codes]
+                exact = full or not extras
+                break
         search = _Search(table, vals, budget, full)
         try:
             search.solve(pos)
         except _OutOfBudget:
             continue
         steps, end = search.walk(pos)
+        left = end[7]
         exact = full or not extras
         break
     else:
-        search = _Search(table, vals, None, extras)
-        steps, end = search.greedy(pos)
+        steps, end = _Search(table, vals, None, extras).greedy(pos)
+        left = end[7]
         exact = False
     if not exact:
         # The restricted search may be beaten by the step-by-step walk.
         other, other_end = _Search(table, vals, None, extras).greedy(pos)
-        if _objective(other, other_end, search) > _objective(steps, end, search):
-            steps, end = other, other_end
+        if _objective(other, other_end[7], vals) > _objective(steps, left, vals):
+            steps, left = other, other_end[7]
     steps.append(Step(_STOP, -1, 0))
     total = sum(s.gain for s in steps)
-    return Plan(tuple(steps), total, total * GOLD_UNIT + search.keep(end[7]), end[7],
+    return Plan(tuple(steps), total, total * GOLD_UNIT + _keep(left, vals), left,
                 tuple(ring), exact)
 
 
-def _objective(steps: list[Step], end: _Pos, search: _Search) -> int:
-    return sum(s.gain for s in steps) * GOLD_UNIT + search.keep(end[7])
+def _keep(hand: Hand, values: Sequence[int]) -> int:
+    return sum(v * n for v, n in zip(values, hand, strict=True))
+
+
+def _objective(steps: list[Step], hand: Hand, values: Sequence[int]) -> int:
+    return sum(s.gain for s in steps) * GOLD_UNIT + _keep(hand, values)
+
+
+def _flat(t: _Table) -> tuple[int, ...]:
+    """The table as the C search reads it (see ``_kingelves_planner.c``)."""
+    hazards = 0
+    for k in t.hazards:
+        hazards |= 1 << k
+    return (len(t.kingdom), t.start, t.traveller, int(t.magic_spell), int(t.weak_gold),
+            hazards, *t.kingdom, *t.value, *(x for c in t.costs for x in c),
+            *map(int, t.obstacle), *map(int, t.thief), *map(int, t.doubles))
+
+
+#: The C search's action codes (see ``_kingelves_planner.c``), decoded once each.
+_CODES: dict[int, Action] = {4 * k + n: a for (k, n), a in _VISITS.items()}
+_CODES[28] = _ESCORT
+_CODES[29] = _REVERSE
+_SPELL_CODE: Final = 32
+
+
+def _decode(code: int) -> Action:
+    action = _CODES.get(code)
+    if action is None:
+        packed, counts = code - _SPELL_CODE, []
+        for _ in range(NUM_TRANSPORTS):
+            counts.append(packed % 5)
+            packed //= 5
+        action = _CODES[code] = Action.spell(tuple(counts))
+    return action
