@@ -38,7 +38,9 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
@@ -98,16 +100,37 @@ _NEUMAIER: Final = sys.version_info >= (3, 12)
 BACKENDS: Final = ("compiled", "pure")
 
 
+#: The backend of the calls that name none (``use_backend``).
+_PINNED: ContextVar[str | None] = ContextVar("kingelves_planner_backend", default=None)
+
+
 def planner_backend(backend: str | None = None) -> str:
     """``"compiled"`` when ``plan_journey`` searches in C, else ``"pure"``: ``backend``
-    ``"pure"`` pins Python; otherwise it follows ``ELFENLAND_ENGINE`` (read at every
-    call, like the engines' ``ELFENLAND_ENGINE=pure`` switch)."""
+    (or, when None, the one ``use_backend`` pinned) ``"pure"`` pins Python; otherwise
+    it follows ``ELFENLAND_ENGINE`` (read at every call, like the engines'
+    ``ELFENLAND_ENGINE=pure`` switch)."""
+    if backend is None:
+        backend = _PINNED.get()
     if backend is not None and backend not in BACKENDS:
         raise ElfenlandError(f"a journey planner backend is one of {BACKENDS}, not {backend!r}")
     if (backend == "pure" or not AVAILABLE
             or os.environ.get("ELFENLAND_ENGINE", "").strip().lower() == "pure"):
         return "pure"
     return "compiled"
+
+
+@contextmanager
+def use_backend(backend: str | None) -> Iterator[None]:
+    """Within the block, ``plan_journey`` calls that name no backend use ``backend``
+    (this thread or task only): how a bench pins one bot, say today's search bot, to
+    the pure planner while its rival plans compiled, without touching the bot."""
+    if backend is not None and backend not in BACKENDS:
+        raise ElfenlandError(f"a journey planner backend is one of {BACKENDS}, not {backend!r}")
+    token = _PINNED.set(backend)
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
 
 
 @dataclass(frozen=True, slots=True)
