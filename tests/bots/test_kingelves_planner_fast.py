@@ -140,6 +140,9 @@ def test_equal_on_bot_games(seed: int, counting: _Counting) -> None:
     for state in game_states(seed, every=6):
         phases.add(state.phase)
         for q in range(state.n):
+            # The flat table the C code reads is the pure search's table.
+            table, ring = kj._table(state, q)
+            assert kj._flat_table(state, q) == (kj._flat(table), ring)
             values = rng.choice((None, KEEP_VALUES, scaled, random_values(rng)))
             same(state, player=q, values=values)
             same(state, player=q, values=values, extras=False)

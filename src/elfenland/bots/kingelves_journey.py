@@ -44,6 +44,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
+from operator import itemgetter
 from typing import Final
 
 from ..core.errors import ElfenlandError
@@ -688,8 +689,12 @@ class _Search:
         return sum(v * n for v, n in zip(self.values, hand, strict=True))
 
 
+_JOURNEY_HAND: Final = itemgetter(*(int(c) for c in JOURNEY_CARDS))
+
+
 def journey_hand(state: KingOfTheElvesState, p: int) -> Hand:
-    return tuple(state.hands[p][c] for c in JOURNEY_CARDS)
+    hand: Hand = _JOURNEY_HAND(state.hands[p])
+    return hand
 
 
 def plan_journey(state: KingOfTheElvesState, player: int | None = None,
@@ -715,7 +720,14 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
     vals = TIE_BREAK_VALUES if values is None else tuple(values)
     if len(vals) != len(JOURNEY_CARDS) or min(vals) < 0:
         raise ElfenlandError(f"card values are {len(JOURNEY_CARDS)} numbers, none negative")
-    table, ring = _table(state, p)
+    # The compiled search reads the table flat (``_flat_table``); the pure one, and the
+    # greedy fallback, as a ``_Table`` (made only if they run).
+    table: _Table | None = None
+    flat: tuple[int, ...] | None = None
+    if compiled:
+        flat, ring = _flat_table(state, p)
+    else:
+        table, ring = _table(state, p)
     cards = journey_hand(state, p) if hand is None else tuple(hand)
     if len(cards) != len(JOURNEY_CARDS) or min(cards, default=0) < 0:
         raise ElfenlandError(f"a journey hand is {len(JOURNEY_CARDS)} counts")
@@ -731,8 +743,8 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
                      bits, state.bonus_paid, cards, gold)
     else:
         pos = (-1, CLOCKWISE, False, False, NO_ONE, 0, False, cards, gold)
-    # (No towns yet: nothing to search, the pure code answers at once.)
-    flat = _flat(table) if compiled and ring else None
+    if not compiled or not ring:  # (no towns yet: nothing to search, pure answers at once)
+        flat = None
     steps: list[Step] = []
     left: Hand = cards
     for full in (True, False) if extras else (False,):
@@ -746,6 +758,7 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
                 steps = [Step(_decode(code), town, gain) for code, town, gain in codes]
                 exact = full or not extras
                 break
+        table = table or _table(state, p)[0]
         search = _Search(table, vals, budget, full)
         try:
             search.solve(pos)
@@ -756,11 +769,13 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
         exact = full or not extras
         break
     else:
+        table = table or _table(state, p)[0]
         steps, end = _Search(table, vals, None, extras).greedy(pos)
         left = end[7]
         exact = False
     if not exact:
         # The restricted search may be beaten by the step-by-step walk.
+        table = table or _table(state, p)[0]
         other, other_end = _Search(table, vals, None, extras).greedy(pos)
         if _objective(other, other_end[7], vals) > _objective(steps, left, vals):
             steps, left = other, other_end[7]
@@ -776,6 +791,50 @@ def _keep(hand: Hand, values: Sequence[int]) -> int:
 
 def _objective(steps: list[Step], hand: Hand, values: Sequence[int]) -> int:
     return sum(s.gain for s in steps) * GOLD_UNIT + _keep(hand, values)
+
+
+#: Per terrain (as an int), a town's value.
+_TOWN_VALUES: Final = {int(terrain): town_value(terrain) for terrain in Terrain}
+
+
+def _flat_table(state: KingOfTheElvesState,
+                p: int) -> tuple[tuple[int, ...], list[tuple[int, int]]]:
+    """``_flat(_table(state, p)[0])`` and the ring, in one pass (the rollouts plan
+    thousands of journeys: this is most of a compiled plan's Python)."""
+    ring: list[tuple[int, int]] = []
+    kingdom: list[int] = []
+    value: list[int] = []
+    costs: list[int] = []
+    obstacle: list[int] = []
+    thief: list[int] = []
+    doubles: list[int] = []
+    firsts: list[int] = []
+    hazards = 0
+    rules = state.rules
+    gold_for_all = rules.gold_for_all
+    for k, towns in enumerate(state.kingdoms):
+        firsts.append(len(ring) if towns else -1)
+        for i, town in enumerate(towns):
+            terrain = town[TERRAIN]
+            ring.append((k, i))
+            kingdom.append(k)
+            value.append(_TOWN_VALUES[terrain])
+            costs += _COSTS[terrain]
+            owner = town[OBSTACLE]
+            hinders = 0 if owner in (NO_ONE, p) else 1
+            obstacle.append(hinders)
+            owner = town[THIEF]
+            steals = 0 if owner in (NO_ONE, p) else 1
+            thief.append(steals)
+            owner = town[GOLD]
+            doubles.append(1 if owner != NO_ONE and (gold_for_all or owner == p) else 0)
+            if hinders or steals:
+                hazards |= 1 << k
+    # The first town of the first kingdom with towns from the traveller's on (``_table``).
+    n = len(firsts)
+    start = next((firsts[(p + d) % n] for d in range(n) if firsts[(p + d) % n] >= 0), -1)
+    return (len(ring), start, p, int(rules.magic_spell), int(rules.weak_gold), hazards,
+            *kingdom, *value, *costs, *obstacle, *thief, *doubles), ring
 
 
 def _flat(t: _Table) -> tuple[int, ...]:
