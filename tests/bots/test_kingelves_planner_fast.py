@@ -256,3 +256,25 @@ def test_use_backend_pins_the_calls_that_name_none(
     assert pure_calls.calls == 1
     with pytest.raises(ElfenlandError), kj.use_backend("turbo"):
         pass
+
+
+def test_fast_policy_tables_answer_as_the_functions() -> None:
+    """``fast_policy``'s tables (its speed) give what the functions they replace give."""
+    from elfenland.bots import kingelves_quick as kq
+    from elfenland.bots.kingelves_search import reachable
+    from elfenland.games.kingelves.actions import Action
+    from elfenland.games.kingelves.cards import TOWN_KINDS, Card, town_value
+
+    rng = random.Random(5)
+    for _ in range(500):
+        hand = [rng.choice((0, 0, 1, 2, 3)) for _ in range(len(Card))]
+        for terrain in range(6):
+            assert kq._reachable(hand, terrain) == reachable(hand, terrain)
+    assert {t: town_value(t) for t in TOWN_KINDS} == kq._TOWN_VALUE
+    for t in TOWN_KINDS:
+        for p in range(6):
+            assert kq._play_id(int(t), p) == Action.play(Card(t), p).id
+    for card in (Card.GOLD, *kq.HARM):
+        for q in range(6):
+            for k in range(3):
+                assert kq._place_id(int(card), q, k) == Action.place(card, q, k).id
