@@ -278,3 +278,28 @@ def test_fast_policy_tables_answer_as_the_functions() -> None:
         for q in range(6):
             for k in range(3):
                 assert kq._place_id(int(card), q, k) == Action.place(card, q, k).id
+
+
+def test_quick_bot_decides_alike_with_either_planner() -> None:
+    """At a fixed number of rollouts the quick bot takes the same decisions with the
+    compiled planner as with the pure one (only its speed changes), building and
+    journeys, two and four players."""
+    from elfenland.bots.kingelves_quick import KingOfTheElvesQuickBot
+
+    decisions = 0
+    for players, seed in ((2, 13001), (4, 52)):
+        actions = {}
+        for backend in ("pure", "compiled"):
+            state = elfenland.new_game(GAME, players=players, seed=seed)
+            bots = [KingOfTheElvesQuickBot(seed * 8 + q, iterations=12, seconds=1e9)
+                    for q in range(players)]
+            seq = []
+            with kj.use_backend(backend):
+                while not state.is_terminal() and len(seq) < 60:
+                    action = bots[state.current_player()].choose(state)
+                    seq.append(action)
+                    state.apply_action(action)
+            actions[backend] = seq
+        assert actions["pure"] == actions["compiled"]
+        decisions += len(actions["pure"])
+    assert decisions >= 100
