@@ -203,6 +203,10 @@ def test_declines_beyond_its_limits(counting: _Counting, pure_calls: _PureCalls)
     plan = same(state, player=state.current, hand=hand, budget=200)
     assert counting.declined >= 1 and pure_calls.calls >= 2
     assert plan.steps[-1].action == kj._STOP
+    # Card values beyond 10**6 (a ring's gains would overflow the C ints): declined too.
+    declined = counting.declined
+    same(state, player=state.current, values=(10**7,) * 7 + (1, 1))
+    assert counting.declined > declined
 
 
 def test_compiled_backend_answers_without_the_pure_search(

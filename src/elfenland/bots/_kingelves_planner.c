@@ -22,7 +22,7 @@
  *
  * False means "over budget" (``_OutOfBudget``).  None means "beyond this code" (no towns
  * or more than 64, more than 6 kingdoms, more than 60 cards of a kind or 240 transport cards, gold beyond 255
- * after capping, values beyond 10**9): the caller then runs the pure search.
+ * after capping, card values beyond 10**6): the caller then runs the pure search.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -40,7 +40,7 @@
 #define MAXN 60
 #define MAXTRANSPORTS 240
 #define MAXGOLD 255
-#define MAXVALUE 1000000000L
+#define MAXVALUE 1000000L /* so that every ring gain fits an int */
 #define GOLD_UNIT 100
 #define THIEF_TOLL 2
 #define SPELL_GOLD 3
