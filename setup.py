@@ -45,6 +45,14 @@ if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):
         extra_compile_args=["-O2", *WARNINGS],
         optional=True,
     ))
+    # The King of the Elves journey planner's search (bots/kingelves_journey.py): the
+    # rates' float sum must round as Python's does, so no fused multiply-adds.
+    ext_modules.append(Extension(
+        "elfenland.bots._kingelves_planner",
+        sources=["src/elfenland/bots/_kingelves_planner.c"],
+        extra_compile_args=["-O2", "-ffp-contract=off", *WARNINGS],
+        optional=True,
+    ))
     # The batched environment's loop over the compiled engines (envs/vector.py).
     ext_modules.append(Extension(
         "elfenland.envs._vector",

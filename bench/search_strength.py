@@ -51,6 +51,12 @@ the margin against the rivals' mean, the learned value in the reward);
 CPU a game when the quick searches more of its decisions); the settings are logged
 with each game and ``--summarise`` keeps runs of different settings apart.
 
+``--search-pure`` (King of the Elves): the search bots plan their journeys with the
+pure planner (``kingelves_journey.use_backend("pure")`` around each of their decisions),
+as today's search level did before the compiled planner (issue #25); ``--quick-pure``
+the same for the quick bot (the level as it was, for the paired difference).  Logged
+with the settings.
+
 ``--only speed``: CPU time per rollout of both levels on the same positions (searched
 decisions met in games of greedy bots), each searching a fixed number of deals with
 no time limit, side by side in one run.
@@ -97,6 +103,18 @@ SEATS = {"four": 4, "two": 2}
 SETTINGS: dict[str, float] = {}
 #: ``--search-scale``: the search level's budget is ``--budget`` times this (1: equal).
 SEARCH_SCALE = [1.0]
+#: ``--search-pure``, ``--quick-pure``: the levels whose journey plans are pinned pure.
+PURE_PLANNER: set[str] = set()
+
+
+def pinned(choose: Any) -> Any:
+    """``choose`` with the King of the Elves journey planner pinned to the pure search."""
+    from elfenland.bots.kingelves_journey import use_backend
+
+    def pure_choose(state: Any) -> Any:
+        with use_backend("pure"):
+            return choose(state)
+    return pure_choose
 
 
 def budgeted(level: str, game: str, seed: int, budget: float) -> Any:
@@ -110,6 +128,8 @@ def budgeted(level: str, game: str, seed: int, budget: float) -> Any:
             if not hasattr(target, name):
                 raise SystemExit(f"--set: the quick bot has no setting {name!r}")
             setattr(target, name, type(getattr(target, name))(value))
+    if level in PURE_PLANNER:
+        bot.choose = pinned(bot.choose)
     return bot
 
 
@@ -162,7 +182,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
     return {"game": game, "match": match, "index": index, "deal": deal, "seat": seat,
             "budget": budget,
             "settings": dict(SETTINGS) | ({"search_scale": SEARCH_SCALE[0]}
-                                          if SEARCH_SCALE[0] != 1.0 else {}),
+                                          if SEARCH_SCALE[0] != 1.0 else {})
+                        | {f"{level}_pure": 1 for level in sorted(PURE_PLANNER)},
             "share": 1 / len(won) if seat in won else 0.0,
             "rollouts": quick.rollouts, "searches": quick.searches,
             **({"rounds": rounds, "winners": won} if rounds else {}),
@@ -366,6 +387,10 @@ def main() -> int:
                         help="a setting of the quick level (screening variants)")
     parser.add_argument("--search-scale", type=float, default=1.0,
                         help="the search level's budget is --budget times this")
+    parser.add_argument("--search-pure", action="store_true",
+                        help="the search bots' journey plans by the pure planner")
+    parser.add_argument("--quick-pure", action="store_true",
+                        help="the quick bot's journey plans by the pure planner")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
     parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel"),
                         default=None)
@@ -374,6 +399,8 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=10, help="--only speed, agreement")
     args = parser.parse_args()
     SEARCH_SCALE[0] = args.search_scale
+    PURE_PLANNER.update(level for level, on in (("search", args.search_pure),
+                                                ("quick", args.quick_pure)) if on)
     for setting in args.set:
         name, _, value = setting.partition("=")
         SETTINGS[name] = float(value)

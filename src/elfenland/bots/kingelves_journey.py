@@ -23,15 +23,28 @@ The planner reads the table and the traveller's hand and gold, and nothing else:
 about a rival, it must be given a state whose hidden parts were resampled.  Outside the
 journeys (while building) it plans the journey the player would make from their castle
 if the table stayed as it is, which is how the bots value a town card or a thief.
+
+The search runs compiled (``_kingelves_planner.c``, issue #25) when that extension was
+built and ``ELFENLAND_ENGINE`` is not ``pure`` (or ``backend="pure"`` pins one call to
+Python): the quick bot's rollouts spend most of their time here.  The C code is a port of
+``_Search`` (the search, its bounds and its memo, so the same ``budget`` count), which
+stays the reference and the fallback; ``_table``, the greedy fallback and the ``Plan``
+stay here.  The differential test holds the two to the same plans.
+``planner_backend()`` says which one runs.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
+from operator import itemgetter
 from typing import Final
 
 from ..core.errors import ElfenlandError
@@ -50,6 +63,11 @@ from ..games.kingelves.state import (
     Phase,
     town_bit,
 )
+
+try:
+    from . import _kingelves_planner
+except ImportError:  # built without a C compiler: the pure search runs
+    _kingelves_planner = None  # type: ignore[assignment]
 
 #: Objective units for one gold; card values are in the same units.
 GOLD_UNIT: Final = 100
@@ -72,6 +90,48 @@ WALKS_AFTER: Final = 32
 BUDGET: Final = 25_000
 
 Hand = tuple[int, ...]
+
+#: Whether the compiled search was built, imports and was written for these rules.
+AVAILABLE: Final = _kingelves_planner is not None and _kingelves_planner.CONSTANTS == (
+    GOLD_UNIT, THIEF_TOLL, SPELL_GOLD, SPELL_CARDS, ALL_TOWNS_BONUS, WALKS_AFTER, NO_ONE,
+    ESCORT_SLOT, REVERSE_SLOT)
+#: Whether ``sum`` of floats compensates (Python 3.12 and later): the C bound adds the
+#: rates as the running Python does.
+_NEUMAIER: Final = sys.version_info >= (3, 12)
+BACKENDS: Final = ("compiled", "pure")
+
+
+#: The backend of the calls that name none (``use_backend``).
+_PINNED: ContextVar[str | None] = ContextVar("kingelves_planner_backend", default=None)
+
+
+def planner_backend(backend: str | None = None) -> str:
+    """``"compiled"`` when ``plan_journey`` searches in C, else ``"pure"``: ``backend``
+    (or, when None, the one ``use_backend`` pinned) ``"pure"`` pins Python; otherwise
+    it follows ``ELFENLAND_ENGINE`` (read at every call, like the engines'
+    ``ELFENLAND_ENGINE=pure`` switch)."""
+    if backend is None:
+        backend = _PINNED.get()
+    if backend is not None and backend not in BACKENDS:
+        raise ElfenlandError(f"a journey planner backend is one of {BACKENDS}, not {backend!r}")
+    if (backend == "pure" or not AVAILABLE
+            or os.environ.get("ELFENLAND_ENGINE", "").strip().lower() == "pure"):
+        return "pure"
+    return "compiled"
+
+
+@contextmanager
+def use_backend(backend: str | None) -> Iterator[None]:
+    """Within the block, ``plan_journey`` calls that name no backend use ``backend``
+    (this thread or task only): how a bench pins one bot, say today's search bot, to
+    the pure planner while its rival plans compiled, without touching the bot."""
+    if backend is not None and backend not in BACKENDS:
+        raise ElfenlandError(f"a journey planner backend is one of {BACKENDS}, not {backend!r}")
+    token = _PINNED.set(backend)
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -629,14 +689,18 @@ class _Search:
         return sum(v * n for v, n in zip(self.values, hand, strict=True))
 
 
+_JOURNEY_HAND: Final = itemgetter(*(int(c) for c in JOURNEY_CARDS))
+
+
 def journey_hand(state: KingOfTheElvesState, p: int) -> Hand:
-    return tuple(state.hands[p][c] for c in JOURNEY_CARDS)
+    hand: Hand = _JOURNEY_HAND(state.hands[p])
+    return hand
 
 
 def plan_journey(state: KingOfTheElvesState, player: int | None = None,
                  values: Sequence[int] | None = None,
                  hand: Sequence[int] | None = None, budget: int | None = BUDGET,
-                 extras: bool = True) -> Plan:
+                 extras: bool = True, backend: str | None = None) -> Plan:
     """The best journey for ``player`` (default: the player to move).  During the
     journeys, for the traveller, it continues the journey under way; otherwise it is the
     journey from the castle over the table as it stands.  ``hand`` replaces the
@@ -645,16 +709,25 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
     ``extras=False`` leaves out escorts and changes of direction: a quicker estimate
     for the building phase.  Beyond ``budget`` journey positions (very large hands with
     changes of direction) the exact search gives way to one without escorts and changes
-    of direction, then to a step-by-step walk; ``Plan.exact`` says which answered."""
+    of direction, then to a step-by-step walk; ``Plan.exact`` says which answered.
+    ``backend`` (see ``planner_backend``) only chooses who searches: the plan is the same."""
     if not isinstance(state, KingOfTheElvesState):
         raise ElfenlandError("the journey planner plans King of the Elves journeys")
+    compiled = planner_backend(backend) == "compiled"
     p = state.current_player() if player is None else player
     if not isinstance(p, int) or not 0 <= p < state.n:
         raise ElfenlandError(f"no player {player!r} to plan a journey for")
     vals = TIE_BREAK_VALUES if values is None else tuple(values)
     if len(vals) != len(JOURNEY_CARDS) or min(vals) < 0:
         raise ElfenlandError(f"card values are {len(JOURNEY_CARDS)} numbers, none negative")
-    table, ring = _table(state, p)
+    # The compiled search reads the table flat (``_flat_table``); the pure one, and the
+    # greedy fallback, as a ``_Table`` (made only if they run).
+    table: _Table | None = None
+    flat: tuple[int, ...] | None = None
+    if compiled:
+        flat, ring = _flat_table(state, p)
+    else:
+        table, ring = _table(state, p)
     cards = journey_hand(state, p) if hand is None else tuple(hand)
     if len(cards) != len(JOURNEY_CARDS) or min(cards, default=0) < 0:
         raise ElfenlandError(f"a journey hand is {len(JOURNEY_CARDS)} counts")
@@ -670,29 +743,123 @@ def plan_journey(state: KingOfTheElvesState, player: int | None = None,
                      bits, state.bonus_paid, cards, gold)
     else:
         pos = (-1, CLOCKWISE, False, False, NO_ONE, 0, False, cards, gold)
+    if not compiled or not ring:  # (no towns yet: nothing to search, pure answers at once)
+        flat = None
+    steps: list[Step] = []
+    left: Hand = cards
     for full in (True, False) if extras else (False,):
+        if flat is not None:
+            assert _kingelves_planner is not None
+            got = _kingelves_planner.solve(flat, vals, pos, budget, full, _NEUMAIER)
+            if got is False:  # over budget, as _OutOfBudget
+                continue
+            if isinstance(got, tuple):  # None: beyond the C code's limits
+                codes, left = got
+                steps = [Step(_decode(code), town, gain) for code, town, gain in codes]
+                exact = full or not extras
+                break
+        table = table or _table(state, p)[0]
         search = _Search(table, vals, budget, full)
         try:
             search.solve(pos)
         except _OutOfBudget:
             continue
         steps, end = search.walk(pos)
+        left = end[7]
         exact = full or not extras
         break
     else:
-        search = _Search(table, vals, None, extras)
-        steps, end = search.greedy(pos)
+        table = table or _table(state, p)[0]
+        steps, end = _Search(table, vals, None, extras).greedy(pos)
+        left = end[7]
         exact = False
     if not exact:
         # The restricted search may be beaten by the step-by-step walk.
+        table = table or _table(state, p)[0]
         other, other_end = _Search(table, vals, None, extras).greedy(pos)
-        if _objective(other, other_end, search) > _objective(steps, end, search):
-            steps, end = other, other_end
+        if _objective(other, other_end[7], vals) > _objective(steps, left, vals):
+            steps, left = other, other_end[7]
     steps.append(Step(_STOP, -1, 0))
     total = sum(s.gain for s in steps)
-    return Plan(tuple(steps), total, total * GOLD_UNIT + search.keep(end[7]), end[7],
+    return Plan(tuple(steps), total, total * GOLD_UNIT + _keep(left, vals), left,
                 tuple(ring), exact)
 
 
-def _objective(steps: list[Step], end: _Pos, search: _Search) -> int:
-    return sum(s.gain for s in steps) * GOLD_UNIT + search.keep(end[7])
+def _keep(hand: Hand, values: Sequence[int]) -> int:
+    return sum(v * n for v, n in zip(values, hand, strict=True))
+
+
+def _objective(steps: list[Step], hand: Hand, values: Sequence[int]) -> int:
+    return sum(s.gain for s in steps) * GOLD_UNIT + _keep(hand, values)
+
+
+#: Per terrain (as an int), a town's value.
+_TOWN_VALUES: Final = {int(terrain): town_value(terrain) for terrain in Terrain}
+
+
+def _flat_table(state: KingOfTheElvesState,
+                p: int) -> tuple[tuple[int, ...], list[tuple[int, int]]]:
+    """``_flat(_table(state, p)[0])`` and the ring, in one pass (the rollouts plan
+    thousands of journeys: this is most of a compiled plan's Python)."""
+    ring: list[tuple[int, int]] = []
+    kingdom: list[int] = []
+    value: list[int] = []
+    costs: list[int] = []
+    obstacle: list[int] = []
+    thief: list[int] = []
+    doubles: list[int] = []
+    firsts: list[int] = []
+    hazards = 0
+    rules = state.rules
+    gold_for_all = rules.gold_for_all
+    for k, towns in enumerate(state.kingdoms):
+        firsts.append(len(ring) if towns else -1)
+        for i, town in enumerate(towns):
+            terrain = town[TERRAIN]
+            ring.append((k, i))
+            kingdom.append(k)
+            value.append(_TOWN_VALUES[terrain])
+            costs += _COSTS[terrain]
+            owner = town[OBSTACLE]
+            hinders = 0 if owner in (NO_ONE, p) else 1
+            obstacle.append(hinders)
+            owner = town[THIEF]
+            steals = 0 if owner in (NO_ONE, p) else 1
+            thief.append(steals)
+            owner = town[GOLD]
+            doubles.append(1 if owner != NO_ONE and (gold_for_all or owner == p) else 0)
+            if hinders or steals:
+                hazards |= 1 << k
+    # The first town of the first kingdom with towns from the traveller's on (``_table``).
+    n = len(firsts)
+    start = next((firsts[(p + d) % n] for d in range(n) if firsts[(p + d) % n] >= 0), -1)
+    return (len(ring), start, p, int(rules.magic_spell), int(rules.weak_gold), hazards,
+            *kingdom, *value, *costs, *obstacle, *thief, *doubles), ring
+
+
+def _flat(t: _Table) -> tuple[int, ...]:
+    """The table as the C search reads it (see ``_kingelves_planner.c``)."""
+    hazards = 0
+    for k in t.hazards:
+        hazards |= 1 << k
+    return (len(t.kingdom), t.start, t.traveller, int(t.magic_spell), int(t.weak_gold),
+            hazards, *t.kingdom, *t.value, *(x for c in t.costs for x in c),
+            *map(int, t.obstacle), *map(int, t.thief), *map(int, t.doubles))
+
+
+#: The C search's action codes (see ``_kingelves_planner.c``), decoded once each.
+_CODES: dict[int, Action] = {4 * k + n: a for (k, n), a in _VISITS.items()}
+_CODES[28] = _ESCORT
+_CODES[29] = _REVERSE
+_SPELL_CODE: Final = 32
+
+
+def _decode(code: int) -> Action:
+    action = _CODES.get(code)
+    if action is None:
+        packed, counts = code - _SPELL_CODE, []
+        for _ in range(NUM_TRANSPORTS):
+            counts.append(packed % 5)
+            packed //= 5
+        action = _CODES[code] = Action.spell(tuple(counts))
+    return action

@@ -53,10 +53,13 @@ import math
 import random
 import time
 from collections.abc import Sequence
+from functools import cache
+from typing import Final
 
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
 from ..core.game import GameState
+from ..core.transport import COST_TABLE, Terrain, Transport
 from ..games.kingelves.actions import Action, Kind, from_id
 from ..games.kingelves.cards import TOWN_KINDS, Card, town_value
 from ..games.kingelves.rules import BUY_PRICES
@@ -77,7 +80,7 @@ from .kingelves_greedy import (
     discard_choice,
     unseen_pool,
 )
-from .kingelves_journey import Plan, plan_journey
+from .kingelves_journey import JOURNEY_CARDS, Plan, plan_journey
 from .kingelves_search import (
     DEVIATION,
     KEPT_CARD_GOLD,
@@ -194,6 +197,35 @@ def worth_buying(s: KingOfTheElvesState, p: int) -> bool:
     return worth - BUY_PRICES[s.bought[p]] > THRESHOLD
 
 
+#: ``fast_policy``'s tables (its speed, issue #25: the rollouts call it thousands of
+#: times a decision): the town cards as ints, their values, the transport slots and
+#: cards that reach each terrain (``kingelves_search.reachable``'s), action ids.
+_TOWNS: Final = tuple(int(t) for t in TOWN_KINDS)
+_TOWN_VALUE: Final = {t: town_value(t) for t in _TOWNS}
+_REACH: Final[dict[int, tuple[tuple[int, int], ...]]] = {
+    int(terrain): tuple((int(JOURNEY_CARDS[t]), need) for t in Transport
+                        if (need := COST_TABLE[t][terrain]) is not None)
+    for terrain in Terrain}
+
+
+def _reachable(hand: Sequence[int], terrain: int) -> bool:
+    """``reachable(hand, terrain)``, from a table."""
+    reach = _REACH.get(terrain)
+    if reach is None:
+        return reachable(hand, terrain)
+    return any(hand[slot] >= need for slot, need in reach)
+
+
+@cache
+def _play_id(town: int, kingdom: int) -> int:
+    return Action.play(Card(town), kingdom).id
+
+
+@cache
+def _place_id(card: int, kingdom: int, town: int) -> int:
+    return Action.place(Card(card), kingdom, town).id
+
+
 def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = False,
                 buy: bool = False, town_rate: float = 0.5) -> int:
     """``kingelves_search.fast_policy`` on action ids: the best town its hand reaches
@@ -215,17 +247,17 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
         return Action.discard(Card(discard_choice(s, p, allowed))).id
     legal_ids = set(ids)
     mine = s.kingdoms[p]
-    towns = [Card(t) for t in TOWN_KINDS if hand[t] and reachable(hand, int(t))]
+    towns = [t for t in _TOWNS if hand[t] and _reachable(hand, t)]
     if not mine and not towns:
-        towns = [Card(t) for t in TOWN_KINDS if hand[t]]
+        towns = [t for t in _TOWNS if hand[t]]
     if towns and len(mine) < (3 if s.n == 2 else 2) and (not mine or rng.random() < town_rate):
-        i = Action.play(max(towns, key=town_value), p).id
+        i = _play_id(max(towns, key=_TOWN_VALUE.__getitem__), p)
         if i in legal_ids:
             return i
     if hand[Card.GOLD]:
         for k, town in enumerate(mine):
-            if town[GOLD] == NO_ONE and reachable(hand, town[TERRAIN]):
-                i = Action.place(Card.GOLD, p, k).id
+            if town[GOLD] == NO_ONE and _reachable(hand, town[TERRAIN]):
+                i = _place_id(Card.GOLD, p, k)
                 if i in legal_ids:
                     return i
     for card in HARM:
@@ -237,7 +269,7 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
         for q in rivals:
             if q == p or not s.kingdoms[q]:
                 continue
-            i = Action.place(card, q, 0).id
+            i = _place_id(card, q, 0)
             if i in legal_ids:
                 return i
     if NO_TOWN_CARD_ID in legal_ids:
