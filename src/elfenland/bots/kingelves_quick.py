@@ -268,6 +268,31 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
     return ids[rng.randrange(len(ids))]
 
 
+def play_on(s: KingOfTheElvesState, rng: random.Random, until: int,
+            journeys: tuple[_Plans, _Plans], harm_leader: bool = False,
+            buy: bool = False, town_rate: float = 0.5) -> None:
+    """From a round's journeys, the game played on to where round ``until``'s building
+    ends (or the game's end): each traveller makes the journey the bots would plan
+    (``journeys``: plans valuing kept cards for a round before the last, plans for
+    gold in the last), the deals come from the state, building is ``fast_policy``'s."""
+    steps = 0
+    while not s.is_terminal() and steps < 2_000:
+        if s.phase is Phase.BUILDING:
+            s.apply_action(fast_policy(s, rng, harm_leader, buy, town_rate))
+            steps += 1
+            continue
+        if s.round >= until:  # its building just ended (play_on starts before ``until``)
+            return
+        q = s.current
+        plans = journeys[0] if s.round < s.rounds else journeys[1]
+        plan = plans.plan(s, q, table_key(s))
+        for a in plan.actions:
+            if s.phase is not Phase.JOURNEY or s.current != q:
+                break
+            s.apply_action(a)
+            steps += 1
+
+
 class KingOfTheElvesQuickBot:
     """Root ISMCTS over the building phase with memoised journey plans, rollouts on
     action ids, root pruning and a budget asked before every rollout."""
@@ -336,6 +361,12 @@ class KingOfTheElvesQuickBot:
         #: it is not among them, 2 also put first (the choice that stands unless another
         #: beats it by ``DEVIATION``); 0: not asked.  Where the policy fits, as above.
         self.policy_root = 0
+        #: Rounds a rollout plays on past the round's building before it is evaluated:
+        #: this round's journeys (each traveller's planned journey, cards kept for later
+        #: rounds valued as the bots value them), then the next rounds' deals and
+        #: building by the rollout policy, up to the end of building ``rounds_ahead``
+        #: rounds on (or the game's end). 0: evaluated where this round's building ends.
+        self.rounds_ahead = 0
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -422,11 +453,12 @@ class KingOfTheElvesQuickBot:
             budget = self.budget()
         keep = self.eval_keep and state.round < state.rounds
         plans = _Plans(KEEP_VALUES if keep else None)
+        journeys = (_Plans(KEEP_VALUES), _Plans()) if self.rounds_ahead else None
 
         policy = rollout_policy(state) if self.learned_rollouts else None
         deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
                          self._rollout(sim, me, roots[i].id, plans, random.Random(seed),
-                                       policy))
+                                       policy, journeys))
         chosen = self.loop.choose(len(roots), budget, deal, self.stop_clear)
         if self.bank:
             self.banked += budget.deadline - self.clock()
@@ -435,7 +467,8 @@ class KingOfTheElvesQuickBot:
         return roots[chosen]
 
     def _rollout(self, s: KingOfTheElvesState, me: int, first: int, plans: _Plans,
-                 rng: random.Random, policy: RolloutPolicy | None = None) -> float:
+                 rng: random.Random, policy: RolloutPolicy | None = None,
+                 journeys: tuple[_Plans, _Plans] | None = None) -> float:
         s.apply_action(first)
         steps = 0
         learned = self.learned_rollouts if policy is not None else 0
@@ -447,6 +480,9 @@ class KingOfTheElvesQuickBot:
                 s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy,
                                            self.town_rate))
             steps += 1
+        if journeys is not None and s.phase is Phase.JOURNEY and s.round < s.rounds:
+            play_on(s, rng, min(s.round + self.rounds_ahead, s.rounds), journeys,
+                    self.harm_leader, self.rollout_buy, self.town_rate)
         return round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
                              self.kept_other, self.scale_left, self.final_scale,
                              self.rival_mean)
