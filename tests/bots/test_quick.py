@@ -609,3 +609,40 @@ def test_kingelves_town_rate_sets_how_often_rollouts_add_a_town() -> None:
     assert all(own_town(state, 1.0, seed) for seed in range(20))
     assert not any(own_town(state, 0.0, seed) for seed in range(20))
     assert 0 < sum(own_town(state, 0.5, seed) for seed in range(20)) < 20
+
+
+def test_kingelves_rounds_ahead_plays_rollouts_on_into_the_next_round() -> None:
+    """``rounds_ahead`` (a screening setting, off by default): a rollout from a round
+    before the last plays that round's journeys, the next round's deal and building,
+    and is evaluated where the next round's building ends; off, where this round's
+    building ends.  ``play_on`` plays the planned journeys legally to the game's end,
+    and whole games with the setting stay legal."""
+    from elfenland.bots.kingelves_quick import play_on
+    state, roots = building_state()
+    start = state.round
+    assert start < state.rounds
+    for ahead, expected in ((0, start), (1, start + 1)):
+        bot = KingOfTheElvesQuickBot(4, iterations=4, seconds=60.0)
+        bot.rounds_ahead = ahead
+        seen: list[tuple[int, Any]] = []
+        real = bot._rollout
+
+        def spy(s: KingOfTheElvesState, *args: Any, real: Any = real,
+                seen: list[tuple[int, Any]] = seen, **kwargs: Any) -> float:
+            reward = real(s, *args, **kwargs)
+            seen.append((s.round, s.phase))
+            return float(reward)
+        bot._rollout = spy  # type: ignore[method-assign]
+        assert bot.search(state, roots) in roots
+        assert seen and set(seen) == {(expected, KingPhase.JOURNEY)}
+    sim = state.clone()
+    greedy = make_bot("greedy", "king-of-the-elves", 2)
+    while sim.phase is KingPhase.BUILDING:
+        sim.apply_action(greedy.choose(sim))
+    gold = list(sim.gold)
+    play_on(sim, random.Random(1), sim.rounds + 1, (KingPlans(), KingPlans()))
+    assert sim.is_terminal() and sim.gold != gold
+    bots = [KingOfTheElvesQuickBot(q, iterations=8, seconds=60.0) for q in range(2)]
+    for b in bots:
+        b.rounds_ahead = 1
+    assert play_out("king-of-the-elves", 2, bots, 3).is_terminal()

@@ -281,6 +281,31 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
     return ids[rng.randrange(len(ids))]
 
 
+def play_on(s: KingOfTheElvesState, rng: random.Random, until: int,
+            journeys: tuple[_Plans, _Plans], harm_leader: bool = False,
+            buy: bool = False, town_rate: float = 0.5) -> None:
+    """From a round's journeys, the game played on to where round ``until``'s building
+    ends (or the game's end): each traveller makes the journey the bots would plan
+    (``journeys``: plans valuing kept cards for a round before the last, plans for
+    gold in the last), the deals come from the state, building is ``fast_policy``'s."""
+    steps = 0
+    while not s.is_terminal() and steps < 2_000:
+        if s.phase is Phase.BUILDING:
+            s.apply_action(fast_policy(s, rng, harm_leader, buy, town_rate))
+            steps += 1
+            continue
+        if s.round >= until:  # its building just ended (play_on starts before ``until``)
+            return
+        q = s.current
+        plans = journeys[0] if s.round < s.rounds else journeys[1]
+        plan = plans.plan(s, q, table_key(s))
+        for a in plan.actions:
+            if s.phase is not Phase.JOURNEY or s.current != q:
+                break
+            s.apply_action(a)
+            steps += 1
+
+
 class KingOfTheElvesQuickBot:
     """Root ISMCTS over the building phase with memoised journey plans, rollouts on
     action ids, root pruning and a budget asked before every rollout."""
@@ -359,6 +384,12 @@ class KingOfTheElvesQuickBot:
         #: journey at all.  Only where the value fits (4 players, numpy, the compiled
         #: engine); elsewhere, and in the last round, ``round_outcome`` alone.
         self.learned_value = 0.0
+        #: Rounds a rollout plays on past the round's building before it is evaluated:
+        #: this round's journeys (each traveller's planned journey, cards kept for later
+        #: rounds valued as the bots value them), then the next rounds' deals and
+        #: building by the rollout policy, up to the end of building ``rounds_ahead``
+        #: rounds on (or the game's end). 0: evaluated where this round's building ends.
+        self.rounds_ahead = 0
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -451,13 +482,14 @@ class KingOfTheElvesQuickBot:
             budget = self.budget()
         keep = self.eval_keep and state.round < state.rounds
         plans = _Plans(KEEP_VALUES if keep else None)
+        journeys = (_Plans(KEEP_VALUES), _Plans()) if self.rounds_ahead else None
 
         policy = rollout_policy(state) if self.learned_rollouts else None
         head = value_head(state) if self.learned_value and state.round < state.rounds \
             else None
         deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
                          self._rollout(sim, me, roots[i].id, plans, random.Random(seed),
-                                       policy, head))
+                                       policy, head, journeys))
         chosen = self.loop.choose(len(roots), budget, deal, self.stop_clear)
         if self.bank:
             self.banked += budget.deadline - self.clock()
@@ -467,7 +499,8 @@ class KingOfTheElvesQuickBot:
 
     def _rollout(self, s: KingOfTheElvesState, me: int, first: int, plans: _Plans,
                  rng: random.Random, policy: RolloutPolicy | None = None,
-                 head: ValueHead | None = None) -> float:
+                 head: ValueHead | None = None,
+                 journeys: tuple[_Plans, _Plans] | None = None) -> float:
         s.apply_action(first)
         steps = 0
         learned = self.learned_rollouts if policy is not None else 0
@@ -479,6 +512,9 @@ class KingOfTheElvesQuickBot:
                 s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy,
                                            self.town_rate))
             steps += 1
+        if journeys is not None and s.phase is Phase.JOURNEY and s.round < s.rounds:
+            play_on(s, rng, min(s.round + self.rounds_ahead, s.rounds), journeys,
+                    self.harm_leader, self.rollout_buy, self.town_rate)
         mix = 0.0
         if head is not None and s.round < s.rounds and not s.is_terminal():
             mix = self.learned_value
