@@ -307,3 +307,58 @@ def test_quick_bot_decides_alike_with_either_planner() -> None:
         assert actions["pure"] == actions["compiled"]
         decisions += len(actions["pure"])
     assert decisions >= 100
+
+
+_JUNK: tuple[Any, ...] = (None, 0, -1, 2**70, -2**70, 1.5, float("nan"), "x", b"y", (), [],
+                          {}, (1,), [1, 2], ((),), True)
+
+
+def _mutate(value: Any, rng: random.Random, depth: int = 0) -> Any:
+    if rng.random() < 0.15 or depth > 3:
+        return rng.choice(_JUNK)
+    if isinstance(value, (tuple, list)):
+        items = [_mutate(v, rng, depth + 1) if rng.random() < 0.3 else v for v in value]
+        return tuple(items) if isinstance(value, tuple) else items
+    if isinstance(value, int) and not isinstance(value, bool):
+        return rng.choice([value + 1, value - 1, -value, value * 1000, 2**31, 2**63,
+                           -2**63, 255, 256, 10**7])
+    return value
+
+
+def test_the_extension_survives_malformed_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C search is reached only through ``plan_journey``, but a crash there would
+    take a server down with it: its entry point, given the arguments of real calls with
+    parts replaced by wrong types, out-of-range numbers and wrong lengths (3,000 calls),
+    answers a plan, over budget or None (declined) or raises, and never crashes."""
+    real = kj._kingelves_planner
+    assert real is not None
+    calls: list[tuple[Any, ...]] = []
+
+    class Spy:
+        CONSTANTS = real.CONSTANTS
+
+        @staticmethod
+        def solve(*args: Any) -> Any:
+            calls.append(args)
+            return real.solve(*args)
+    monkeypatch.setattr(kj, "_kingelves_planner", Spy)
+    for state in game_states(7, every=5):
+        for q in range(state.n):
+            plan_journey(state, q)
+    monkeypatch.setattr(kj, "_kingelves_planner", real)
+    assert len(calls) > 50
+    rng = random.Random(25)
+    outcomes: dict[str, int] = {}
+    for _ in range(3_000):
+        args = list(rng.choice(calls))
+        for _ in range(rng.randint(1, 2)):
+            i = rng.randrange(len(args))
+            args[i] = _mutate(args[i], rng)
+        try:
+            got = real.solve(*args)
+        except (TypeError, ValueError, OverflowError, MemoryError) as error:
+            outcomes[type(error).__name__] = outcomes.get(type(error).__name__, 0) + 1
+            continue
+        assert got is None or got is False or isinstance(got, tuple)
+        outcomes[type(got).__name__] = outcomes.get(type(got).__name__, 0) + 1
+    assert outcomes.get("NoneType", 0) > 100 and outcomes.get("tuple", 0) > 100, outcomes
