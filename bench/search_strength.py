@@ -46,7 +46,8 @@ policy_root=2`` (King of the Elves, 4 players: the shipped learned policy plays 
 rivals in the rollouts, or makes the first root), ``--set harm_root=1``, ``--set
 harm_leader=1``, ``--set rival_mean=0.5`` or ``--set learned_value=0.5`` (King of the
 Elves, 4 players: a root harming the leading rival, the rollouts' harm on the richest,
-the margin against the rivals' mean, the learned value in the reward);
+the margin against the rivals' mean, the learned value in the reward), ``--set
+rounds_ahead=1`` (King of the Elves: rollouts played on to the next round's building);
 ``--search-scale 1.4`` gives the search level 1.4 times the budget a decision (equal
 CPU a game when the quick searches more of its decisions); the settings are logged
 with each game and ``--summarise`` keeps runs of different settings apart.
