@@ -51,10 +51,7 @@ class ValueHead:
     def fits(self, state: GameState) -> bool:
         """Whether the value can read ``state``: its game and player count, on the
         compiled engine whose observation it was trained on."""
-        w = self.weights
-        size = getattr(state, "_observation_size", None)
-        return (state.game_name == w.game and state.num_players == w.players
-                and size is not None and size() == w.obs_size)
+        return self.weights.fits_compiled(state)
 
     def values(self, state: Any) -> list[float]:
         """Each seat's learned value (the trainer's ``sigmoid(value(body))``: its

@@ -83,6 +83,13 @@ class Weights:
         value v, from -1 up, is row ``v + 1 + offset``)."""
         return [int(o) for o in self.header["column_offsets"]]
 
+    def fits_compiled(self, state: GameState) -> bool:
+        """Whether ``state`` is this policy's game and player count on the compiled
+        engine, whose observation buffer (``_observe_into``) it was trained on."""
+        size = getattr(state, "_observation_size", None)
+        return (state.game_name == self.game and state.num_players == self.players
+                and size is not None and size() == self.obs_size)
+
     def matrix(self, name: str) -> list[array[float]]:
         """A 2-D tensor as a list of its rows."""
         rows, cols = self.shapes[name]

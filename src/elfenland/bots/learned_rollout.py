@@ -48,10 +48,7 @@ class RolloutPolicy:
     def fits(self, state: GameState) -> bool:
         """Whether this policy can play ``state``: its game and player count, on the
         compiled engine whose observation it was trained on."""
-        w = self.weights
-        size = getattr(state, "_observation_size", None)
-        return (state.game_name == w.game and state.num_players == w.players
-                and size is not None and size() == w.obs_size)
+        return self.weights.fits_compiled(state)
 
     def scores(self, state: Any, ids: list[int]) -> Any:
         """The scores of ``ids`` for the seat to act (a numpy array)."""
