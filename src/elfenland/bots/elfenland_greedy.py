@@ -10,7 +10,7 @@ Rivals' hands are never read: their journeys are planned on a resampled state.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Container, Sequence
 
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
@@ -42,6 +42,35 @@ def preference_for(state: ElfenlandState, p: int) -> tuple[int, ...]:
     held = owned_kinds(state, p)
     return tuple(v + (HELD_COUNTER_BONUS if k in held else 0)
                  for k, v in enumerate(PREFERENCE))
+
+
+def obstacle_road(s: ElfenlandState, p: int, my_roads: Container[int | None],
+                  journey_of: Callable[[int], Journey],
+                  allowed: Callable[[int], bool]) -> int | None:
+    """Where ``p``'s obstacle hurts most: the first road, off ``p``'s own journey
+    (``my_roads``), of the journey (``journey_of``) of a rival level with ``p`` or ahead
+    that collects two towns or more, the rival with the most towns in sight first
+    (ties: the lower road); None if there is none.  The greedy bot asks it on a deal of
+    its own, the quick bot's rollouts on theirs."""
+    markers = s.markers(p)
+    routes = s.board.routes
+    best: tuple[int, int] | None = None
+    choice: int | None = None
+    for q in range(s.n):
+        if q == p or s.markers(q) + 1 < markers:
+            continue
+        theirs = journey_of(q)
+        if theirs.new_towns < 2:
+            continue
+        for st in theirs.steps:
+            r = st.action.route
+            if r is None or not routes[r].is_road or r in my_roads or not allowed(r):
+                continue
+            value = (s.markers(q) + theirs.new_towns, -r)
+            if best is None or value > best:
+                best, choice = value, r
+            break
+    return choice
 
 
 class ElfenlandGreedyBot:
@@ -135,29 +164,11 @@ class ElfenlandGreedyBot:
         p = s.current
         if not s.obstacle_in_hand[p]:
             return None
-        my_roads = {st.action.route for st in mine.steps}
         det = s.resample_from_infostate(p, Rng(self.rng.randrange(2**63)))
-        my_markers = s.markers(p)
-        best: tuple[int, int] | None = None
-        choice: Action | None = None
-        for q in range(s.n):
-            if q == p or s.markers(q) + 1 < my_markers:
-                continue
-            theirs = plan_journey(det, q)
-            if theirs.new_towns < 2:
-                continue
-            for st in theirs.steps:
-                r = st.action.route
-                if r is None or not s.board.routes[r].is_road or r in my_roads:
-                    continue
-                a = Action.obstacle(r)
-                if a not in legal:
-                    continue
-                value = (s.markers(q) + theirs.new_towns, -r)
-                if best is None or value > best:
-                    best, choice = value, a
-                break
-        return choice
+        road = obstacle_road(s, p, {st.action.route for st in mine.steps},
+                             lambda q: plan_journey(det, q),
+                             lambda r: Action.obstacle(r) in legal)
+        return None if road is None else Action.obstacle(road)
 
     # ------------------------------------------------------------------ keeping
     def keep(self, s: ElfenlandState, legal: list[Action]) -> Action:

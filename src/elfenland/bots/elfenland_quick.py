@@ -58,7 +58,7 @@ from ..games.elfenland.actions import Action, Kind, from_id
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from . import planner
 from .budget import Budget, Clock, RootSearch, resampled
-from .elfenland_greedy import ElfenlandGreedyBot, owned_kinds, preference_for
+from .elfenland_greedy import ElfenlandGreedyBot, obstacle_road, owned_kinds, preference_for
 from .elfenland_search import (
     DEVIATION,
     MARGIN_SCALE,
@@ -326,32 +326,11 @@ class _Policy:
 def obstacle(s: ElfenlandState, p: int, legal: set[int], mine: Journey,
              plans: _Plans) -> int:
     """``ElfenlandGreedyBot.obstacle`` on a deal (a rollout sees every hand, so no deal
-    of its own) with memoised journeys: on the first road of the journey of a rival
-    level with ``p`` or ahead that collects two towns or more, off ``p``'s own wish
-    journey, the rival with the most towns in sight first; pass if there is none."""
-    roads = {st.action.route for st in mine.steps}
-    markers = s.markers(p)
-    routes = s.board.routes
-    best: tuple[int, int] | None = None
-    choice = PASS_ID
-    for q in range(s.n):
-        if q == p or s.markers(q) + 1 < markers:
-            continue
-        theirs = plans.journey(s, q)
-        if theirs.new_towns < 2:
-            continue
-        for st in theirs.steps:
-            r = st.action.route
-            if r is None or not routes[r].is_road or r in roads:
-                continue
-            a = Action.obstacle(r).id
-            if a not in legal:
-                continue
-            value = (s.markers(q) + theirs.new_towns, -r)
-            if best is None or value > best:
-                best, choice = value, a
-            break
-    return choice
+    of its own) with memoised journeys (``obstacle_road``); pass if there is none."""
+    road = obstacle_road(s, p, {st.action.route for st in mine.steps},
+                         lambda q: plans.journey(s, q),
+                         lambda r: Action.obstacle(r).id in legal)
+    return PASS_ID if road is None else Action.obstacle(road).id
 
 
 def lead_block(s: ElfenlandState, leaders: bool = True) -> Action | None:
