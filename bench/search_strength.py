@@ -47,7 +47,13 @@ rivals in the rollouts, or makes the first root), ``--set harm_root=1``, ``--set
 harm_leader=1``, ``--set rival_mean=0.5`` or ``--set learned_value=0.5`` (King of the
 Elves, 4 players: a root harming the leading rival, the rollouts' harm on the richest,
 the margin against the rivals' mean, the learned value in the reward), ``--set
-rounds_ahead=1`` (King of the Elves: rollouts played on to the next round's building);
+rounds_ahead=1`` (King of the Elves: rollouts played on to the next round's building),
+``--set belief=1`` or ``--set belief=2`` (King of the Elves: the deals keep the cards the
+public record shows in the rivals' hands, and with 2 read their discards by the discard
+rule, ``bots/kingelves_belief.py``);
+``--oracle hands`` (or ``action``, ``transport``, ``towns``; King of the Elves) tells the
+quick level's deals the rivals' true cards of those kinds: a diagnostic of what a
+sharper belief could be worth, never a level;
 ``--search-scale 1.4`` gives the search level 1.4 times the budget a decision (equal
 CPU a game when the quick searches more of its decisions); the settings are logged
 with each game and ``--summarise`` keeps runs of different settings apart.
@@ -106,6 +112,27 @@ SETTINGS: dict[str, float] = {}
 SEARCH_SCALE = [1.0]
 #: ``--search-pure``, ``--quick-pure``: the levels whose journey plans are pinned pure.
 PURE_PLANNER: set[str] = set()
+#: ``--oracle``: the cards of the rivals' hands the quick level's deals are told (a
+#: diagnostic of what knowing them is worth; no bot of the package ever reads them).
+ORACLE_KINDS = {"hands": range(19), "action": range(13, 19), "transport": range(6, 13),
+                "towns": range(0, 6)}
+#: The ``--oracle`` in force (its 1-based index in ``ORACLE_KINDS``), logged with a game.
+TOLD: list[float] = []
+
+
+def oracle(kinds: range) -> None:
+    """King of the Elves only: the quick level's belief (``kingelves_belief``) replaced by
+    the rivals' true counts of ``kinds``, the rest of each hand dealt from the other
+    kinds, and its deals made to agree with it (``belief=2``)."""
+    from elfenland.bots import kingelves_quick
+    from elfenland.bots.kingelves_belief import Belief
+
+    def told(state: Any, discards: bool = True) -> Belief:
+        rest = frozenset(c for c in range(19) if c not in kinds)
+        return Belief([[state.hands[q][c] if c in kinds else 0 for c in range(19)]
+                       for q in range(state.n)], [rest] * state.n, [0] * state.n)
+    kingelves_quick.belief_of = told  # type: ignore[assignment]
+    SETTINGS["belief"] = 2.0
 
 
 def pinned(choose: Any) -> Any:
@@ -184,7 +211,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
             "budget": budget,
             "settings": dict(SETTINGS) | ({"search_scale": SEARCH_SCALE[0]}
                                           if SEARCH_SCALE[0] != 1.0 else {})
-                        | {f"{level}_pure": 1 for level in sorted(PURE_PLANNER)},
+                        | {f"{level}_pure": 1 for level in sorted(PURE_PLANNER)}
+                        | ({"oracle": TOLD[0]} if TOLD else {}),
             "share": 1 / len(won) if seat in won else 0.0,
             "rollouts": quick.rollouts, "searches": quick.searches,
             **({"rounds": rounds, "winners": won} if rounds else {}),
@@ -392,6 +420,9 @@ def main() -> int:
                         help="the search bots' journey plans by the pure planner")
     parser.add_argument("--quick-pure", action="store_true",
                         help="the quick bot's journey plans by the pure planner")
+    parser.add_argument("--oracle", choices=tuple(ORACLE_KINDS), default=None,
+                        help="King of the Elves: the quick level's deals know these cards "
+                             "of the rivals' hands (a diagnostic)")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
     parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel"),
                         default=None)
@@ -405,6 +436,9 @@ def main() -> int:
     for setting in args.set:
         name, _, value = setting.partition("=")
         SETTINGS[name] = float(value)
+    if args.oracle:
+        oracle(ORACLE_KINDS[args.oracle])
+        TOLD.append(float(tuple(ORACLE_KINDS).index(args.oracle) + 1))
     if args.summarise:
         rows = []
         for name in args.summarise:

@@ -132,3 +132,36 @@ def test_learned_value_mixes_the_values_share_into_the_rollouts_reward(
     roots = bot.candidates(state, state.legal_actions())
     assert bot.search(state, roots) in roots
     assert head.calls - calls == bot.rollouts == 8
+
+
+@pytest.mark.parametrize("rivals", [False, True])
+def test_greedy_steps_play_the_first_rollout_steps_by_the_greedy_bot(
+        rivals: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``greedy_steps`` (session 14, off): the first building steps of a rollout after
+    its root are the greedy bot's choices (``greedy_rivals``: only the rivals'); off,
+    the greedy bot is asked nothing inside a search."""
+    state = greedy_until("king-of-the-elves", 2, 7, lambda s: s.phase is Phase.BUILDING
+                         and s.pending is Pending.NONE and s.round == 1
+                         and len(s.legal_actions()) > 3)
+    me = state.current
+    asked: dict[int, list[int]] = {}
+    for steps in (0, 2):
+        bot = KingOfTheElvesQuickBot(3, iterations=10, seconds=60.0)
+        bot.greedy_steps = steps
+        bot.greedy_rivals = rivals
+        seats: list[int] = []
+        real = bot.greedy.choose
+
+        def spy(s: Any, seats: list[int] = seats, real: Any = real) -> Any:
+            seats.append(s.current)
+            return real(s)
+        monkeypatch.setattr(bot.greedy, "choose", spy)
+        roots = bot.candidates(state, state.legal_actions())
+        bot.search(state, roots)
+        asked[steps] = seats
+    assert asked[0] == []
+    assert len(asked[2]) >= 5  # a step or two in most of the ten rollouts
+    if rivals:
+        assert me not in asked[2]
+    else:
+        assert me in asked[2] and any(q != me for q in asked[2])

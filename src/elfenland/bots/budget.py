@@ -66,14 +66,18 @@ class Dealable(Protocol):
 
 
 def resampled(state: S, me: int, rng: random.Random,
-              on_deal: Callable[[S, int], Callable[[S, int], float]]) -> Callable[[], Rollouts]:
+              on_deal: Callable[[S, int], Callable[[S, int], float]],
+              refine: Callable[[S], object] | None = None) -> Callable[[], Rollouts]:
     """``RootSearch``'s deals for a game: each draws again what ``me`` cannot see and a
     seed; ``on_deal(deal, seed)`` gives that deal's player, which plays root ``i`` on a
     fresh copy of the deal whose randomness is the seed's, so that every root meets the
-    same future (common random numbers)."""
+    same future (common random numbers).  ``refine(deal)``, if given, may change the
+    deal in place first (a belief sharper than the engine's resampling)."""
 
     def deal() -> Rollouts:
         det = state.resample_from_infostate(me, Rng(rng.randrange(2**63)))
+        if refine is not None:
+            refine(det)
         seed = rng.randrange(2**32)
         play = on_deal(det, seed)
 

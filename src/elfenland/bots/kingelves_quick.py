@@ -44,7 +44,12 @@ it: no gain, both off (``docs/bots.md``).  Session 13 screened the four-player
 switches (``harm_leader``, ``rival_mean``), a root for the leader's harm
 (``harm_root``: the greedy bot's rank scores a harm by the average rival's loss) and
 the shipped learned value as the evaluation before the last round (``learned_value``,
-``bots/kingelves_value.py``); the figures are in ``docs/bots.md``.
+``bots/kingelves_value.py``); the figures are in ``docs/bots.md``.  Session 14 played
+the rollouts' first steps by the greedy bot (``greedy_steps``: a quarter of the
+rollouts, and a loss), and measured what the deals get wrong: told the rival's real
+transport cards, the level wins 11 points more head to head; what the public record
+shows of them (``belief``, ``bots/kingelves_belief.py``: shown hands, discards read by
+the discard rule, own towns paid for) gained nothing measurable.  Both stay off.
 """
 
 from __future__ import annotations
@@ -72,6 +77,7 @@ from ..games.kingelves.state import (
     Phase,
 )
 from .budget import Budget, Clock, RootSearch, resampled
+from .kingelves_belief import agreeing_deal, belief_of
 from .kingelves_greedy import (
     KEEP_VALUES,
     THRESHOLD,
@@ -390,6 +396,18 @@ class KingOfTheElvesQuickBot:
         #: building by the rollout policy, up to the end of building ``rounds_ahead``
         #: rounds on (or the game's end). 0: evaluated where this round's building ends.
         self.rounds_ahead = 0
+        #: The first ``greedy_steps`` building steps of a rollout after its root are
+        #: the greedy bot's choices (``search`` keeps the greedy bot's choice unless
+        #: another beats it, so this is how the rival really answers); the rest are
+        #: ``fast_policy``'s.  ``greedy_rivals``: only the rivals' steps among them.
+        self.greedy_steps = 0
+        self.greedy_rivals = False
+        #: What the deals agree with beyond the engine's resampling (``kingelves_belief``):
+        #: 1 the cards the public record shows still in each rival's hand (a hand shown
+        #: on "no town card", less what left it since); 2 also the rivals' discards after
+        #: "draw 3" read by the discard rule; 3 also every rival's hand paying for the
+        #: towns of its own kingdom.  0: the engine's deals.
+        self.belief = 0
         #: Seconds saved by clear decisions, not yet spent.
         self.banked = 0.0
         #: The root loop and its constants (an attribute: a bench may try others).
@@ -487,9 +505,18 @@ class KingOfTheElvesQuickBot:
         policy = rollout_policy(state) if self.learned_rollouts else None
         head = value_head(state) if self.learned_value and state.round < state.rounds \
             else None
+        refine = None
+        if self.belief:
+            belief = belief_of(state, self.belief >= 2)
+            reach = self.belief >= 3
+            if reach or any(any(belief.known[q]) or belief.allowed[q] is not None
+                            for q in range(state.n) if q != me):
+                rng = self.rng
+                refine = lambda det: agreeing_deal(  # noqa: E731
+                    det, me, belief, rng, reach=reach)
         deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
                          self._rollout(sim, me, roots[i].id, plans, random.Random(seed),
-                                       policy, head, journeys))
+                                       policy, head, journeys), refine)
         chosen = self.loop.choose(len(roots), budget, deal, self.stop_clear)
         if self.bank:
             self.banked += budget.deadline - self.clock()
@@ -508,6 +535,8 @@ class KingOfTheElvesQuickBot:
             if learned & (SEARCHER if s.current == me else RIVALS):
                 assert policy is not None
                 s.apply_action(policy.choose(s))
+            elif steps < self.greedy_steps and not (self.greedy_rivals and s.current == me):
+                s.apply_action(self.greedy.choose(s))
             else:
                 s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy,
                                            self.town_rate))
