@@ -104,6 +104,32 @@ def test_your_turn_arrives_live(page: Page, server: str) -> None:
     assert page.locator(f".waiting-row[data-game='{gid}']").count() == 1
 
 
+def test_a_table_left_before_its_first_answer_does_not_draw_over_the_lobby(
+        page: Page, server: str) -> None:
+    """A table's first HTTP answer held until the player has gone back to the lobby (on
+    a loaded machine the socket's hello draws the waiting room first, and the player
+    may leave before the answer comes): the answer, when it comes, must not replace the
+    lobby with the waiting room it was for (it once did, leaving a lobby that never
+    showed its games)."""
+    made = _post(f"{server}/api/games", {
+        "players": 2, "name": "Ann", "seats": [{"kind": "human"}, {"kind": "open"}]})
+    gid = made["game"]["id"]
+    held: list[Any] = []
+    page.route(f"**/api/games/{gid}", lambda route: held.append(route))
+    page.goto(f"{server}/#/game/{gid}")
+    page.wait_for_selector(".waiting")  # drawn from the socket's hello
+    assert len(held) == 1  # the table's own question, not yet answered
+    page.goto(f"{server}/#/")
+    page.wait_for_selector(f"#open-games .game-row[data-game='{gid}']")
+    with page.expect_response(lambda r: r.url.endswith(f"/api/games/{gid}")):
+        held[0].continue_()
+    page.unroute(f"**/api/games/{gid}")
+    page.wait_for_timeout(1000)  # the answer read and acted on (microseconds)
+    assert page.locator(".waiting").count() == 0
+    assert page.locator(f"#open-games .game-row[data-game='{gid}']").is_visible()
+    assert page.locator("#create-form").is_visible()
+
+
 def test_the_lobby_with_the_feed_is_accessible(browser: Browser, server: str) -> None:
     ctx = browser.new_context(locale="fr-FR", viewport={"width": 1280, "height": 720})
     try:

@@ -12,8 +12,15 @@ let page = null;
 async function route() {
   if (page && page.destroy) page.destroy();
   page = null;
-  const app = document.getElementById("app");
-  app.textContent = "";
+  // Each page draws into a container of its own. A page left behind may still finish
+  // what it was awaiting (a table's first answer arriving after the player went back to
+  // the lobby) and draw it: into its container, no longer on the page, never over the
+  // page the player is on now.
+  const main = document.getElementById("app");
+  main.textContent = "";
+  const app = document.createElement("div");
+  app.className = "route-page";
+  main.append(app);
   document.getElementById("status").textContent = "";
   document.getElementById("conn").hidden = true;
   const hash = location.hash || "#/";
