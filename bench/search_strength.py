@@ -52,8 +52,9 @@ rounds_ahead=1`` (King of the Elves: rollouts played on to the next round's buil
 public record shows in the rivals' hands, and with 2 read their discards by the discard
 rule, ``bots/kingelves_belief.py``);
 ``--oracle hands`` (or ``action``, ``transport``, ``towns``; King of the Elves) tells the
-quick level's deals the rivals' true cards of those kinds: a diagnostic of what a
-sharper belief could be worth, never a level;
+quick level's deals the rivals' true cards of those kinds (Elfenland: ``hands`` only,
+the true position, the rivals' cards, secret counters and town cards): a diagnostic of
+what a sharper belief could be worth, never a level;
 ``--search-scale 1.4`` gives the search level 1.4 times the budget a decision (equal
 CPU a game when the quick searches more of its decisions); the settings are logged
 with each game and ``--summarise`` keeps runs of different settings apart.
@@ -118,6 +119,23 @@ ORACLE_KINDS = {"hands": range(19), "action": range(13, 19), "transport": range(
                 "towns": range(0, 6)}
 #: The ``--oracle`` in force (its 1-based index in ``ORACLE_KINDS``), logged with a game.
 TOLD: list[float] = []
+
+
+def oracle_elfenland() -> None:
+    """Elfenland: the quick level's deals are the true position (the rivals' travel cards,
+    secret counters and town cards), its future draws still random: what knowing the
+    hidden parts is worth."""
+    from elfenland.bots import budget, elfenland_quick
+    from elfenland.core.rng import Rng
+
+    def told(state: Any, me: int, rng: Any, on_deal: Any, refine: Any = None) -> Any:
+        class Truth:
+            def resample_from_infostate(self, player: int, r: Rng) -> Any:
+                true = state.clone()
+                true.rng = Rng(r.randrange(2**63))
+                return true
+        return budget.resampled(Truth(), me, rng, on_deal, refine)
+    elfenland_quick.resampled = told  # type: ignore[assignment]
 
 
 def oracle(kinds: range) -> None:
@@ -436,7 +454,12 @@ def main() -> int:
     for setting in args.set:
         name, _, value = setting.partition("=")
         SETTINGS[name] = float(value)
-    if args.oracle:
+    if args.oracle and args.game == "elfenland":
+        if args.oracle != "hands":
+            raise SystemExit("--oracle: Elfenland is told the whole position (hands)")
+        oracle_elfenland()
+        TOLD.append(1.0)
+    elif args.oracle:
         oracle(ORACLE_KINDS[args.oracle])
         TOLD.append(float(tuple(ORACLE_KINDS).index(args.oracle) + 1))
     if args.summarise:
