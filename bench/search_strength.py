@@ -51,10 +51,18 @@ rounds_ahead=1`` (King of the Elves: rollouts played on to the next round's buil
 ``--set belief=1`` or ``--set belief=2`` (King of the Elves: the deals keep the cards the
 public record shows in the rivals' hands, and with 2 read their discards by the discard
 rule, ``bots/kingelves_belief.py``);
+``--set belief=1`` (Elfenland: the deals' rival hands pay for the counters each laid
+this round, ``bots/elfenland_belief.py``; 2: also a card of each face-up counter held;
+``--set belief_eps=0.02``: how rarely a deal that does not is kept);
 ``--oracle hands`` (or ``action``, ``transport``, ``towns``; King of the Elves) tells the
 quick level's deals the rivals' true cards of those kinds (Elfenland: ``hands`` only,
 the true position, the rivals' cards, secret counters and town cards): a diagnostic of
-what a sharper belief could be worth, never a level;
+what a sharper belief could be worth, never a level; ``--oracle-seen K`` (King of the
+Elves) tells them only at decisions where every rival has already made at least K
+building decisions of the round (K < 0: fewer than -K), where in the round knowing
+them is worth something; ``--oracle-fixed`` (both games) tells them, instead of the
+truth, one draw of the engine's deal per decision (whether the oracle's gain is its
+knowledge or only its deals agreeing with one another);
 ``--search-scale 1.4`` gives the search level 1.4 times the budget a decision (equal
 CPU a game when the quick searches more of its decisions); the settings are logged
 with each game and ``--summarise`` keeps runs of different settings apart.
@@ -129,13 +137,41 @@ def oracle_elfenland() -> None:
     from elfenland.core.rng import Rng
 
     def told(state: Any, me: int, rng: Any, on_deal: Any, refine: Any = None) -> Any:
+        told = state if not FIXED else state.resample_from_infostate(
+            me, Rng(FIXED[0].randrange(2**63)))  # ``--oracle-fixed``: one deal, not the truth
+
         class Truth:
             def resample_from_infostate(self, player: int, r: Rng) -> Any:
-                true = state.clone()
+                true = told.clone()
                 true.rng = Rng(r.randrange(2**63))
                 return true
         return budget.resampled(Truth(), me, rng, on_deal, refine)
     elfenland_quick.resampled = told  # type: ignore[assignment]
+
+
+#: ``--oracle-seen K``: the oracle holds only where every rival has made at least K
+#: building decisions this round (K < 0: fewer than -K); None: everywhere.
+ORACLE_SEEN: list[int] = []
+#: ``--oracle-fixed``: the oracle tells a single draw of the engine's deal, not the truth.
+FIXED: list[Any] = []
+_DECIDING = frozenset({0, 1, 2, 3, 7, 10, 11})  # pass, no town card, draw, buy, play,
+                                                # place, remove (``Kind``)
+
+
+def decisions_this_round(state: Any) -> list[int]:
+    """Each player's building decisions (not a discard or take) since the round began."""
+    from elfenland.games.kingelves.actions import Kind, from_id
+    made = [0] * state.n
+    stops = 0
+    for entry in state.log:
+        kind = from_id(entry[1]).kind
+        if kind is Kind.STOP:
+            stops += 1
+            if stops % state.n == 0:
+                made = [0] * state.n
+        elif int(kind) in _DECIDING:
+            made[entry[0]] += 1
+    return made
 
 
 def oracle(kinds: range) -> None:
@@ -146,6 +182,24 @@ def oracle(kinds: range) -> None:
     from elfenland.bots.kingelves_belief import Belief
 
     def told(state: Any, discards: bool = True) -> Belief:
+        if ORACLE_SEEN:
+            made = decisions_this_round(state)
+            seen = min(m for q, m in enumerate(made) if q != state.current)
+            k = ORACLE_SEEN[0]
+            if (seen < k) if k >= 0 else (seen >= -k):
+                return Belief([[0] * 19 for _ in range(state.n)], [None] * state.n,
+                              [0] * state.n)
+        if FIXED:
+            # One deal for the whole decision: the rivals' hands of a single draw of
+            # the engine's, right or wrong (is the oracle's gain its knowledge, or
+            # only the deals all agreeing with one another?).
+            from elfenland.core.rng import Rng
+            hands = state.resample_from_infostate(state.current,
+                                                  Rng(FIXED[0].randrange(2**63))).hands
+            return Belief([[hands[q][c] if c in kinds else 0 for c in range(19)]
+                           for q in range(state.n)], [frozenset(
+                               c for c in range(19) if c not in kinds)] * state.n,
+                          [0] * state.n)
         rest = frozenset(c for c in range(19) if c not in kinds)
         return Belief([[state.hands[q][c] if c in kinds else 0 for c in range(19)]
                        for q in range(state.n)], [rest] * state.n, [0] * state.n)
@@ -230,7 +284,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
             "settings": dict(SETTINGS) | ({"search_scale": SEARCH_SCALE[0]}
                                           if SEARCH_SCALE[0] != 1.0 else {})
                         | {f"{level}_pure": 1 for level in sorted(PURE_PLANNER)}
-                        | ({"oracle": TOLD[0]} if TOLD else {}),
+                        | ({"oracle": TOLD[0]} if TOLD else {})
+                        | ({"oracle_seen": ORACLE_SEEN[0]} if ORACLE_SEEN else {}),
             "share": 1 / len(won) if seat in won else 0.0,
             "rollouts": quick.rollouts, "searches": quick.searches,
             **({"rounds": rounds, "winners": won} if rounds else {}),
@@ -441,6 +496,11 @@ def main() -> int:
     parser.add_argument("--oracle", choices=tuple(ORACLE_KINDS), default=None,
                         help="King of the Elves: the quick level's deals know these cards "
                              "of the rivals' hands (a diagnostic)")
+    parser.add_argument("--oracle-seen", type=int, default=None, metavar="K",
+                        help="--oracle only where every rival has made K building "
+                             "decisions this round (K < 0: fewer than -K)")
+    parser.add_argument("--oracle-fixed", action="store_true",
+                        help="--oracle tells one random deal per decision, not the truth")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
     parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel"),
                         default=None)
@@ -454,14 +514,20 @@ def main() -> int:
     for setting in args.set:
         name, _, value = setting.partition("=")
         SETTINGS[name] = float(value)
+    if args.oracle and args.oracle_fixed:
+        import random
+        FIXED.append(random.Random(args.first))
     if args.oracle and args.game == "elfenland":
         if args.oracle != "hands":
             raise SystemExit("--oracle: Elfenland is told the whole position (hands)")
         oracle_elfenland()
-        TOLD.append(1.0)
+        TOLD.append(11.0 if FIXED else 1.0)
     elif args.oracle:
+        if args.oracle_seen is not None:
+            ORACLE_SEEN.append(args.oracle_seen)
         oracle(ORACLE_KINDS[args.oracle])
-        TOLD.append(float(tuple(ORACLE_KINDS).index(args.oracle) + 1))
+        TOLD.append(float(tuple(ORACLE_KINDS).index(args.oracle) + 1)
+                    + (10.0 if FIXED else 0.0))
     if args.summarise:
         rows = []
         for name in args.summarise:
