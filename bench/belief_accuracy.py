@@ -171,7 +171,7 @@ def king_of_the_elves(pos: list[Any], deals: int, rng: random.Random) -> None:
 
 def elfenland_game(pos: list[Any], deals: int, rng: random.Random) -> None:
     epss = (1.0, 0.5, 0.3, 0.1, 0.03, 0.0)
-    rows = {e: [0.0, 0.0, 0.0, 0.0] for e in epss}
+    rows = {e: [0.0, 0.0, 0.0] for e in epss}
     truth_pays = 0
     for s in pos:
         me = s.current
@@ -194,7 +194,7 @@ def elfenland_game(pos: list[Any], deals: int, rng: random.Random) -> None:
     n = len(pos)
     print(f"{n} positions, {deals} deals each; the true hand pays for every counter its "
           f"player laid this round in {truth_pays / n:.3f}")
-    for e, (a, d, p, _) in rows.items():
+    for e, (a, d, p) in rows.items():
         print(f"  eps {e:4}: kinds held agree {a / n:.4f}  distance {d / n:.3f}"
               f"  deals paying {p / n:.3f}")
 

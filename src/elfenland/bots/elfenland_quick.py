@@ -39,7 +39,7 @@ so as ``search`` does unless its search beats it, obstacle included
 Of these only ``horizon`` gained, with three players or more (its default by
 players: ``HORIZON``); the others are off.  So is ``belief`` (session 15): deals whose
 rival hands pay for the counters each rival laid this round (``elfenland_belief``),
-which the true hands do in 90% of placement decisions and the engine's deals in 42%;
+which the true hands do in 87% of placement decisions and the engine's deals in 42%;
 it moved the level by +2.1 ± 4.5 points head to head and −0.1 ± 5.4 with four players.
 
 The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
