@@ -10,6 +10,9 @@ still sets its example count; the properties it checks are unchanged.
 
 from __future__ import annotations
 
+from typing import Final
+
+import pytest
 from hypothesis import HealthCheck, settings
 
 #: The one profile of the suite (loaded below): no deadline, no timing health check.
@@ -18,3 +21,16 @@ PROFILE = "elfenland"
 settings.register_profile(PROFILE, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(PROFILE)
+
+
+#: Where the suite's longest tests are (browsers, server clusters, the compiled engines'
+#: long differential games): run first, so that with ``pytest -n 2`` (``.ci/run``) the
+#: two workers end together instead of one finishing a long test alone.
+LONG_FIRST: Final = ("tests/web/", "tests/cluster/", "test_fast_differential.py",
+                     "tests/server/test_full_game.py", "tests/server/test_store_faults.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest first; within each group the order of collection (a stable sort), so
+    the tests sharing a module's fixtures stay together."""
+    items.sort(key=lambda item: not any(part in item.nodeid for part in LONG_FIRST))

@@ -22,8 +22,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: What ``elfenland --help`` says first (the module's docstring is for developers).
+DESCRIPTION = ("Elfenland, King of the Elves and Elfengold: play them in the browser "
+               "(serve, cluster), watch bots play one game (play) or rate bots over many "
+               "(tournament). 'elfenland COMMAND --help' tells a command's options.")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="elfenland", description=__doc__)
+    parser = argparse.ArgumentParser(prog="elfenland", description=DESCRIPTION)
     from . import __version__
 
     parser.add_argument("--version", action="version", version=f"elfenland {__version__}")

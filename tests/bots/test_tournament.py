@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
+import random
 from pathlib import Path
 
 import pytest
 
+import elfenland
 from elfenland.bots.tournament import (
     Config,
     ProgressBar,
+    add_arguments,
+    config_from_args,
     play_game,
     run_games,
     summarise,
@@ -98,3 +103,50 @@ def test_progress_bar_draws_in_place() -> None:
     bar.close()
     text = stream.getvalue()
     assert "\r[####....] 2/4" in text and text.endswith("\n")
+
+
+def test_cli_plays_under_the_games_declared_options(tmp_path: Path) -> None:
+    """``--option NAME=VALUE`` reaches the games through the option specification: two
+    rounds of Elfengold instead of six, King of the Elves with its magic spell."""
+    out = tmp_path / "r.json"
+    assert main(["tournament", "--game", "elfengold", "--players", "2", "--bots", "greedy",
+                 "--games", "2", "--option", "rounds=2", "--out", str(out), "--quiet"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["config"]["options"] == {"rounds": 2}
+    config = config_from_args(parse(["--game", "elfengold", "--option", "rounds=2"]))
+    state = play_to_end(config)
+    assert state.is_terminal() and state.view(None)["round"] == 2
+    koe = config_from_args(parse(["--game", "king-of-the-elves", "--players", "3",
+                                  "--bots", "random", "--option", "magic_spell=yes"]))
+    assert koe.options() == {"magic_spell": True}
+    assert play_to_end(koe).rules.magic_spell is True
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--option", "rounds=x"], "option rounds must be an integer"),
+    (["--option", "rounds=0"], "option rounds must be an integer from 1"),
+    (["--option", "bogus"], "an option is NAME=VALUE"),
+    (["--option", "bogus=1"], "unknown option 'bogus'"),
+    (["--game", "king-of-the-elves", "--rules", "moon"], "no rule set 'moon'"),
+    (["--game", "elfengold", "--destination"], "--destination is an Elfenland option"),
+])
+def test_cli_refuses_options_the_game_does_not_declare(
+        argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "--games", "1", "--players", "2", "--bots", "random",
+                 *argv]) == 2
+    assert said in capsys.readouterr().err
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(["--players", "2", "--bots", "random", *argv])
+
+
+def play_to_end(config: Config) -> elfenland.GameState:
+    state = elfenland.new_game(config.game, players=config.players, seed=config.seed,
+                               **config.options())
+    rng = random.Random(0)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state

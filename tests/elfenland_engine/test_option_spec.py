@@ -166,3 +166,32 @@ def test_make_rules_takes_the_named_rule_sets_and_the_destination_variant() -> N
     spec = elfenland.option_spec("elfenland")
     assert spec.is_standard("amigo", {"destination": True, "final_keep": False})
     assert not spec.is_standard("amigo", {"rounds": 5})
+
+
+def test_options_spelled_on_a_command_line_are_read_by_their_declared_type() -> None:
+    spec = elfenland.option_spec("elfenland")
+    assert spec.parse(["rounds=3", " destination = yes ", "town_cards=off",
+                       "keep_when=" + spec["keep_when"].choices[-1]]) == {
+        "rounds": 3, "destination": True, "town_cards": False,
+        "keep_when": spec["keep_when"].choices[-1]}
+    for word, value in (("TRUE", True), ("1", True), ("on", True), ("No", False),
+                        ("0", False), ("false", False)):
+        assert spec["destination"].parse(word) is value
+    for bad, said in (("rounds=three", "integer from 1 to"), ("rounds=1.5", "integer"),
+                      ("destination=maybe", "true or false"), ("keep_when=never", "one of"),
+                      ("=3", "NAME=VALUE"), ("rounds", "NAME=VALUE"),
+                      ("round=3", "unknown option 'round'"),
+                      (f"rounds={MAX_COUNT + 1}", "integer from 1 to")):
+        with pytest.raises(OptionError, match=said):
+            spec.parse([bad])
+
+
+def test_elfenland_play_takes_the_games_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from elfenland.cli import main
+
+    assert main(["play", "--game", "elfengold", "--players", "2", "--bots", "random",
+                 "--option", "rounds=1"]) == 0
+    told = capsys.readouterr().out
+    assert "== Round 1 ==" in told and "== Round 2 ==" not in told and "Winner" in told
+    assert main(["play", "--game", "king-of-the-elves", "--option", "rounds=1"]) == 2
+    assert "unknown option 'rounds'" in capsys.readouterr().out

@@ -47,8 +47,13 @@ def check_no_hidden_info(summary: JSON, seed: int, actions: list[str],
             state.apply_action(actions[step - 1])
         if not any((seat, step) in by_seq for seat in received):
             continue
-        public = state.view(None)
-        own = {p: state.view(p) for p in range(n)}
+        # Only the entries these updates carry: a whole log a step would make the check
+        # quadratic in the game's length.
+        seqs = [e["seq"] for seat in received for m in by_seq.get((seat, step), [])
+                for e in m["log"]]
+        after = min(seqs, default=step + 1) - 1
+        public = state.view(None, log_after=after)
+        own = {p: state.view(p, log_after=after) for p in range(n)}
         public_log = {e["seq"]: e for e in public["log"]}
         own_log = {p: {e["seq"]: e for e in own[p]["log"]} for p in range(n)}
         for seat in received:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
@@ -94,6 +95,40 @@ def test_absent_players_seat_goes_to_a_bot_and_back(browser: Browser, server: st
                 wait_for_news((a, b))
         assert b.evaluate(bob_played, back)
         assert a.evaluate(f"() => ({SEAT_KIND})(1)") == "human"
+    finally:
+        a_ctx.close()
+        b_ctx.close()
+
+
+def test_a_name_being_typed_in_the_waiting_room_survives_its_redrawing(
+        browser: Browser, server: str) -> None:
+    """The waiting room is drawn again whenever its seats change (and on a 3 s poll): a
+    visitor halfway through typing a name keeps the name, the focus and the caret."""
+    a_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    b_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        a, b = a_ctx.new_page(), b_ctx.new_page()
+        gid = create_game(a, server, players=3, bots=0, name="Ann")
+        b.goto(a.locator("#share-link").input_value())
+        b.wait_for_selector("[data-join]")
+        b.fill("#join-name", "Bobb")
+        b.focus("#join-name")
+        b.press("#join-name", "ArrowLeft")  # the caret before the last letter
+        b.evaluate("() => { window.__room = document.querySelector('.waiting'); }")
+        # Someone else takes a seat: every page in the room is drawn again.
+        joined = httpx.post(f"{server}/api/games/{gid}/join", json={"name": "Cid"})
+        assert joined.status_code == 200, joined.text
+        b.wait_for_function("() => document.querySelector('.waiting') !== window.__room"
+                            " && document.querySelector('.waiting').textContent"
+                            ".includes('Cid')")
+        assert b.input_value("#join-name") == "Bobb"
+        assert b.evaluate("() => [document.activeElement.id,"
+                          " document.activeElement.selectionStart]") == ["join-name", 3]
+        b.keyboard.press("Backspace")  # typing goes on where it was: "Bob"
+        b.click("[data-join]")
+        b.wait_for_selector(".game .panel")  # the last seat taken: it starts
+        names = httpx.get(f"{server}/api/games/{gid}").json()["game"]["seats"]
+        assert [s.get("name") for s in names] == ["Ann", "Cid", "Bob"]
     finally:
         a_ctx.close()
         b_ctx.close()

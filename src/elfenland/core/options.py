@@ -11,7 +11,7 @@ above ``MAX_GOLD`` is never a game anyone plays, and keeping every value far ins
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -24,6 +24,11 @@ OptionKind: TypeAlias = Literal["bool", "int", "str"]
 MAX_COUNT = 1_000
 #: Upper bound for any amount of gold or coins an option may set.
 MAX_GOLD = 1_000_000_000
+
+
+#: How a command line may spell a bool option's two values.
+_BOOL_WORDS: dict[str, bool] = {"true": True, "yes": True, "on": True, "1": True,
+                                "false": False, "no": False, "off": False, "0": False}
 
 
 class OptionError(ElfenlandError):
@@ -75,6 +80,18 @@ class Option:
             raise OptionError(f"option {self.name} must be {self.allowed()}, not {value!r}")
         assert isinstance(value, bool | int | str)
         return value
+
+    def parse(self, text: str) -> OptionValue:
+        """The value a command line or a form spells as ``text``, checked.  A bool is
+        ``true``/``false`` (also ``yes``/``no``, ``on``/``off``, ``1``/``0``); an int in
+        decimal; a str one of its choices."""
+        word = text.strip()
+        value: object = word
+        if self.kind == "bool":
+            value = _BOOL_WORDS.get(word.lower(), word)
+        elif self.kind == "int" and word.lstrip("+-").isdecimal():
+            value = int(word)  # anything else is refused below, with the allowed range
+        return self.check(value)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"name": self.name, "type": self.kind, "default": self.default,
@@ -142,6 +159,21 @@ class OptionSpec:
                                   f"{', '.join(self.names())}")
             checked[name] = self[name].check(value)
         return checked
+
+    def parse(self, assignments: Iterable[str]) -> dict[str, OptionValue]:
+        """``["rounds=3", "witch=true"]`` (the command line's ``--option``) as checked
+        values; a malformed or unknown assignment raises ``OptionError``."""
+        parsed: dict[str, OptionValue] = {}
+        for text in assignments:
+            name, sep, value = text.partition("=")
+            name = name.strip()
+            if not sep or not name:
+                raise OptionError(f"an option is NAME=VALUE, not {text!r}")
+            if name not in self:
+                raise OptionError(f"unknown option {name!r}: {self.game}'s options are "
+                                  f"{', '.join(self.names())}")
+            parsed[name] = self[name].parse(value)
+        return parsed
 
     def is_standard(self, rule_set: str, options: Mapping[str, object]) -> bool:
         """Whether ``options`` on ``rule_set`` leave the rule set as it is (variants

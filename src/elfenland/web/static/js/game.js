@@ -158,6 +158,9 @@ export class GamePage {
     // A table with no open seat (you and bots, or a hotseat table) waits for nobody:
     // no link to share, no bots to add, no Start; it starts by itself.
     const open = g.seats.some((s) => s.kind === "open");
+    // The room is drawn again on every change and poll: what a visitor is typing or has
+    // chosen stays as it is, focus and caret included.
+    const kept = keepFields(this.app, ["join-name", "fill-level"]);
     this.app.innerHTML = `<section class="card narrow waiting">
       <h1>${esc(gameTitle(g.game))} <span class="muted small">${esc(rulesLabel(g))}</span></h1>
       <p data-i18n="${open ? "wait.text" : "wait.starting"}"></p>
@@ -176,6 +179,7 @@ export class GamePage {
         <button type="button" class="primary big" id="start-btn" data-i18n="wait.start"></button></div>` : `<p class="muted" data-i18n="wait.spectator"></p>`}
     </section>`;
     applyI18n(this.app);
+    kept();
     document.getElementById("status").textContent = t("status.open");
     if (seated && !open && !this.autoStarted) {
       this.autoStarted = true;
@@ -523,4 +527,25 @@ export class GamePage {
     if (this.turnAlert) this.turnAlert.destroy();
     if (window.__elfenland && window.__elfenland.page === this) delete window.__elfenland;
   }
+}
+
+/** Note the values (and the focus and caret) of the fields with these ids before a
+ *  container is drawn again; the function returned puts them back in the new fields. */
+function keepFields(root, ids) {
+  const active = document.activeElement;
+  const saved = ids.map((id) => root.querySelector(`#${id}`)).filter(Boolean).map((el) => ({
+    id: el.id, value: el.value, focused: el === active,
+    start: el.selectionStart ?? null, end: el.selectionEnd ?? null,
+  }));
+  return () => {
+    for (const f of saved) {
+      const el = root.querySelector(`#${f.id}`);
+      if (!el) continue;
+      el.value = f.value;
+      if (f.focused) {
+        el.focus();
+        if (f.start !== null && el.setSelectionRange) el.setSelectionRange(f.start, f.end);
+      }
+    }
+  };
 }
