@@ -64,8 +64,7 @@ def has_bot(level: str, game: str) -> bool:
 
 def match(game: str, me: str, them: str, games: int, workers: int,
           search_seconds: float | None) -> None:
-    config = Config(game, 4, (me, them, them, them), games, 1, None, False,
-                    search_seconds, None)
+    config = Config(game, 4, (me, them, them, them), games, 1, search_seconds)
     bar = ProgressBar(games)
     started = time.perf_counter()
     results = run_games(config, workers, bar)

@@ -12,19 +12,14 @@ from typing import Any
 import elfenland
 
 from .bots import BOT_LEVELS, make_bot
+from .games.command_line import add_rule_arguments, options_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default="elfenland", help=", ".join(sorted(elfenland.GAMES)))
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--rules", default=None,
-                        help="the game's rule set (Elfenland: amigo or moon)")
-    parser.add_argument("--destination", action="store_true",
-                        help="Elfenland's town-card variant")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="a rule option of the game, e.g. rounds=3 or magic_spell=true "
-                             "(repeatable; a wrong name lists the game's options)")
+    add_rule_arguments(parser)
     parser.add_argument("--bots", default="random",
                         help=f"comma-separated bot levels, one per seat or one for all "
                              f"({', '.join(sorted(BOT_LEVELS))})")
@@ -33,11 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        options: dict[str, Any] = dict(elfenland.option_spec(args.game).parse(args.option))
-        if args.rules:
-            options["rules"] = args.rules
-        if args.destination:
-            options["destination"] = True
+        options = options_from_args(args.game, args)
         state = elfenland.new_game(game=args.game, players=args.players, seed=args.seed,
                                    **options)
     except ValueError as exc:

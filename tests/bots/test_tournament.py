@@ -25,7 +25,7 @@ from elfenland.cli import main
 
 
 def config(games: int = 3, bots: tuple[str, ...] = ("greedy", "random", "random")) -> Config:
-    return Config("elfenland", len(bots), bots, games, 5, None, False, None, None)
+    return Config("elfenland", len(bots), bots, games, 5)
 
 
 def test_wilson_interval() -> None:
@@ -130,11 +130,16 @@ def test_cli_plays_under_the_games_declared_options(tmp_path: Path) -> None:
     (["--game", "king-of-the-elves", "--rules", "moon"], "no rule set 'moon'"),
     (["--game", "elfengold", "--destination"], "--destination is an Elfenland option"),
 ])
-def test_cli_refuses_options_the_game_does_not_declare(
-        argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["tournament", "--games", "1", "--players", "2", "--bots", "random",
-                 *argv]) == 2
-    assert said in capsys.readouterr().err
+@pytest.mark.parametrize("command", [["tournament", "--games", "1"], ["play"]])
+def test_both_commands_refuse_options_the_game_does_not_declare(
+        command: list[str], argv: list[str], said: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``play`` and ``tournament`` read their options through one helper: the same
+    refusals in the same words, before any game is played."""
+    assert main([*command, "--players", "2", "--bots", "random", *argv]) == 2
+    out = capsys.readouterr()
+    assert said in out.err + out.out
+    assert "seat 0" not in out.out  # no game was started
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

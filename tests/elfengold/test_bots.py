@@ -8,8 +8,7 @@ from elfenland.bots.tournament import Config, play_game, summarise
 
 def test_a_tournament_of_random_bots_plays_whole_games() -> None:
     config = Config(game="elfengold", players=4, bots=("random",) * 4, games=3, seed=5,
-                    rules=None, destination=True, search_seconds=None,
-                    search_iterations=None)
+                    rule_options=(("town_cards", True),))
     results = [play_game(config, i) for i in range(3)]
     rows = summarise(config, results)
     assert len(rows) == 4

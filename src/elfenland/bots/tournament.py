@@ -21,7 +21,8 @@ from typing import Any, TextIO
 
 from ..core.errors import ElfenlandError
 from ..core.options import OptionValue
-from ..games.registry import game_info, new_game, option_spec
+from ..games.command_line import add_rule_arguments, options_from_args
+from ..games.registry import game_info, new_game
 from .base import BOT_LEVELS, make_bot
 
 Z95 = 1.959963984540054
@@ -36,13 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--rules", default=None,
-                        help="the game's rule set (Elfenland: amigo or moon)")
-    parser.add_argument("--destination", action="store_true",
-                        help="Elfenland: play with town cards")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="a rule option of the game, e.g. rounds=3 or magic_spell=true "
-                             "(repeatable; a wrong name lists the game's options)")
+    add_rule_arguments(parser)
     parser.add_argument("--search-seconds", type=float, default=None,
                         help="time budget per decision for search bots")
     parser.add_argument("--search-iterations", type=int, default=None,
@@ -60,20 +55,14 @@ class Config:
     bots: tuple[str, ...]
     games: int
     seed: int
-    rules: str | None
-    destination: bool
-    search_seconds: float | None
-    search_iterations: int | None
-    #: ``--option`` values, checked against the game's option specification.
-    extra: tuple[tuple[str, OptionValue], ...] = ()
+    search_seconds: float | None = None
+    search_iterations: int | None = None
+    #: The rule options every game gets (``rules`` included), checked against the
+    #: game's option specification (``games.command_line.rule_options``).
+    rule_options: tuple[tuple[str, OptionValue], ...] = ()
 
-    def options(self) -> dict[str, Any]:
-        opts: dict[str, Any] = dict(self.extra)
-        if self.rules is not None:
-            opts["rules"] = self.rules
-        if self.destination:
-            opts["destination"] = True
-        return opts
+    def options(self) -> dict[str, OptionValue]:
+        return dict(self.rule_options)
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
@@ -92,16 +81,9 @@ def config_from_args(args: argparse.Namespace) -> Config:
             raise ElfenlandError(f"unknown bot {b!r}; choose from {sorted(BOT_LEVELS)}")
     if args.games < 1:
         raise ElfenlandError("--games must be at least 1")
-    if args.destination and info.name != "elfenland":
-        raise ElfenlandError("--destination is an Elfenland option")
-    spec = option_spec(info.name)
-    if args.rules is not None and args.rules not in spec.rule_sets:
-        raise ElfenlandError(f"{info.title} has no rule set {args.rules!r}; choose one of "
-                             f"{sorted(spec.rule_sets)}")
-    extra = spec.parse(getattr(args, "option", None) or [])
-    config = Config(info.name, players, bots, int(args.games), int(args.seed), args.rules,
-                    bool(args.destination), args.search_seconds, args.search_iterations,
-                    tuple(extra.items()))
+    options = options_from_args(info.name, args)
+    config = Config(info.name, players, bots, int(args.games), int(args.seed),
+                    args.search_seconds, args.search_iterations, tuple(options.items()))
     new_game(config.game, players=players, seed=config.seed, **config.options())  # checked
     return config
 
@@ -298,8 +280,8 @@ def run(args: argparse.Namespace) -> int:
              f"seed {config.seed}")
     print(title)
     print(format_table(rows))
-    doc = {"config": config.__dict__ | {"bots": list(config.bots), "extra": dict(config.extra),
-                                         "options": config.options()}, "summary": rows,
+    doc = {"config": {k: v for k, v in config.__dict__.items() if k != "rule_options"}
+           | {"bots": list(config.bots), "options": config.options()}, "summary": rows,
            "games": results, "seconds": round(time.perf_counter() - started, 2)}
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
