@@ -17,6 +17,7 @@ from elfenland.bots.tournament import (
     add_arguments,
     config_from_args,
     play_game,
+    replacing,
     run_games,
     summarise,
     wilson,
@@ -155,3 +156,47 @@ def play_to_end(config: Config) -> elfenland.GameState:
     while not state.is_terminal():
         state.apply_action(rng.choice(state.legal_actions()))
     return state
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--workers", "0"], "--workers must be at least 1"),
+    (["--workers", "-3"], "--workers must be at least 1"),
+    (["--bots", "search", "--search-seconds", "-1"], "--search-seconds must be more than 0"),
+    (["--bots", "search", "--search-seconds", "0"], "--search-seconds must be more than 0"),
+    (["--bots", "search", "--search-iterations", "0"], "--search-iterations must be at least 1"),
+])
+def test_the_tournament_refuses_budgets_and_workers_that_mean_nothing(
+        argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "--games", "1", "--players", "2", "--bots", "random", "--quiet",
+                 *argv]) == 2
+    out = capsys.readouterr()
+    assert said in out.err
+    assert "win rate" not in out.out
+
+
+@pytest.mark.parametrize("flag", ["--out", "--csv", "--plot"])
+def test_an_output_that_cannot_be_written_is_refused_before_any_game(
+        flag: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, a missing folder ended a finished tournament in a traceback and lost
+    its results; now nothing is played."""
+    missing = tmp_path / "no-such-folder" / "r.out"
+    assert main(["tournament", "--games", "1", "--players", "2", "--bots", "random",
+                 "--quiet", flag, str(missing)]) == 2
+    out = capsys.readouterr()
+    assert "no folder" in out.err and "win rate" not in out.out
+    assert main(["tournament", "--games", "1", "--players", "2", "--bots", "random",
+                 "--quiet", flag, str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+
+
+def test_a_failed_write_leaves_the_earlier_file(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    path.write_text("earlier results")
+    with pytest.raises(RuntimeError), replacing(str(path)) as f:
+        f.write("half of the new")
+        raise RuntimeError("disk full")
+    assert path.read_text() == "earlier results"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+    with replacing(str(path)) as f:
+        f.write("new results")
+    assert path.read_text() == "new results"

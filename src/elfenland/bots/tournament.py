@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import json
 import math
+import os
 import sys
+import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any, TextIO
@@ -81,6 +85,12 @@ def config_from_args(args: argparse.Namespace) -> Config:
             raise ElfenlandError(f"unknown bot {b!r}; choose from {sorted(BOT_LEVELS)}")
     if args.games < 1:
         raise ElfenlandError("--games must be at least 1")
+    if getattr(args, "workers", 1) < 1:
+        raise ElfenlandError("--workers must be at least 1")
+    if args.search_seconds is not None and not args.search_seconds > 0:
+        raise ElfenlandError("--search-seconds must be more than 0")
+    if args.search_iterations is not None and args.search_iterations < 1:
+        raise ElfenlandError("--search-iterations must be at least 1")
     options = options_from_args(info.name, args)
     config = Config(info.name, players, bots, int(args.games), int(args.seed),
                     args.search_seconds, args.search_iterations, tuple(options.items()))
@@ -224,8 +234,43 @@ def run_games(config: Config, workers: int = 1,
     return results
 
 
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any game is played, an output that could not be written at the
+    end: a folder that does not exist or is not writable, a path that is a folder, a
+    plot without matplotlib.  Otherwise hours of games would end in a traceback."""
+    for flag, path in (("--out", args.out), ("--csv", args.csv), ("--plot", args.plot)):
+        if not path:
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        if os.path.isdir(path):
+            raise ElfenlandError(f"{flag} {path}: is a folder, not a file")
+        if not os.path.isdir(folder):
+            raise ElfenlandError(f"{flag} {path}: no folder {folder}")
+        if not os.access(folder, os.W_OK) or (os.path.exists(path)
+                                              and not os.access(path, os.W_OK)):
+            raise ElfenlandError(f"{flag} {path}: not writable")
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        raise ElfenlandError("--plot needs matplotlib: pip install 'elfenland[plot]'")
+
+
+@contextmanager
+def replacing(path: str, newline: str | None = None) -> Iterator[TextIO]:
+    """A file written beside ``path`` and moved over it once complete, so that a
+    failed write leaves what was there before."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=".tournament-")
+    try:
+        with os.fdopen(fd, "w", newline=newline, encoding="utf-8") as f:
+            yield f
+        os.replace(temp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
 def write_csv(path: str, results: Sequence[dict[str, Any]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with replacing(path, newline="") as f:
         w = csv.writer(f)
         w.writerow(["game", "seed", "seat", "entrant", "bot", "score", "won", "decisions",
                     "think_seconds"])
@@ -267,12 +312,13 @@ def plot(path: str, rows: Sequence[dict[str, Any]], title: str) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         config = config_from_args(args)
+        check_outputs(args)
     except ElfenlandError as exc:
         print(f"elfenland tournament: {exc}", file=sys.stderr)
         return 2
     bar = None if args.quiet else ProgressBar(config.games)
     started = time.perf_counter()
-    results = run_games(config, max(1, int(args.workers)), bar)
+    results = run_games(config, int(args.workers), bar)
     if bar:
         bar.close()
     rows = summarise(config, results)
@@ -283,15 +329,15 @@ def run(args: argparse.Namespace) -> int:
     doc = {"config": {k: v for k, v in config.__dict__.items() if k != "rule_options"}
            | {"bots": list(config.bots), "options": config.options()}, "summary": rows,
            "games": results, "seconds": round(time.perf_counter() - started, 2)}
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
-    if args.csv:
-        write_csv(args.csv, results)
-    if args.plot:
-        try:
+    try:
+        if args.out:
+            with replacing(args.out) as f:
+                json.dump(doc, f, indent=1)
+        if args.csv:
+            write_csv(args.csv, results)
+        if args.plot:
             plot(args.plot, rows, title)
-        except ElfenlandError as exc:
-            print(f"elfenland tournament: {exc}", file=sys.stderr)
-            return 2
+    except (ElfenlandError, OSError) as exc:
+        print(f"elfenland tournament: {exc}", file=sys.stderr)
+        return 2
     return 0
