@@ -24,6 +24,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .arguments import at_least, port
 from .logs import env_defaults
 
 HAPROXY_TEMPLATE = """\
@@ -267,15 +268,15 @@ class LocalCluster:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--processes", type=int, default=3,
+    parser.add_argument("--processes", type=at_least(1), default=3,
                         help="server processes behind HAProxy")
     parser.add_argument("--host", default="127.0.0.1",
                         help="HAProxy's address (0.0.0.0 for every interface)")
-    parser.add_argument("--port", type=int, default=8000, help="HAProxy's port")
+    parser.add_argument("--port", type=port, default=8000, help="HAProxy's port")
     parser.add_argument("--db", required="ELFENLAND_DB" not in os.environ,
                         help="postgresql://user:pw@host/db that every process shares")
     parser.add_argument("--haproxy", default=None, help="the haproxy binary")
-    parser.add_argument("--check-interval", type=int, default=500,
+    parser.add_argument("--check-interval", type=at_least(1), default=500,
                         help="milliseconds between HAProxy's health checks")
     parser.add_argument("--logs", default=None,
                         help="directory for each process's log (default: a temporary one)")

@@ -63,9 +63,9 @@ def env_defaults(parser: argparse.ArgumentParser, prefix: str = ENV_PREFIX) -> N
         elif callable(action.type):
             try:
                 value = action.type(raw)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError) as exc:
                 parser.error(f"{prefix}{action.dest.upper()}={raw!r} is not a valid "
-                             f"{action.dest}")
+                             f"{action.dest}: {exc}")
         else:
             value = raw
         if action.choices is not None and value not in action.choices:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .arguments import at_least, port, positive, seconds
 from .config import ClusterSettings, Guard, Limits, ServerConfig
 from .logs import env_defaults
 
@@ -12,22 +13,22 @@ from .logs import env_defaults
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (0.0.0.0 for every interface)")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=port, default=8000)
     parser.add_argument("--db", default=None,
                         help="sqlite:///path, a file path, or postgresql://user:pw@host/db "
                              "(default: a SQLite file in the user data directory)")
-    parser.add_argument("--bot-delay", type=float, default=0.5,
+    parser.add_argument("--bot-delay", type=seconds, default=0.5,
                         help="seconds a seated bot waits before it plays")
-    parser.add_argument("--bot-time-limit", type=float, default=10.0,
+    parser.add_argument("--bot-time-limit", type=positive, default=10.0,
                         help="seconds a bot may think about one decision")
-    parser.add_argument("--games-per-host", type=int, default=Limits.games_per_host,
+    parser.add_argument("--games-per-host", type=at_least(1), default=Limits.games_per_host,
                         help="unfinished games one address may have")
-    parser.add_argument("--rate", type=float, default=Limits.messages_per_second,
+    parser.add_argument("--rate", type=positive, default=Limits.messages_per_second,
                         help="messages per second one connection may send")
-    parser.add_argument("--absent-after", type=float, default=Limits.absent_after,
+    parser.add_argument("--absent-after", type=seconds, default=Limits.absent_after,
                         help="seconds without a connection after which another player may "
                              "hand a seat to a bot")
-    parser.add_argument("--min-move-seconds", type=float, default=Limits.min_per_move,
+    parser.add_argument("--min-move-seconds", type=seconds, default=Limits.min_per_move,
                         help="the shortest time per turn a game's tempo may ask for")
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--log-format", choices=("text", "json"), default="text",
@@ -37,9 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(docs/deploy.md)")
     parser.add_argument("--name", default=None,
                         help="this process's name in logs and leases (default host:pid)")
-    parser.add_argument("--lease-seconds", type=float, default=ClusterSettings.lease_seconds,
+    parser.add_argument("--lease-seconds", type=positive, default=ClusterSettings.lease_seconds,
                         help="with --cluster: how long a stalled process keeps its games")
-    parser.add_argument("--drain-seconds", type=float, default=ServerConfig.drain_seconds,
+    parser.add_argument("--drain-seconds", type=seconds, default=ServerConfig.drain_seconds,
                         help="on SIGTERM, how long to wait for actions in flight")
     # Security (docs/server.md, "Security"): lists are comma- or space-separated.
     parser.add_argument("--webhook-allow", default="",
@@ -51,9 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allowed-hosts", default="",
                         help="Host header values answered (*.example.org for subdomains); "
                              "default: every host")
-    parser.add_argument("--header-timeout", type=float, default=Guard.header_timeout,
+    parser.add_argument("--header-timeout", type=positive, default=Guard.header_timeout,
                         help="seconds a connection has to send a request's headers")
-    parser.add_argument("--max-connections", type=int, default=None,
+    parser.add_argument("--max-connections", type=at_least(1), default=None,
                         help="open connections at most (default: what the descriptor "
                              "limit leaves room for)")
     # Last, so that every option above can come from ELFENLAND_<OPTION> too.
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from .app import create_app
     from .background import uvicorn_config
     from .drain import DrainingServer
-    from .errors import StoreDamaged
+    from .errors import StoreDamaged, StoreUnavailable
     from .logs import configure as configure_logging
     from .netguard import parse_networks, split_list
     from .store import default_db_path, redact
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                           drain_seconds=args.drain_seconds, guard=guard)
     try:
         app = create_app(config)
-    except StoreDamaged as exc:
+    except (StoreDamaged, StoreUnavailable) as exc:
         print(f"elfenland serve: {exc}", file=sys.stderr, flush=True)
         return 2
     where = redact(args.db) if args.db else f"sqlite:///{default_db_path()}"
