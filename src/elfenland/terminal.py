@@ -11,7 +11,7 @@ from typing import Any
 
 import elfenland
 
-from .bots import BOT_LEVELS, make_bot
+from .bots import BOT_LEVELS, check_plays, make_bot
 from .games.command_line import add_rule_arguments, options_from_args
 
 
@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {len(levels)} bots for {args.players} players")
         return 2
     try:
+        for level in sorted(set(levels)):
+            check_plays(level, state.game_name, args.players)
         bots = [make_bot(level, state.game_name, args.seed * 100 + i)
                 for i, level in enumerate(levels)]
     except ValueError as exc:

@@ -200,3 +200,23 @@ def test_a_failed_write_leaves_the_earlier_file(tmp_path: Path) -> None:
     with replacing(str(path)) as f:
         f.write("new results")
     assert path.read_text() == "new results"
+
+
+@pytest.mark.parametrize("command", [["tournament", "--games", "1", "--quiet"], ["play"]])
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--players", "2", "--bots", "learned"],
+     "the learned bot plays Elfenland with 4 players, not 2"),
+    (["--players", "3", "--bots", "random,learned-planner,random"],
+     "the learned-planner bot plays Elfenland with 4 players, not 3"),
+    (["--game", "elfengold", "--players", "2", "--bots", "quick"],
+     "there is no quick bot for elfengold"),
+])
+def test_a_bot_that_cannot_play_the_game_is_refused_before_it(
+        command: list[str], argv: list[str], said: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, a 2-player game with the learned bot (weights for 4 players) ended in a
+    traceback at its first move."""
+    assert main([*command, *argv]) == 2
+    out = capsys.readouterr()
+    assert said in out.err + out.out
+    assert "win rate" not in out.out and "Final scores" not in out.out

@@ -7,7 +7,7 @@ seat at any moment.
 
 from __future__ import annotations
 
-from . import levels as _levels  # noqa: F401  (registers "greedy" and "search")
 from .base import BOT_LEVELS, Bot, RandomBot, make_bot
+from .levels import check_plays, plays  # importing levels registers "greedy", "search"...
 
-__all__ = ["BOT_LEVELS", "Bot", "RandomBot", "make_bot"]
+__all__ = ["BOT_LEVELS", "Bot", "RandomBot", "check_plays", "make_bot", "plays"]

@@ -142,3 +142,21 @@ def plays(level: str, game: str, players: int) -> bool:
         return False
     fits = PLAYER_COUNTS.get((level, name))
     return fits is None or fits(players)
+
+
+def check_plays(level: str, game: str, players: int) -> None:
+    """``plays`` as a refusal, for the commands that seat bots before a game starts
+    (``play``, ``tournament``): ``ElfenlandError`` saying which player counts the level
+    plays, rather than a failure at the bot's first move."""
+    info = game_info(game)
+    name = level.strip().lower()
+    if name not in BOT_LEVELS:
+        raise ElfenlandError(f"unknown bot {level!r}; choose one of {sorted(BOT_LEVELS)}")
+    if plays(name, info.name, players):
+        return
+    counts = [n for n in range(info.min_players, info.max_players + 1)
+              if plays(name, info.name, n)]
+    if not counts:
+        raise ElfenlandError(f"there is no {name} bot for {info.name}")
+    raise ElfenlandError(f"the {name} bot plays {info.title} with "
+                         f"{' or '.join(map(str, counts))} players, not {players}")

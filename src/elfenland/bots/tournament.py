@@ -27,7 +27,8 @@ from ..core.errors import ElfenlandError
 from ..core.options import OptionValue
 from ..games.command_line import add_rule_arguments, options_from_args
 from ..games.registry import game_info, new_game
-from .base import BOT_LEVELS, make_bot
+from .base import make_bot
+from .levels import check_plays
 
 Z95 = 1.959963984540054
 
@@ -80,9 +81,8 @@ def config_from_args(args: argparse.Namespace) -> Config:
         bots = bots * players
     if len(bots) != players:
         raise ElfenlandError(f"--bots names {len(bots)} bots for {players} players")
-    for b in bots:
-        if b not in BOT_LEVELS:
-            raise ElfenlandError(f"unknown bot {b!r}; choose from {sorted(BOT_LEVELS)}")
+    for b in sorted(set(bots)):
+        check_plays(b, info.name, players)
     if args.games < 1:
         raise ElfenlandError("--games must be at least 1")
     if getattr(args, "workers", 1) < 1:
