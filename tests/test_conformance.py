@@ -125,3 +125,44 @@ def test_a_view_after_k_holds_the_full_logs_tail(game: str) -> None:
                     part = twin.view(viewer, log_after=k)
                     assert part["log"] == whole["log"][k:]
                     assert {**part, "log": None} == {**whole, "log": None}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("reader", [3, -1, -4, True, 1.0, "0", [0]])
+def test_a_view_for_nobody_at_the_table_is_refused(game: str, reader: object) -> None:
+    """``view`` reads a seat or None (a spectator).  Before, a seat out of range, the
+    terminal marker or a string gave a spectator's view named after it, and ``True`` or
+    ``1.0`` gave seat 1's hidden cards: every game now refuses them, and the state is
+    unchanged."""
+    state = elfenland.new_game(game=game, players=3, seed=4)
+    before = state.serialize()
+    with pytest.raises(elfenland.ElfenlandError, match="no player"):
+        state.view(reader)  # type: ignore[arg-type]
+    with pytest.raises(elfenland.ElfenlandError, match="log_after"):
+        state.view(0, log_after=-1)
+    assert state.serialize() == before
+    assert state.view(2)["viewer"] == 2 and state.view(None)["viewer"] is None
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_resampling_takes_a_random_random_and_refuses_what_is_not_a_generator(
+        game: str) -> None:
+    """OpenSpiel's ``resample_from_infostate(player, rng)`` is called with whatever
+    generator a tool has.  Before, a ``random.Random`` (or anything but the engine's
+    ``Rng``) failed with an ``AttributeError`` from inside the engine, and ``True``
+    passed for seat 1 in two of the games."""
+    state = elfenland.new_game(game=game, players=3, seed=4)
+    before = state.serialize()
+    first = state.resample_from_infostate(1, random.Random(9))
+    again = state.resample_from_infostate(1, random.Random(9))
+    assert first.to_position() == again.to_position()
+    assert first.view(1) == state.view(1)  # the same information set
+    assert first.to_position() == state.resample_from_infostate(1, Rng.sharing(
+        random.Random(9))).to_position()
+    for rng in (None, 5, "seed", random):
+        with pytest.raises(elfenland.ElfenlandError, match="rng is an elfenland Rng"):
+            state.resample_from_infostate(0, rng)  # type: ignore[arg-type]
+    for player in (True, 1.0, -1, 3):
+        with pytest.raises(elfenland.ElfenlandError, match="no player"):
+            state.resample_from_infostate(player, Rng(1))  # type: ignore[arg-type]
+    assert state.serialize() == before

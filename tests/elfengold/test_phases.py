@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import elfenland
-from elfenland.core.errors import IllegalActionError
+from elfenland.core.errors import ElfenlandError, IllegalActionError
 from elfenland.core.options import OptionError
 from elfenland.games.elfengold import OPTIONS, ElfengoldState, make_rules
 from elfenland.games.elfengold.items import (
@@ -344,8 +344,9 @@ def test_bad_options_are_refused() -> None:
         make_rules(eg_overbid="sometimes")
     with pytest.raises(OptionError):
         make_rules(no_such_option=True)
-    with pytest.raises(IllegalActionError):
+    with pytest.raises(ElfenlandError, match="for 2 to 6 players") as refused:
         new(7)
+    assert not isinstance(refused.value, IllegalActionError)  # not an action
 
 
 def test_witch_in_caravan_option() -> None:

@@ -3,16 +3,51 @@ OpenSpiel, so that bots, the server, the UI and tournaments work with any game."
 
 from __future__ import annotations
 
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeAlias
 
+from .errors import ElfenlandError
 from .rng import Rng
 
 PlayerId: TypeAlias = int
 #: ``current_player()`` when nobody is to act because the game is over.
 TERMINAL: PlayerId = -4
 JSONDict: TypeAlias = dict[str, Any]
+
+
+def check_viewer(viewer: object, players: int, log_after: object = 0) -> PlayerId | None:
+    """A view's reader: ``None`` (a spectator) or a seat of the game; and ``log_after``
+    a count of entries.  Anything else (a seat out of range, ``True``, ``1.0``, ``"0"``)
+    raises ``ElfenlandError``: a view for a reader nobody meant either shows a seat's
+    hidden cards to the wrong caller or shows nothing while looking like an answer."""
+    seat = None if viewer is None else _whole(viewer)
+    if viewer is not None and (seat is None or not 0 <= seat < players):
+        raise ElfenlandError(f"no player {viewer!r} to view the game as (seats 0 to "
+                             f"{players - 1}, or None for a spectator)")
+    after = _whole(log_after)
+    if after is None or after < 0:
+        raise ElfenlandError(f"log_after is a count of log entries, not {log_after!r}")
+    return seat
+
+
+def check_player(player: object, players: int) -> PlayerId:
+    """``player`` as a seat of a game of ``players``, or ``ElfenlandError``."""
+    seat = _whole(player)
+    if seat is None or not 0 <= seat < players:
+        raise ElfenlandError(f"no player {player!r} (seats 0 to {players - 1})")
+    return seat
+
+
+def _whole(value: object) -> int | None:
+    """``value`` as an int if it is a whole number's type (numpy's too), not a bool."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
 
 
 class Action(Protocol):

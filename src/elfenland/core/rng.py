@@ -10,7 +10,22 @@ import random
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+from .errors import ElfenlandError
+
 T = TypeVar("T")
+
+
+def as_rng(rng: object) -> Rng:
+    """The generator a caller hands to ``resample_from_infostate``: an ``Rng``, or a
+    ``random.Random`` (drawn from, so it advances as OpenSpiel's own rngs do).
+    Anything else raises ``ElfenlandError`` rather than an ``AttributeError`` from
+    deep inside an engine."""
+    if isinstance(rng, Rng):
+        return rng
+    if isinstance(rng, random.Random):
+        return Rng.sharing(rng)
+    raise ElfenlandError(f"rng is an elfenland Rng or a random.Random, not "
+                         f"{type(rng).__name__}")
 
 
 class Rng:
@@ -18,6 +33,13 @@ class Rng:
 
     def __init__(self, seed: int | str | None = 0) -> None:
         self._r = random.Random(seed)
+
+    @classmethod
+    def sharing(cls, r: random.Random) -> Rng:
+        """An ``Rng`` drawing from ``r`` itself: ``r`` advances as it is used."""
+        new = cls.__new__(cls)
+        new._r = r
+        return new
 
     def copy(self) -> Rng:
         """An independent generator in the same state.  ``random.Random()`` would first

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...core.errors import ElfenlandError, PositionError
-from ...core.game import TERMINAL, JSONDict
-from ...core.rng import Rng
+from ...core.errors import PositionError
+from ...core.game import TERMINAL, JSONDict, check_player
+from ...core.rng import Rng, as_rng
 from ...core.saving import build_position, parse_counts, per_player
 from ..elfenland.board import load_board
 from .actions import parse_route
@@ -327,8 +327,8 @@ def resample(s: ElfengoldState, player: int, rng: Rng) -> ElfengoldState:
     other players' face-down items (and the items another player has drawn and not yet
     laid down), the item pile and the other players' town cards dealt again at random
     from what ``player`` has not seen."""
-    if not isinstance(player, int) or not 0 <= player < s.n:
-        raise ElfenlandError(f"no player {player!r}")
+    player = check_player(player, s.n)
+    rng = as_rng(rng)
     new = s.clone()
     others = [p for p in range(s.n) if p != player]
     cards = s.supply[:]

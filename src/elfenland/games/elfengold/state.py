@@ -20,7 +20,7 @@ from itertools import repeat
 from operator import is_
 from typing import Any, Final
 
-from ...core.errors import ActionParseError, GameOverError, IllegalActionError
+from ...core.errors import ActionParseError, ElfenlandError, GameOverError, IllegalActionError
 from ...core.game import TERMINAL, GameState, JSONDict, PlayerId, chain_tail
 from ...core.game import Action as CoreAction
 from ...core.rng import Rng
@@ -96,12 +96,12 @@ class ElfengoldState(GameState):
                  **options: Any) -> None:
         if not isinstance(players, int) or isinstance(players, bool) \
                 or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise IllegalActionError(
+            raise ElfenlandError(
                 f"Elfengold is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
         if seed is None:
             seed = secrets.randbits(63)
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise IllegalActionError(f"a seed is an integer, not {seed!r}")
+            raise ElfenlandError(f"a seed is an integer, not {seed!r}")
         self.rules: Rules = make_rules(rules, destination, **options)
         self.board: Board = load_board()
         self.seed: int = seed

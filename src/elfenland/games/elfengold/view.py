@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...core.game import JSONDict, PlayerId
+from ...core.game import JSONDict, PlayerId, check_viewer
 from .actions import from_id, to_text
 from .items import CARD_SLUGS, ITEM_SLUGS
 from .state import NONE, Phase
@@ -25,6 +25,7 @@ def _items(counts: list[int]) -> list[str]:
 
 
 def make_view(s: ElfengoldState, viewer: PlayerId | None, log_after: int = 0) -> JSONDict:
+    viewer = check_viewer(viewer, s.n, log_after)
     board = s.board
     over = s.is_terminal()
     players = []

@@ -22,8 +22,8 @@ from ...core.compiled import gaps as _gaps
 from ...core.compiled import not_built, pure_chosen
 from ...core.errors import ElfenlandError, GameOverError, IllegalActionError
 from ...core.game import Action as CoreAction
-from ...core.game import JSONDict, PlayerId
-from ...core.rng import Rng
+from ...core.game import JSONDict, PlayerId, check_player
+from ...core.rng import Rng, as_rng
 from ...core.transport import COST_TABLE, Transport
 from .actions import MULTISETS, Action, Kind, Pay, _space, by_value
 from .board import load_board
@@ -176,12 +176,12 @@ class FastElfenlandState(_Core, ElfenlandState):
                    **options: Any) -> None:
         # ElfenlandState.__init__'s checks and fields; the deal itself is in C (_start).
         if not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise IllegalActionError(
+            raise ElfenlandError(
                 f"Elfenland is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
         if seed is None:
             seed = secrets.randbits(63)
         if not isinstance(seed, int):
-            raise IllegalActionError(f"a seed is an integer, not {seed!r}")
+            raise ElfenlandError(f"a seed is an integer, not {seed!r}")
         self.rules = make_rules(rules, destination, **options)
         self.board = load_board()
         self.seed = seed
@@ -241,9 +241,7 @@ class FastElfenlandState(_Core, ElfenlandState):
         return fast_state.log_entries(self._links(after), _facts)
 
     def resample_from_infostate(self, player: PlayerId, rng: Rng) -> FastElfenlandState:
-        if not isinstance(player, int) or not 0 <= player < self.n:
-            raise ElfenlandError(f"no player {player}")
-        return self._resample(player, rng)  # type: ignore[no-any-return]
+        return self._resample(check_player(player, self.n), as_rng(rng))  # type: ignore[no-any-return]
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         """Pickled as its saved game (the C fields are not in ``__dict__``)."""

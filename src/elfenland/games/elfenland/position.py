@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...core.errors import ElfenlandError, PositionError
-from ...core.game import TERMINAL, JSONDict
-from ...core.rng import Rng
+from ...core.errors import PositionError
+from ...core.game import TERMINAL, JSONDict, check_player
+from ...core.rng import Rng, as_rng
 from ...core.saving import build_position, parse_counts, parse_winners, per_player
 from ...core.transport import COST_TABLE, Transport
 from .actions import route_text
@@ -255,8 +255,8 @@ def resample(s: ElfenlandState, player: int, rng: Rng) -> ElfenlandState:
     """A state ``player`` cannot tell from ``s``: the cards in other hands and the pile,
     the other players' secret counters and the face-down pile, and the other players'
     town cards are dealt again at random from what ``player`` has not seen."""
-    if not 0 <= player < s.n:
-        raise ElfenlandError(f"no player {player}")
+    player = check_player(player, s.n)
+    rng = as_rng(rng)
     new = s.clone()
     others = [p for p in range(s.n) if p != player]
     card_pool = s.card_pile[:]

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from ...core.errors import (
     ActionParseError,
+    ElfenlandError,
     GameOverError,
     IllegalActionError,
 )
@@ -131,12 +132,12 @@ class ElfenlandState(GameState):
                  rules: str | Rules = "amigo", destination: bool = False,
                  **options: Any) -> None:
         if not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise IllegalActionError(
+            raise ElfenlandError(
                 f"Elfenland is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
         if seed is None:
             seed = secrets.randbits(63)
         if not isinstance(seed, int):
-            raise IllegalActionError(f"a seed is an integer, not {seed!r}")
+            raise ElfenlandError(f"a seed is an integer, not {seed!r}")
         self.rules: Rules = make_rules(rules, destination, **options)
         self.board: Board = load_board()
         self.seed: int = seed

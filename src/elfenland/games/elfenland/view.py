@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ...core.game import JSONDict, PlayerId
+from ...core.game import JSONDict, PlayerId, check_viewer
 from ...core.transport import Transport
 from .actions import from_id, route_text, to_text
 from .rules import Rules
@@ -32,6 +32,7 @@ def _options(rules: Rules) -> tuple[tuple[str, Any], ...]:
 
 
 def make_view(s: ElfenlandState, viewer: PlayerId | None, log_after: int = 0) -> JSONDict:
+    viewer = check_viewer(viewer, s.n, log_after)
     board = s.board
     over = s.is_terminal()
     players = []

@@ -16,8 +16,8 @@ from ...core.compiled import gaps as _gaps
 from ...core.compiled import not_built, pure_chosen
 from ...core.errors import ElfenlandError, GameOverError, IllegalActionError
 from ...core.game import Action as CoreAction
-from ...core.game import JSONDict, PlayerId, chain_tail
-from ...core.rng import Rng
+from ...core.game import JSONDict, PlayerId, chain_tail, check_player
+from ...core.rng import Rng, as_rng
 from ...core.transport import COST_TABLE, Transport
 from .actions import SPELL_PAYMENTS, Action, Kind, _space, all_actions, canonical
 from .cards import NUM_KINDS, Card, counts_to_list, obstacle_for, town_value
@@ -292,10 +292,7 @@ class FastKingOfTheElvesState(_Core, KingOfTheElvesState):
             raise IllegalActionError(self.why_illegal(action))
 
     def resample_from_infostate(self, player: PlayerId, rng: Rng) -> FastKingOfTheElvesState:
-        if not isinstance(player, int) or isinstance(player, bool) \
-                or not 0 <= player < self.n:
-            raise ElfenlandError(f"no player {player!r}")
-        return self._resample(player, rng)  # type: ignore[no-any-return]
+        return self._resample(check_player(player, self.n), as_rng(rng))  # type: ignore[no-any-return]
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         """Pickled as its saved game (the C fields are not in ``__dict__``)."""

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...core.errors import ElfenlandError, PositionError
-from ...core.game import TERMINAL, JSONDict
-from ...core.rng import Rng
+from ...core.errors import PositionError
+from ...core.game import TERMINAL, JSONDict, check_player
+from ...core.rng import Rng, as_rng
 from ...core.saving import build_position, parse_counts, per_player
 from .cards import NUM_KINDS, TOWN_KINDS, Card, card_from_text, counts_to_dict, obstacle_for
 from .invariants import check_state
@@ -312,8 +312,8 @@ def resample(s: KingOfTheElvesState, player: int, rng: Rng) -> KingOfTheElvesSta
     The player's own choices may tell them about the deck's town cards: while taking a
     town card they look through the deck, and whether they may declare "no town card"
     at all says whether the deck holds one.  The sample agrees with that."""
-    if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < s.n:
-        raise ElfenlandError(f"no player {player!r}")
+    player = check_player(player, s.n)
+    rng = as_rng(rng)
     new = s.clone()
     acting = player == s.current and s.phase is Phase.BUILDING
     if acting and s.pending is Pending.TAKE:

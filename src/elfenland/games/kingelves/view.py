@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...core.game import JSONDict, PlayerId
+from ...core.game import JSONDict, PlayerId, check_viewer
 from .actions import from_id, to_text
 from .cards import Card, counts_to_dict, counts_to_list, obstacle_for, town_value
 from .rules import BUY_PRICES
@@ -60,6 +60,7 @@ def _journey(s: KingOfTheElvesState) -> JSONDict | None:
 
 def make_view(s: KingOfTheElvesState, viewer: PlayerId | None, log_after: int = 0
               ) -> JSONDict:
+    viewer = check_viewer(viewer, s.n, log_after)
     over = s.is_terminal()
     players = []
     for p in range(s.n):
