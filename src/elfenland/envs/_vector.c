@@ -79,12 +79,17 @@ typedef struct {
     float *rewards; uint8_t *term, *trunc; int64_t *seed, *moves, *episode;
     PyObject *actions_obj;   /* the batch's own actions array (N int64) ... */
     int64_t *actions;        /* ... and its data, exported once (b[]) */
+    int64_t *act;            /* n: the ids of the step running, copied before they are
+                              * checked, so that nothing the step runs (the factory,
+                              * returns(), another thread while the GIL is released) can
+                              * change an id between its check and its play */
     uint64_t *rng;           /* n splitmix64 states: the sampler of each game */
     PyObject *convert;       /* callable(actions) -> an int64 array of n, or raises */
     long long base_seed;
     int ready, started;
     int threads;             /* k slices (clamped to n), 1: no thread, the GIL kept */
-    int busy;                /* a threaded call runs (without the GIL) */
+    int busy;                /* a call runs: a threaded one without the GIL, or Python
+                              * code a step or reset runs (the factory, returns()) */
     struct Pool *pool;       /* the k - 1 threads, started by the first threaded call */
     uint8_t *todo;           /* n: what a threaded step left to the GIL's thread (T_...) */
     long long nogil_steps;   /* game steps the slices played without the GIL, ... */
@@ -265,9 +270,13 @@ static int refresh(Vec *v, Py_ssize_t i, EngineFailure *sink) {
     return 0;
 }
 
-/* Game ``i`` starts its next game: seed base + i + n * episode. */
+/* Game ``i`` starts its next game: seed base + i + n * episode, modulo 2**63 (vector.py
+ * takes base in [0, 2**63): the seeds stay non-negative, the engines' seeds -s and s being
+ * one game, and the sum never overflows a signed type). */
 static int start(Vec *v, Py_ssize_t i) {
-    long long seed = v->base_seed + (long long)i + (long long)v->n * v->episode[i];
+    long long seed = (long long)(((uint64_t)v->base_seed + (uint64_t)i
+                                  + (uint64_t)v->n * (uint64_t)v->episode[i])
+                                 & (uint64_t)INT64_MAX);
     PyObject *s = PyLong_FromLongLong(seed);
     if (!s) return -1;
     PyObject *st = PyObject_CallOneArg(v->factory, s);
@@ -287,10 +296,23 @@ static int start(Vec *v, Py_ssize_t i) {
 
 static int check_free(Vec *v);
 
+static PyObject *reset_all(Vec *v, long long seed);
+
 static PyObject *Vec_reset(Vec *v, PyObject *arg) {
     if (check_free(v) < 0) return NULL;
     long long seed = PyLong_AsLongLong(arg);
     if (seed == -1 && PyErr_Occurred()) return NULL;
+    if (seed < 0) {
+        PyErr_SetString(PyExc_ValueError, "a seed is in [0, 2**63)");
+        return NULL;
+    }
+    v->busy = 1;
+    PyObject *r = reset_all(v, seed);
+    v->busy = 0;
+    return r;
+}
+
+static PyObject *reset_all(Vec *v, long long seed) {
     v->base_seed = seed;
     memset(v->mask, 0, (size_t)v->n * v->nact);
     for (Py_ssize_t j = 0; j < v->n * v->width; j++) v->legal[j] = -1;
@@ -571,7 +593,8 @@ static int pool_ready(Vec *v) {
  * thread must not step, sample or reset the batch meanwhile. */
 static int check_free(Vec *v) {
     if (v->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "the batch is busy in another thread");
+        PyErr_SetString(PyExc_RuntimeError, "the batch is busy in another thread (or "
+                        "called again from inside its own step or reset)");
         return -1;
     }
     return 0;
@@ -581,42 +604,49 @@ static int check_free(Vec *v) {
  * so a bad one raises and changes nothing.  With threads, the slices play without the
  * GIL, then this thread (with it) does what they left in ``todo`` in slot order, and
  * raises the first failure in slot order. */
+static PyObject *step_checked(Vec *v, PyObject *arg);
+
 static PyObject *Vec_step(Vec *v, PyObject *arg) {
+    if (check_free(v) < 0) return NULL;
+    v->busy = 1;
+    PyObject *r = step_checked(v, arg);
+    v->busy = 0;
+    return r;
+}
+
+static PyObject *step_checked(Vec *v, PyObject *arg) {
     if (!v->ready) {
         if (!v->started) PyErr_SetString(v->error, "reset() first");
         else PyErr_SetString(PyExc_RuntimeError, "reset() again, after an error");
         return NULL;
     }
-    if (check_free(v) < 0) return NULL;
     Py_buffer view;
     int held;
     PyObject *owned;
-    const int64_t *act = action_ids(v, arg, &view, &held, &owned);
-    if (!act) return NULL;
+    const int64_t *given = action_ids(v, arg, &view, &held, &owned);
+    if (!given) return NULL;
+    /* The batch's copy: what is checked is what is played, whatever changes the
+     * caller's array meanwhile. */
+    int64_t *act = v->act;
+    memcpy(act, given, sizeof(int64_t) * (size_t)v->n);
+    if (held) PyBuffer_Release(&view);
+    Py_XDECREF(owned);
     for (Py_ssize_t i = 0; i < v->n; i++) {
         int64_t a = act[i];
         if (a < 0 || a >= v->nact || !v->mask[i * (Py_ssize_t)v->nact + a]) {
-            if (held) PyBuffer_Release(&view);
-            Py_XDECREF(owned);
             PyErr_Format(v->error, "game %zd: action %lld is not legal now", i, (long long)a);
             return NULL;
         }
     }
-    if (v->threads > 1 && pool_ready(v) < 0) {
-        if (held) PyBuffer_Release(&view);
-        Py_XDECREF(owned);
-        return NULL;
-    }
+    if (v->threads > 1 && pool_ready(v) < 0) return NULL;
     memset(v->rewards, 0, sizeof(float) * v->n * v->players);
     memset(v->term, 0, v->n);
     memset(v->trunc, 0, v->n);
     if (v->threads > 1) {
         Pool *pl = v->pool;
-        v->busy = 1;
         Py_BEGIN_ALLOW_THREADS
         pool_run(pl, J_STEP, act, NULL);
         Py_END_ALLOW_THREADS
-        v->busy = 0;
         const Slice *bad = NULL;
         for (int w = 0; w < v->threads; w++) {
             v->nogil_steps += pl->slices[w].played;
@@ -642,13 +672,9 @@ static PyObject *Vec_step(Vec *v, PyObject *arg) {
             if (step_one(v, i, act[i]) < 0) goto fail;
         }
     }
-    if (held) PyBuffer_Release(&view);
-    Py_XDECREF(owned);
     Py_RETURN_NONE;
 fail:
     /* An engine error half-way: the batch is inconsistent, so it must be reset. */
-    if (held) PyBuffer_Release(&view);
-    Py_XDECREF(owned);
     v->ready = 0;
     return NULL;
 }
@@ -740,6 +766,8 @@ static void Vec_clear_all(Vec *v) {
     v->episode = NULL;
     PyMem_Free(v->rng);
     v->rng = NULL;
+    PyMem_Free(v->act);
+    v->act = NULL;
     v->actions = NULL;
     Py_CLEAR(v->actions_obj);
     Py_CLEAR(v->convert);
@@ -846,7 +874,11 @@ static int Vec_init(Vec *v, PyObject *args, PyObject *kw) {
     v->episode = PyMem_Calloc((size_t)n, sizeof(int64_t));
     v->rng = PyMem_Calloc((size_t)n, sizeof(uint64_t));
     v->todo = PyMem_Calloc((size_t)n, 1);
-    if (!v->states || !v->episode || !v->rng || !v->todo) { PyErr_NoMemory(); return -1; }
+    v->act = PyMem_Calloc((size_t)n, sizeof(int64_t));
+    if (!v->states || !v->episode || !v->rng || !v->todo || !v->act) {
+        PyErr_NoMemory();
+        return -1;
+    }
     /* k slices of at least one game each; one if this engine's draws need Python here
      * (then the threads would only wait for the GIL). */
     v->threads = threads < n ? threads : (int)n;

@@ -17,6 +17,7 @@ through the engines' ``canonical``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -99,12 +100,31 @@ class ActionTable:
 
     def of(self, ids: Any) -> Rows:
         """The rows of ``ids`` (any integer array; -1 gives a row of -1), shape
-        ``ids.shape + (len(columns),)``: e.g. the batched environment's padded legal ids."""
-        return self.padded[np.asarray(ids, dtype=np.int64)]
+        ``ids.shape + (len(columns),)``: e.g. the batched environment's padded legal ids.
+        An id outside the action space (below -1, or ``num_actions`` and above) or one
+        that is not an integer (a float, a bool) raises ``ActionParseError``: numpy's
+        indexing would read -2 as the last action and ``num_actions`` as the padding."""
+        array = np.asarray(ids)
+        if array.dtype.kind not in "iu":
+            if array.size or array.dtype.kind not in "fO":  # [] is float64 to numpy
+                raise ActionParseError(f"action ids are integers, not {array.dtype}")
+            array = array.astype(np.int64)
+        if array.size:
+            low, high = int(array.min()), int(array.max())
+            if low < -1 or high >= len(self.rows):
+                bad = low if low < -1 else high
+                raise ActionParseError(f"no action of {self.game} has id {bad} (ids are 0 "
+                                       f"to {len(self.rows) - 1}, and -1 for padding)")
+        rows: Rows = self.padded[array]
+        return rows
 
     def compose(self, row: Sequence[int] | Rows) -> int:
         """The action id whose decomposition is ``row`` (``ActionParseError`` if none)."""
-        values = [int(v) for v in row]
+        try:
+            values = [operator.index(v) for v in row]
+        except TypeError:
+            raise ActionParseError(f"a row of {self.game} holds integers, not "
+                                   f"{list(row)!r}") from None
         if len(values) != len(self.columns):
             raise ActionParseError(f"a row of {self.game} has {len(self.columns)} values")
         action_id = int(_composer(self.game)(values))

@@ -27,13 +27,16 @@ what the player sees now, not the whole history (see ``docs/research.md``).
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+import pickle
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-from ..core.errors import ElfenlandError, IllegalActionError
+from ..core.errors import ElfenlandError, IllegalActionError, SerializationError
 from ..core.game import TERMINAL, GameState
 from ..core.rng import Rng
 from ..games.elfengold.items import GOLD_CARDS, MAX_BID, TOTAL_ITEMS
@@ -66,6 +69,23 @@ DEFAULT_DEALS = 1024
 class IllegalSpielAction(pyspiel.SpielError, IllegalActionError):
     """An action that is not legal now: OpenSpiel's ``SpielError``, and the engine's
     ``IllegalActionError`` (a ``ValueError``)."""
+
+
+class BadSpielState(pyspiel.SpielError, SerializationError):
+    """``game.deserialize_state(text)`` of text that is not a state of this game:
+    OpenSpiel's ``SpielError``, and the engines' ``SerializationError`` (a
+    ``ValueError``)."""
+
+
+class _StateUnpickler(pickle.Unpickler):
+    """Reads the pickled attributes of a saved state, refusing every global but the
+    adapter's ``_Engine``: OpenSpiel unpickles a Python state's text with ``pickle``,
+    which would otherwise run whatever callable the text names."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == (__name__, "_Engine"):
+            return _Engine
+        raise pickle.UnpicklingError(f"a saved state names no {module}.{name}")
 
 
 def elfenland_max_game_length(players: int, rules: ElfenlandRules) -> int:
@@ -336,7 +356,10 @@ class _SpielState(pyspiel.State):
         numbers in [0, 1)) seeds the draw."""
         if self._e.pending:  # nothing is known before the deal: this state will do
             return self.clone()  # type: ignore[no-any-return]
-        seed = int(float(probability_sampler()) * 2**53)
+        draw = float(probability_sampler())
+        if not 0.0 <= draw < 1.0:  # NaN included
+            raise ValueError(f"the sampler gave {draw}, not a number in [0, 1)")
+        seed = int(draw * 2**53)
         sampled = self._e.state.resample_from_infostate(player_id, Rng(seed))
         seen = tuple(self.information_state_log(player_id))
         return _SpielState(self.get_game(),
@@ -480,6 +503,53 @@ class _SpielGame(pyspiel.Game):
         state = game_info(self.name).new_game(players=self.players, seed=seed, **self.options)
         return _SpielState(self, _Engine(state, self.cap))
 
+    def deserialize_state(self, text: str) -> _SpielState:
+        """The state ``state.serialize()`` gave.  OpenSpiel's own reader (for Python
+        games: a history line, a move number, then the state's attributes pickled) is
+        given only text checked here first: anything else raises ``BadSpielState`` (a
+        ``SpielError`` and a ``ValueError``) with the game, its seed sequence included,
+        unchanged; and the pickle may name no class but the adapter's own."""
+        if not isinstance(text, str):
+            raise TypeError(f"a saved state is text, not {type(text).__name__}")
+        self._check_saved_state(text)
+        seeds = self._seeds.to_json()
+        try:
+            state = super().deserialize_state(text)
+        except Exception as exc:  # pyspiel's checks, the engine's reader
+            self._seeds = Rng.from_json(seeds)
+            raise BadSpielState(f"not a saved state of this game: {exc}") from None
+        return state  # type: ignore[no-any-return]
+
+    def _check_saved_state(self, text: str) -> None:
+        pieces = text.split("\n", 2)
+        try:
+            if len(pieces) != 3 or not pieces[0].startswith("history=") \
+                    or not pieces[1].startswith("move_number=") \
+                    or not pieces[2].startswith("__dict__="):
+                raise ValueError("three lines: history=, move_number=, __dict__=")
+            history = pieces[0][len("history="):]
+            for entry in history.split(",") if history else ():
+                player, action = entry.split(":")
+                if not -10 <= int(player) < self.players or not 0 <= int(action) < 2**31:
+                    raise ValueError(f"history entry {entry!r}")
+            if not 0 <= int(pieces[1][len("move_number="):]) < 2**31:
+                raise ValueError("move_number")
+            blob = base64.b64decode(pieces[2][len("__dict__="):], validate=True)
+            attrs = _StateUnpickler(io.BytesIO(blob)).load()
+            engine = attrs.get("_e") if isinstance(attrs, dict) else None
+            if not isinstance(engine, _Engine) or set(attrs) != {"_e", "_deals", "_obs_size"}:
+                raise ValueError("not the attributes of a state")
+            if attrs["_deals"] != self.deals or attrs["_obs_size"] != self.encoder.layout.size \
+                    or engine.cap != self.cap or (engine.pending and not self.explicit):
+                raise ValueError("a state of this game with other parameters")
+            if not engine.pending and (engine.state.num_players != self.players
+                                       or engine.state.rules != self._probe.rules):  # type: ignore[attr-defined]
+                raise ValueError("a state of another game, player count or rule set")
+        except BadSpielState:
+            raise
+        except Exception as exc:  # base64, pickle, the engine's reader
+            raise BadSpielState(f"not a saved state of this game: {exc}") from None
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         return _Observer(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False),
                          params)
@@ -600,6 +670,8 @@ def deserialize_game_and_state(text: str) -> tuple[_SpielGame, _SpielState]:
     """The game and state ``serialize_game_and_state`` saved: the state plays on as the
     saved one would, and the game's next ``new_initial_state()`` is the one it would
     have started."""
+    if not isinstance(text, str):
+        raise TypeError(f"a saved game and state is text, not {type(text).__name__}")
     lines = text.split("\n", 6)
     if len(lines) != 7 or lines[0] != _SAVE_HEAD or lines[1] != "[Game]" \
             or lines[3] != "[Seeds]" or lines[5] != "[State]":

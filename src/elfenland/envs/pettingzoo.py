@@ -42,6 +42,19 @@ class IllegalEnvAction(IllegalActionError, InvalidAction):
     """An action id that is outside the action space or not legal for the agent now."""
 
 
+class UnknownAgent(ElfenlandError, KeyError):
+    """An agent name that is not one of the environment's (``player_0`` …): a
+    ``KeyError`` as a dictionary's, and an ``ElfenlandError`` (a ``ValueError``)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class NoAgentToAct(ElfenlandError):
+    """``step`` or ``last`` on the bare environment before ``reset`` or once every agent
+    has left the game (the order-enforcing wrapper warns instead)."""
+
+
 class ElfenlandAECEnv(AECEnv[str, ObsDict, int]):
     """Either game as an AEC environment; agents are ``player_0`` … ``player_{n-1}``."""
 
@@ -91,6 +104,8 @@ class ElfenlandAECEnv(AECEnv[str, ObsDict, int]):
     # ----------------------------------------------------------------- the loop
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game.  ``seed`` fixes this game and the games of later unseeded resets."""
+        if isinstance(seed, np.integer):
+            seed = int(seed)
         if seed is not None:
             self._seeder = random.Random(seed)
         self.state_ = self._new_state(self._seeder.randrange(2**63))
@@ -110,7 +125,9 @@ class ElfenlandAECEnv(AECEnv[str, ObsDict, int]):
     def observe(self, agent: str) -> ObsDict:
         """New arrays every call (a learner may keep them); on the compiled engine both
         are written in C, straight into them."""
-        seat = self._seat[agent]
+        seat = self._seat.get(agent)
+        if seat is None:
+            raise UnknownAgent(f"no agent {agent!r}: the agents are {self.possible_agents}")
         state = self.state_
         fill = getattr(state, "_observe_into", None)
         if fill is None:  # the pure engine: the Python reference encoder
@@ -130,11 +147,20 @@ class ElfenlandAECEnv(AECEnv[str, ObsDict, int]):
 
     def last(self, observe: bool = True) -> tuple[ObsDict | None, float, bool, bool,
                                                   dict[str, Any]]:
+        if not self.agents:
+            self._no_agent()
         agent = self.agent_selection
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
+    def _no_agent(self) -> None:
+        if not hasattr(self, "agent_selection"):
+            raise NoAgentToAct("no agent to act: reset() first")
+        raise NoAgentToAct("no agent to act: every agent has left the game; reset()")
+
     def step(self, action: int | None) -> None:
+        if not self.agents:
+            self._no_agent()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -62,6 +62,8 @@ seat to act's; see ``docs/research.md`` for its conventions and PufferLib).
 from __future__ import annotations
 
 import functools
+import operator
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, Final
@@ -70,9 +72,10 @@ import gymnasium
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
+from gymnasium.error import ClosedEnvironmentError
 from gymnasium.vector import AutoresetMode
 
-from ..core.errors import IllegalActionError
+from ..core.errors import ElfenlandError, IllegalActionError
 from ..core.game import GameState
 from ..games.registry import game_info
 from .actions import action_table
@@ -87,6 +90,7 @@ except ImportError:  # pragma: no cover - built without a C compiler
 SAMPLER_SALT: Final = 0x5851F42D4C957F2D
 _GAMMA: Final = 0x9E3779B97F4A7C15
 _MASK64: Final = (1 << 64) - 1
+_INT64_MAX: Final = (1 << 63) - 1
 
 #: King of the Elves has no bound of its own (an empty-handed player may draw and discard
 #: for ever): a game is truncated after this many actions, as in the OpenSpiel adapter.
@@ -145,15 +149,63 @@ class _Sampler:
 def _action_ids(num_envs: int, actions: Any) -> npt.NDArray[np.int64]:
     """Any action ids other than an int64 array of N, as one (or the error).  A function
     of N alone, not a method: the C batch holds it, and a batch holding its owner would
-    make a cycle through a type the garbage collector does not see (a leak)."""
+    make a cycle through a type the garbage collector does not see (a leak).
+
+    Only integers are ids: floats (1.5 would be cut to 1, NaN to an arbitrary integer),
+    booleans (a mask's True would be id 1) and objects are refused, not converted."""
     try:
-        ids = np.ascontiguousarray(actions, dtype=np.int64)
+        ids = np.asarray(actions)
     except (TypeError, ValueError, OverflowError) as error:
         raise IllegalActionError(f"action ids, not {actions!r}") from error
+    if ids.dtype.kind not in "iu":
+        raise IllegalActionError(f"action ids are integers, not {ids.dtype} "
+                                 f"({_short(actions)})")
+    if ids.dtype.kind == "u" and ids.size and int(ids.max()) > _INT64_MAX:
+        raise IllegalActionError(f"action id {int(ids.max())} is out of range")
     if ids.shape != (num_envs,):
         raise IllegalActionError(f"one action id per game: shape ({num_envs},), "
                                  f"not {ids.shape}")
-    return ids
+    return np.ascontiguousarray(ids, dtype=np.int64)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class NotAnInteger(ElfenlandError, TypeError):
+    """A size, seed or index that is not an integer: a ``TypeError``, and an
+    ``ElfenlandError`` (a ``ValueError``, as these arguments' other errors are)."""
+
+
+def _integer(value: Any, what: str) -> int:
+    """``value`` as an int: a Python or numpy integer, not a bool, a float or a string
+    (``int()`` would cut 1.7 to 1 or read "12")."""
+    if isinstance(value, bool | np.bool_):
+        raise NotAnInteger(f"{what} is an integer, not {value!r}")
+    try:
+        index: int = operator.index(value)
+        return index
+    except TypeError:
+        raise NotAnInteger(f"{what} is an integer, not {_short(value)}") from None
+
+
+def _seed(seed: Any) -> int:
+    """A batch's base seed: an integer in [0, 2**63).  A negative seed is refused: the
+    engines play seed -s as seed s, so slot seeds -1 and 1 would be one game."""
+    value = _integer(seed, "a seed")
+    if not 0 <= value <= _INT64_MAX:
+        raise ValueError(f"a seed is in [0, 2**63), not {value}")
+    return value
+
+
+def _memory_limit() -> int | None:
+    """The machine's memory: a batch whose arrays need more is refused up front (numpy
+    allocates zeroed arrays lazily, and the first writes would meet the OOM killer)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
 
 
 class VectorGames:
@@ -180,21 +232,32 @@ class VectorGames:
     def __init__(self, game: str = "elfenland", num_envs: int = 64, players: int = 4, *,
                  max_game_length: int | None = None, compiled: bool | None = None,
                  threads: int = 1, **options: Any) -> None:
-        if not isinstance(num_envs, int) or num_envs < 1:
+        num_envs = _integer(num_envs, "num_envs")
+        if num_envs < 1:
             raise ValueError(f"num_envs is a positive integer, not {num_envs!r}")
-        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        threads = _integer(threads, "threads")
+        if threads < 1:
             raise ValueError(f"threads is a positive integer, not {threads!r}")
+        threads = min(threads, num_envs)  # the loop clamps k to N (and takes a C int)
+        if max_game_length is not None:
+            max_game_length = _integer(max_game_length, "max_game_length")
+            if not 0 <= max_game_length <= _INT64_MAX:
+                raise ValueError(f"max_game_length is 0 (none) or positive (below 2**63), "
+                                 f"not {max_game_length}")
         new_game = game_info(game).new_game
         probe = new_game(players=players, seed=0, **options)
         self.game, self.num_envs, self.players, self.options = game, num_envs, players, options
         self.layout: Layout = encoder_for(probe).layout
         self.max_game_length = (KING_OF_THE_ELVES_MAX_LENGTH if game != "elfenland" else 0) \
-            if max_game_length is None else int(max_game_length)
-        if self.max_game_length < 0:
-            raise ValueError("max_game_length is 0 (none) or positive")
+            if max_game_length is None else max_game_length
         n, size, nact = num_envs, self.layout.size, num_actions(game)
         self.num_actions = nact
         self.legal_width = legal_width(game)
+        need = n * (4 * size + nact + 4 * self.legal_width + 4 * 4 + 4 * players + 2 + 8 * 4)
+        limit = _memory_limit()
+        if limit is not None and need > limit:
+            raise ValueError(f"num_envs={n}: the arrays need {need / 2**30:.1f} GiB, more "
+                             f"than this machine's {limit / 2**30:.1f} GiB of memory")
         # The loop writes into these; the public attributes are read-only views of them,
         # so that a learner writing into an observation (normalising it in place, say)
         # fails loudly instead of corrupting the batch (the mask is also what ``step``
@@ -261,13 +324,15 @@ class VectorGames:
         self.sample_legal_actions: Callable[..., npt.NDArray[np.int64]] = self._batch.sample
 
     def reset(self, seed: int = 0) -> None:
-        """Every slot starts a new game: slot i with seed ``seed + i``."""
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise ValueError(f"a seed is an integer, not {seed!r}")
-        self._batch.reset(seed)
+        """Every slot starts a new game: slot i with seed ``seed + i`` (an integer in
+        [0, 2**63); the seeds of later games wrap around below 2**63)."""
+        self._batch.reset(_seed(seed))
 
     def state(self, i: int) -> GameState:
         """Game i's engine state (to read; playing on it breaks the batch's arrays)."""
+        i = _integer(i, "a game index")
+        if not 0 <= i < self.num_envs:
+            raise IndexError(f"no game {i}: the games are 0 to {self.num_envs - 1}")
         return self._batch.state(i)  # type: ignore[no-any-return]
 
 
@@ -309,10 +374,18 @@ class _PythonBatch:
         self.base = 0
         self.encoder = encoder_for(factory(0))
         self.started = False
+        #: A step or reset runs (the C loop's ``busy``: a call from inside it is refused).
+        self.busy = False
+
+    def _enter(self) -> None:
+        if self.busy:
+            raise RuntimeError("the batch is busy (called again from inside its own step "
+                               "or reset)")
+        self.busy = True
 
     def _start(self, i: int) -> None:
         g = self.g
-        seed = self.base + i + g.num_envs * self.episode[i]
+        seed = (self.base + i + g.num_envs * self.episode[i]) & _INT64_MAX
         self.states[i] = self.factory(seed)
         self.samplers[i] = _Sampler(seed)
         g.seeds[i] = seed
@@ -334,6 +407,13 @@ class _PythonBatch:
         g.num_legal[i] = len(ids)
 
     def reset(self, seed: int) -> None:
+        self._enter()
+        try:
+            self._reset(seed)
+        finally:
+            self.busy = False
+
+    def _reset(self, seed: int) -> None:
         g = self.g
         self.base = seed
         self.episode = [0] * g.num_envs
@@ -352,19 +432,29 @@ class _PythonBatch:
         self.started = True
 
     def step(self, actions: Any) -> None:
+        self._enter()
+        try:
+            self._step(actions)
+        finally:
+            self.busy = False
+
+    def _step(self, actions: Any) -> None:
         g = self.g
         if not self.started:
             raise IllegalActionError("reset() first")
         if not (isinstance(actions, np.ndarray) and actions.dtype == np.int64
                 and actions.shape == (g.num_envs,)):
             actions = self.convert(actions)
-        for i, a in enumerate(actions.tolist()):
+        # One copy, checked and then played (the C loop's too): nothing the step runs
+        # can change an id between its check and its play.
+        ids = actions.tolist()
+        for i, a in enumerate(ids):
             if not 0 <= a < g.num_actions or not g.mask[i, a]:
                 raise IllegalActionError(f"game {i}: action {a} is not legal now")
         g.rewards[:] = 0
         g.terminated[:] = False
         g.truncated[:] = False
-        for i, a in enumerate(actions.tolist()):
+        for i, a in enumerate(ids):
             s = self.states[i]
             s.apply_action(a)
             g.actor[i] = g.player[i]
@@ -397,6 +487,11 @@ class _PythonBatch:
         return self.states[i]
 
 
+class ClosedVectorEnv(ElfenlandError, ClosedEnvironmentError):
+    """A closed ``VectorEnv`` was stepped, reset or sampled: Gymnasium's
+    ``ClosedEnvironmentError``, and an ``ElfenlandError`` (a ``ValueError``)."""
+
+
 class VectorEnv(gymnasium.vector.VectorEnv):
     """``VectorGames`` as a Gymnasium ``VectorEnv``, turn-based.
 
@@ -422,7 +517,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                  threads: int = 1, **options: Any) -> None:
         self.games = VectorGames(game, num_envs, players, threads=threads, **options)
         self.metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
-        self.num_envs = num_envs
+        num_envs = self.num_envs = self.games.num_envs
         g = self.games
         high = g.layout.high()
         self.single_observation_space = spaces.Dict({
@@ -446,16 +541,25 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        self._check_open()
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**62)  # type: ignore[operator]
-        self.games.reset(int(seed))
+        self.games.reset(seed)
         return self._observation(), self._info()
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ClosedVectorEnv("the environment is closed")
 
     def sample_legal_actions(self, out: Any = None) -> npt.NDArray[np.int64]:
         """A uniformly random legal id of every game (see ``VectorGames``)."""
+        if self.closed:
+            self._check_open()
         return self.games.sample_legal_actions(out)
 
     def step(self, actions: Any) -> tuple[dict[str, Any], Any, Any, Any, dict[str, Any]]:
+        if self.closed:
+            self._check_open()
         g = self.games
         g.step(actions)
         np.copyto(self._reward, g.rewards[self._rows, g.actor])
