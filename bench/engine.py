@@ -234,6 +234,10 @@ def main() -> None:
             costs(game, backends)
     if args.search:
         for game in args.game:
+            if game not in ("elfenland", "king-of-the-elves"):
+                print(f"--search: no search-bot positions for {game} (Elfenland and King "
+                      f"of the Elves only)", flush=True)
+                continue
             search_rate(game, args.search, args.iterations, backends)
     os.environ.pop("ELFENLAND_ENGINE", None)
 

@@ -227,7 +227,8 @@ def budgeted(level: str, game: str, seed: int, budget: float) -> Any:
             target = bot.loop if hasattr(bot.loop, name) else bot
             if not hasattr(target, name):
                 raise SystemExit(f"--set: the quick bot has no setting {name!r}")
-            setattr(target, name, type(getattr(target, name))(value))
+            current = getattr(target, name)  # None: a setting chosen later (horizon)
+            setattr(target, name, value if current is None else type(current)(value))
     if level in PURE_PLANNER:
         bot.choose = pinned(bot.choose)
     return bot
@@ -315,6 +316,10 @@ def summarise(rows: list[dict[str, Any]]) -> None:
             seats[r["deal"]] = seats.get(r["deal"], 0) + 1
         # Paired seeds: only deals played with the quick in every seat count.
         games = [r for r in by_index.values() if seats[r["deal"]] == n]
+        if not games:
+            print(f"\n{game}, {match}: no deal played in all {n} seats yet "
+                  f"({len(by_index)} games; --games is best a multiple of {n})")
+            continue
         wins = sum(r["share"] for r in games)
         lo, hi = wilson(wins, len(games))
         searches = sum(r["searches"] for r in games)
