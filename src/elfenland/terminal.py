@@ -11,7 +11,8 @@ from typing import Any
 
 import elfenland
 
-from .bots import BOT_LEVELS, check_plays, make_bot
+from .bots import BOT_LEVELS, make_bot
+from .bots.levels import seat_levels
 from .games.command_line import add_rule_arguments, options_from_args
 
 
@@ -34,15 +35,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}")
         return 2
-    levels = [b.strip() for b in args.bots.split(",") if b.strip()]
-    if len(levels) == 1:
-        levels *= args.players
-    if len(levels) != args.players:
-        print(f"error: {len(levels)} bots for {args.players} players")
-        return 2
     try:
-        for level in sorted(set(levels)):
-            check_plays(level, state.game_name, args.players)
+        levels = seat_levels(args.bots, state.game_name, args.players)
         bots = [make_bot(level, state.game_name, args.seed * 100 + i)
                 for i, level in enumerate(levels)]
     except ValueError as exc:

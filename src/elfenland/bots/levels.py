@@ -160,3 +160,16 @@ def check_plays(level: str, game: str, players: int) -> None:
         raise ElfenlandError(f"there is no {name} bot for {info.name}")
     raise ElfenlandError(f"the {name} bot plays {info.title} with "
                          f"{' or '.join(map(str, counts))} players, not {players}")
+
+
+def seat_levels(text: str, game: str, players: int) -> tuple[str, ...]:
+    """A command line's ``--bots``: comma-separated levels, one a seat or one for all,
+    each checked to play ``game`` with ``players`` (``check_plays``)."""
+    levels = tuple(b.strip().lower() for b in str(text).split(",") if b.strip())
+    if len(levels) == 1:
+        levels *= players
+    if len(levels) != players:
+        raise ElfenlandError(f"--bots names {len(levels)} bots for {players} players")
+    for level in sorted(set(levels)):
+        check_plays(level, game, players)
+    return levels

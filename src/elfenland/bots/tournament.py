@@ -28,7 +28,7 @@ from ..core.options import OptionValue
 from ..games.command_line import add_rule_arguments, options_from_args
 from ..games.registry import game_info, new_game
 from .base import make_bot
-from .levels import check_plays
+from .levels import seat_levels
 
 Z95 = 1.959963984540054
 
@@ -76,13 +76,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
     if not info.min_players <= players <= info.max_players:
         raise ElfenlandError(
             f"{info.title} is for {info.min_players} to {info.max_players} players")
-    bots = tuple(b.strip().lower() for b in str(args.bots).split(",") if b.strip())
-    if len(bots) == 1:
-        bots = bots * players
-    if len(bots) != players:
-        raise ElfenlandError(f"--bots names {len(bots)} bots for {players} players")
-    for b in sorted(set(bots)):
-        check_plays(b, info.name, players)
+    bots = seat_levels(args.bots, info.name, players)
     if args.games < 1:
         raise ElfenlandError("--games must be at least 1")
     if getattr(args, "workers", 1) < 1:
