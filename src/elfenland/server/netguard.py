@@ -142,7 +142,9 @@ class OutboundPolicy:
             try:
                 infos = await asyncio.get_running_loop().getaddrinfo(
                     host, port, type=socket.SOCK_STREAM)
-            except OSError as exc:
+            except (OSError, UnicodeError) as exc:
+                # UnicodeError: the IDNA codec refuses the name ("a..b", a label over
+                # 63 characters) before any lookup.
                 raise ServerError("bad-request",
                                   f"the webhook's host {host!r} does not resolve: {exc}"
                                   ) from None

@@ -32,25 +32,23 @@ def play_routes(hub: Hub) -> APIRouter:
     async def play(ws: WebSocket, game_id: str) -> None:
         await ws.accept()
         if hub.draining:
-            await ws.close(code=RECONNECT)
+            await _refuse(ws, None, RECONNECT)
             return
         try:
             game = await hub.get(game_id)
         except ServerError as exc:
             if exc.code == "unavailable":  # served elsewhere now, or shutting down
-                await ws.close(code=RECONNECT)
+                await _refuse(ws, None, RECONNECT)
                 return
-            await ws.send_text(json.dumps(exc.to_json()))
-            await ws.close(code=4404)
+            await _refuse(ws, exc, 4404)
             return
         token = ws.query_params.get("token")
         seat = None
         if token is not None:
             seat = game.seat_of(token)
             if seat is None:
-                await ws.send_text(json.dumps(ServerError(
-                    "bad-token", "no seat of this game has that token").to_json()))
-                await ws.close(code=4403)
+                await _refuse(ws, ServerError("bad-token", "no seat of this game has that token"),
+                              4403)
                 return
         try:
             since = max(0, int(ws.query_params.get("since", "0")))
@@ -88,6 +86,18 @@ def play_routes(hub: Hub) -> APIRouter:
                     writer.cancel()
 
     return router
+
+
+async def _refuse(ws: WebSocket, error: ServerError | None, code: int) -> None:
+    """Send ``error`` (if any) and close with ``code``.  A client that left at once (the
+    game's look-up takes a store query) is no error of the server's: sending to it raised
+    and logged a traceback for every such connection."""
+    try:
+        if error is not None:
+            await ws.send_text(json.dumps(error.to_json()))
+        await ws.close(code=code)
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass
 
 
 async def _write(ws: WebSocket, conn: Connection) -> None:

@@ -8,6 +8,9 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 
+from ..core.errors import ElfenlandError
+from ..games.registry import game_info
+from .errors import ServerError
 from .hub import Hub, now_iso
 from .lobby import clean_name
 from .players import NewPlayer, UpdatePlayer, player_json, rating_json
@@ -57,6 +60,12 @@ def player_routes(hub: Hub) -> APIRouter:
 
     @router.get("/api/ratings", summary="The leaderboard of one game kind")
     async def ratings(game: str = Query(default="elfenland", max_length=40)) -> dict[str, Any]:
+        """Only a game the server has (any of its names) is looked up: the store never
+        sees what a client typed (a NUL in it was PostgreSQL's error, an HTTP 500)."""
+        try:
+            game = game_info(game).name
+        except ElfenlandError:
+            raise ServerError("not-found", f"no game {game!r}") from None
         rows = await hub.db(hub.store.ratings, game)
         return {"game": game, "ratings": [rating_json(r) for r in rows]}
 

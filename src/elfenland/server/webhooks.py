@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import unicodedata
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -57,8 +58,16 @@ def check_syntax(url: str | None) -> str | None:
         return None
     if len(url) > URL_MAX:
         raise ServerError("bad-request", f"a webhook URL is at most {URL_MAX} characters")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    # Spaces and control characters are never part of a URL; a NUL among them reached
+    # the store, where PostgreSQL refused it (an HTTP 500).
+    if any(ch.isspace() or unicodedata.category(ch)[0] == "C" for ch in url):
+        raise ServerError("bad-request", "a webhook URL has no spaces or control characters")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # "http://[::1/", "http://[zz]/": urlsplit's own refusals
+        raise ServerError("bad-request", "a webhook is an http:// or https:// URL") from None
+    if parts.scheme not in ("http", "https") or not host:
         raise ServerError("bad-request", "a webhook is an http:// or https:// URL")
     if parts.username or parts.password:
         raise ServerError("bad-request", "a webhook URL carries no user name or password")
