@@ -24,6 +24,16 @@ class Limits:
     send_queue: int = 256
     #: The shortest time per turn a game's tempo may set, in seconds (tests lower it).
     min_per_move: float = 10.0
+    #: Replies that carry a game's log, rationed per client address over all its sockets:
+    #: a socket's first update and each ``sync`` cost one unit, and one more for every
+    #: ``reply_entries`` log entries they carry.  Such a reply costs the server a view
+    #: and the log (8 ms and 24 KB for a 300-action game from its start) for a message of
+    #: a few bytes, so the per-connection rate alone let a dozen sockets from one
+    #: address fill a core.  A reconnect asks only for what it missed (one unit), and the
+    #: burst is generous: a room behind one NAT reconnects at once after a restart.
+    replies_per_address: float = 20.0
+    reply_address_burst: int = 200
+    reply_entries: int = 50
     #: Chat: the longest message (characters), and messages per second and per burst
     #: on one connection.
     chat_max: int = 500

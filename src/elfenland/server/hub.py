@@ -58,6 +58,7 @@ from .lobby import (
 )
 from .ownership import SingleProcess
 from .players import Players
+from .ratelimit import KeyedBuckets
 from .store import EventRecord, Fence, GameRecord, Handover, SeatRecord, SqliteStore, Store
 from .tokens import hash_token, new_game_id, new_token, token_matches
 from .undo import effective_actions, undo_refusal
@@ -149,6 +150,9 @@ class Hub:
         self.timers = Timers(self._on_deadline)
         self.players = Players(store, config.guard, self._db_pool)
         self.chat_limiter = ChatLimiter(config.limits)
+        #: ``Limits.replies_per_address``: the first update of a socket, and syncs.
+        self.replies = KeyedBuckets(config.limits.replies_per_address,
+                                    config.limits.reply_address_burst)
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Pings the store while it is down; when it answers, games play on.
         self._recovery: asyncio.Task[None] | None = None

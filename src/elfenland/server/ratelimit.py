@@ -27,13 +27,14 @@ class TokenBucket:
         """Whether the bucket has filled up again (forgetting it then loses nothing)."""
         return self.tokens + (self.clock() - self.last) * self.rate >= self.burst
 
-    def take(self) -> bool:
-        """Spend one token if there is one."""
+    def take(self, cost: float = 1.0) -> bool:
+        """Spend ``cost`` tokens (at most a whole burst) if there are as many."""
         now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
         self.last = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        cost = min(cost, self.burst)
+        if self.tokens >= cost:
+            self.tokens -= cost
             return True
         return False
 

@@ -15,6 +15,10 @@ from .http_guard import loads
 from .hub import RECONNECT, Connection, Hub, LiveGame
 from .ratelimit import TokenBucket
 
+#: WebSocket close code 1013, "try again later": the client's reconnect backs off.
+TRY_AGAIN_LATER = 1013
+TOO_MANY_REPLIES = "too many connections and syncs from this address; wait a moment"
+
 
 def unavailable(hub: Hub, exc: StoreUnavailable) -> ServerError:
     """A store failure that reached a handler without passing ``Hub.db``: the same
@@ -57,6 +61,9 @@ def play_routes(hub: Hub) -> APIRouter:
         conn = Connection(seat, TokenBucket(limits.messages_per_second, limits.burst),
                           asyncio.Queue(limits.send_queue),
                           address=ws.client.host if ws.client else "")
+        if not _ration(hub, game, conn, since):
+            await _refuse(ws, ServerError("rate-limited", TOO_MANY_REPLIES), TRY_AGAIN_LATER)
+            return
         writer = asyncio.create_task(_write(ws, conn))
         hub.attach(game, conn, since)
         try:
@@ -136,6 +143,8 @@ async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) 
             since = msg.get("since", 0)
             if not _is_int(since) or since < 0:
                 raise ServerError("bad-request", "since is a non-negative integer")
+            if not _ration(hub, game, conn, since):
+                raise ServerError("rate-limited", TOO_MANY_REPLIES)
             conn.send(hub.update_text(game, conn, since=since))
         elif kind == "undo":
             seq = msg.get("seq")
@@ -157,6 +166,17 @@ async def _handle(hub: Hub, game: LiveGame, conn: Connection, raw: str | bytes) 
         conn.send(json.dumps(exc.to_json(ref)))
     except StoreUnavailable as exc:
         conn.send(json.dumps(unavailable(hub, exc).to_json(ref)))
+
+
+def reply_cost(entries: int, per_unit: int) -> float:
+    """The units a reply carrying ``entries`` log entries costs (``Limits.reply_entries``)."""
+    return 1.0 + max(0, entries) // max(1, per_unit)
+
+
+def _ration(hub: Hub, game: LiveGame, conn: Connection, since: int) -> bool:
+    """Spend the address's units for a reply with the log after ``since``."""
+    cost = reply_cost(game.seq - since, hub.limits.reply_entries)
+    return hub.replies.bucket(conn.address).take(cost)
 
 
 def _is_int(value: object) -> bool:
