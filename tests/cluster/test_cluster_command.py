@@ -52,3 +52,23 @@ def test_cluster_command_starts_serves_and_stops(pg_url: str) -> None:
     # Every server process and HAProxy went with it.
     out = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True)
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--db", "sqlite:///games.db"], "--db is a postgresql:// URL"),
+    (["--db", "postgresql://x/y", "--serve-args", "--bogus 1"],
+     "--serve-args: error: unrecognized arguments: --bogus 1"),
+    (["--db", "postgresql://x/y", "--serve-args", "--bot-delay -1"],
+     "argument --bot-delay: must be 0 or more"),
+    # A process that cannot start says why (its log), with no traceback of the command's.
+    (["--db", f"postgresql://nobody@127.0.0.1:{free_port()}/none", "--processes", "1"],
+     "elfenland serve: the PostgreSQL store is unreachable"),
+])
+def test_an_operators_mistake_is_one_message_before_or_at_start(
+        argv: list[str], said: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "elfenland.cli", "cluster",
+                           "--port", str(free_port()), *argv],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert said in done.stderr
+    assert "Traceback" not in done.stderr

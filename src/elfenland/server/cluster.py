@@ -142,6 +142,10 @@ def wait_http(url: str, seconds: float = 60.0, proc: subprocess.Popen[bytes] | N
         time.sleep(0.05)
 
 
+class ClusterStartError(RuntimeError):
+    """A process of the cluster, or HAProxy, did not come up; the message has why."""
+
+
 class LocalCluster:
     """N ``elfenland serve --cluster`` processes and HAProxy, as child processes."""
 
@@ -195,23 +199,44 @@ class LocalCluster:
         return proc
 
     def start(self) -> LocalCluster:
+        """Start the processes and HAProxy; ``ClusterStartError`` with the log of the
+        one that did not come up (its reason is there, not in a traceback)."""
         try:
             for name in self.names:
                 self.start_server(name)
             for name in self.names:
-                wait_http(f"{self.server_url(name)}/healthz", proc=self.servers[name])
+                try:
+                    wait_http(f"{self.server_url(name)}/healthz", proc=self.servers[name])
+                except RuntimeError as exc:
+                    raise ClusterStartError(f"process {name} did not start ({exc}); its "
+                                            f"log ends:\n{self._tail(name)}") from None
             cfg = self.log_dir / "haproxy.cfg"
             cfg.write_text(self.config_text())
             log = open(self.log_dir / "haproxy.log", "ab")  # noqa: SIM115
-            self.haproxy = subprocess.Popen([self.haproxy_bin, "-db", "-f", str(cfg)],
-                                            stdout=log, stderr=subprocess.STDOUT)
-            log.close()
-            wait_http(f"{self.url}/healthz", proc=self.haproxy)
+            try:
+                self.haproxy = subprocess.Popen([self.haproxy_bin, "-db", "-f", str(cfg)],
+                                                stdout=log, stderr=subprocess.STDOUT)
+            except OSError as exc:
+                raise ClusterStartError(f"cannot run HAProxy {self.haproxy_bin!r} ({exc}); "
+                                        "install it (Debian: apt-get install haproxy) or "
+                                        "pass --haproxy") from None
+            finally:
+                log.close()
+            try:
+                wait_http(f"{self.url}/healthz", proc=self.haproxy)
+            except RuntimeError as exc:
+                raise ClusterStartError(f"HAProxy did not start ({exc}); its log ends:\n"
+                                        f"{self._tail('haproxy')}") from None
             self.wait_up()
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _tail(self, name: str, lines: int = 15) -> str:
+        path = self.log_dir / f"{name}.log"
+        text = path.read_text(errors="replace") if path.exists() else ""
+        return "\n".join(text.rstrip().splitlines()[-lines:]) or "(empty)"
 
     def wait_up(self, seconds: float = 60.0) -> None:
         """Wait until every process answers /healthz and HAProxy has had time to see
@@ -291,6 +316,11 @@ def run(args: argparse.Namespace) -> int:
     import shlex
 
     extra = shlex.split(args.serve_args)
+    if not str(args.db).startswith(("postgresql://", "postgres://")):
+        print("elfenland cluster: --db is a postgresql:// URL (the processes share one "
+              "PostgreSQL database; SQLite is for one `elfenland serve`)", file=sys.stderr)
+        return 2
+    _check_serve_args(extra)
     logs = Path(args.logs) if args.logs else None
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
@@ -304,7 +334,12 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    cluster.start()
+    try:
+        cluster.start()
+    except ClusterStartError as exc:
+        cluster.close()
+        print(f"elfenland cluster: {exc}", file=sys.stderr)
+        return 2
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     print(f"Elfenland cluster: open http://{shown}:{cluster.port}/  ({args.processes} "
           f"processes, logs in {cluster.log_dir})", flush=True)
@@ -322,3 +357,14 @@ def run(args: argparse.Namespace) -> int:
     finally:
         cluster.close()
     return 0
+
+
+def _check_serve_args(extra: Sequence[str]) -> None:
+    """``--serve-args`` read as ``elfenland serve`` will read them, before any process
+    starts: a wrong option is argparse's one-line error here (exit 2), not a process
+    exiting at start."""
+    from .main import add_arguments as serve_arguments
+
+    parser = argparse.ArgumentParser(prog="elfenland cluster --serve-args")
+    serve_arguments(parser)
+    parser.parse_args(list(extra))

@@ -62,7 +62,11 @@ def open_shared_store(url: str, settings: ClusterSettings) -> PostgresStore:
     for longer than a lease."""
     import psycopg
 
-    with psycopg.connect(url, autocommit=True) as conn:
+    try:
+        schema_lock = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.OperationalError as exc:
+        raise StoreUnavailable(f"the PostgreSQL store is unreachable: {exc}") from exc
+    with schema_lock as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
         try:
             return PostgresStore(url, idle_in_transaction=float(settings.lease_seconds))
