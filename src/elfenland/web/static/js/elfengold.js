@@ -450,14 +450,14 @@ export class ElfengoldUI {
     const n = Math.floor(Number(input ? input.value : NaN));
     const L = this.legal;
     if (!Number.isFinite(n) || n < L.bidMin || n > L.bidMax) {
-      if (input) input.setCustomValidity(t("eg.bidRange", { min: L.bidMin, max: L.bidMax }));
+      if (input) input.setCustomValidity(tn("eg.bidRange", L.bidMax, { min: L.bidMin }));
       if (input) input.reportValidity();
       return;
     }
     const me = this.me();
     const text = `bid ${n}`;
     if (me && me.coins !== undefined && n > me.coins) {
-      if (!(await ask(t("eg.overbid", { n, coins: me.coins }), text))) return;
+      if (!(await ask(tn("eg.overbid", n, { coins: me.coins }), text))) return;
       this.ctx.send(text);
       return;
     }
@@ -662,13 +662,13 @@ export class ElfengoldUI {
     }
     if (e.sold) line += ` ${t("eg.log.sold", { item: itemName(e.sold.item), name: names[e.sold.to], n: e.sold.price })}`;
     if (e.returned) line += ` ${t("eg.log.returned", { item: itemName(e.returned) })}`;
-    if (e.default) line += ` ${t("eg.log.default", { item: itemName(e.default.item), name: names[e.default.player], n: e.default.paid })}`;
+    if (e.default) line += ` ${tn("eg.log.default", e.default.paid, { item: itemName(e.default.item), name: names[e.default.player] })}`;
     return line;
   }
 
   /** The score line of the final table. */
   scoreDetail(p) {
-    return t("eg.scoreDetail", { towns: (p.towns || []).length, coins: p.coins ?? "?" });
+    return `${tn("score.detail", (p.towns || []).length)}, ${tn("eg.coins", p.coins ?? "?")}`;
   }
 
   destroy() {

@@ -734,9 +734,9 @@ export class ElfenlandUI {
   scoreDetail(p) {
     const n = (p.towns || []).length;
     if (p.town_card) {
-      return t("score.detailCard", { towns: n, town: this.index.townName(p.town_card), d: p.distance ?? "?" });
+      return `${tn("score.detail", n)}, ${tn("score.stepsFrom", p.distance ?? "?", { town: this.index.townName(p.town_card) })}`;
     }
-    return t("score.detail", { towns: n });
+    return tn("score.detail", n);
   }
 
   destroy() {

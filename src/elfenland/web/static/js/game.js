@@ -2,7 +2,7 @@
 // controls, player panels, help, log) kept live by the game socket, then the scores.
 import { api, forgetSeat, saveName, saveSeat, savedName, savedSeat } from "./api.js";
 import { GameConnection } from "./conn.js";
-import { applyI18n, t } from "./i18n.js";
+import { applyI18n, currentLang, has, t } from "./i18n.js";
 import { PLAYER_COLOURS, bootIcon, seatClass, seatShapeIcon } from "./icons.js";
 import { BOT_LEVELS, gameTitle, rulesLabel, seatLabel } from "./lobby.js";
 import { showError, toast } from "./notify.js";
@@ -73,8 +73,11 @@ export class GamePage {
         if (!this.view) this.render(this.latest);
       }
     } catch (err) {
+      // The server's message is English: other languages say the error code's text.
+      const key = err && err.code && has(`error.${err.code}`) ? `error.${err.code}` : "error.unknown";
+      const why = currentLang() === "en" && err && err.message ? err.message : t(key);
       this.app.innerHTML = `<section class="card narrow"><h1 data-i18n="game.notFound"></h1>
-        <p>${esc(err.message)}</p><a class="button primary" href="#/" data-i18n="nav.lobby"></a></section>`;
+        <p>${esc(why)}</p><a class="button primary" href="#/" data-i18n="nav.lobby"></a></section>`;
       applyI18n(this.app);
       if (this.conn) this.conn.close();
       return;

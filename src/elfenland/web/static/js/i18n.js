@@ -47,11 +47,19 @@ export async function setLang(l) {
 
 export function onLangChange(fn) { listeners.push(fn); }
 
+/** French elides "de" before a vowel: "le royaume d’Ann", "une partie d’Elfenland",
+ * "d’Ixara". The tables write "de {name}"; the filled-in value decides. */
+const ELIDES = /^[aeiouyàâäæéèêëîïôöœùûü]/i;
+
 /** The text for key in the current language, falling back to English, with {name}
  * placeholders filled from params. */
 export function t(key, params = {}) {
   let s = tables[lang]?.[key];
   if (s === undefined) s = tables.en?.[key];
+  else if (lang === "fr") {
+    s = s.replace(/\b([Dd])e \{(\w+)\}/g,
+      (m, d, k) => (ELIDES.test(String(params[k] ?? "")) ? `${d}’{${k}}` : m));
+  }
   if (s === undefined) {
     console.warn("missing text", key);
     s = key;
@@ -69,13 +77,16 @@ export function tn(key, n, params = {}) {
 
 export function has(key) { return tables.en?.[key] !== undefined; }
 
-/** Fill every element marked with data-i18n (text), data-i18n-title and
- * data-i18n-placeholder under root. */
+/** Fill every element marked with data-i18n (text), data-i18n-title,
+ * data-i18n-aria-label and data-i18n-placeholder under root. */
 export function applyI18n(root) {
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll("[data-i18n-title]")) {
     el.title = t(el.dataset.i18nTitle);
     el.setAttribute("aria-label", el.title);
+  }
+  for (const el of root.querySelectorAll("[data-i18n-aria-label]")) {
+    el.setAttribute("aria-label", t(el.dataset.i18nAriaLabel));
   }
   for (const el of root.querySelectorAll("[data-i18n-placeholder]")) {
     el.placeholder = t(el.dataset.i18nPlaceholder);

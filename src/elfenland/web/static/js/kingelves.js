@@ -141,7 +141,7 @@ export class KingUI {
           ${arrive && ch.gain > 0 ? `<span class="gain">+${ch.gain}</span>` : ""}
           ${step ? `<span class="jstep"><span class="sr">${esc(t("koe.journeyStep", { n: step }))}</span><span aria-hidden="true">${step}</span></span>` : ""}
           ${cardIcon(tw.town, 46, tw.value)}
-          <div class="kname">${esc(cardName(tw.town))} · ${esc(t("koe.value", { n: tw.value }))}</div>
+          <div class="kname">${esc(cardName(tw.town))} · ${esc(tn("koe.value", tw.value))}</div>
           <div class="acts">${extras.join("")}</div>
           ${here ? `<div class="kboot">${esc(t("koe.here"))}</div>` : ""}
           ${acts.map((a) => `<button type="button" class="mini can" data-action="${esc(a)}" title="${esc(this.describeAction(a))}">+ ${cardIcon(a.split(" ")[0], 18)}</button>`).join("")}
@@ -164,7 +164,7 @@ export class KingUI {
       </div>` : "";
     this.table.innerHTML = `<div class="centre">
         <div class="deck" title="${esc(t("koe.deck"))}"><span class="cardback big"></span> ${v.deck}</div>
-        ${bank.gold !== undefined || bank.set_aside ? `<div class="bank">${esc(t("koe.bank"))}${bank.gold !== undefined ? `: ${bank.gold}` : ""}${bank.set_aside ? ` · ${esc(t("koe.setAside", { n: bank.set_aside }))}` : ""}</div>` : ""}
+        ${bank.gold !== undefined || bank.set_aside ? `<div class="bank">${esc(t("koe.bank"))}${bank.gold !== undefined ? `: ${bank.gold}` : ""}${bank.set_aside ? ` · ${esc(tn("koe.setAside", bank.set_aside))}` : ""}</div>` : ""}
         ${journey}
       </div>
       ${over ? `<h2 class="koe-end">${esc(t(this.lastTable ? "koe.endTable" : "koe.endNoTable"))}</h2>` : ""}
@@ -232,7 +232,7 @@ export class KingUI {
         }).join("") || `<li class="muted">${esc(t("hand.empty"))}</li>`}</ul>`);
       parts.push(`<div class="row small"><span>${esc(t("koe.yourGold", { n: me.gold ?? "?" }))}</span>
         <span>${banner(PLAYER_COLOURS[v.viewer % 6])} × ${me.banners}</span>
-        ${me.next_price && v.phase === "building" ? `<span class="muted">${esc(t("koe.nextPrice", { n: me.next_price }))}</span>` : ""}</div>`);
+        ${me.next_price && v.phase === "building" ? `<span class="muted">${esc(tn("koe.nextPrice", me.next_price))}</span>` : ""}</div>`);
     }
     this.controlsEl.innerHTML = parts.join("");
     this.controlsEl.onclick = (ev) => {
@@ -329,18 +329,18 @@ export class KingUI {
       case "discard":
         return t("koe.log.discard", { name, card: cardName(w[1]) });
       case "buy":
-        return e.card ? t("koe.log.buySeen", { name, card: cardName(e.card), price: e.price ?? "?" })
-          : t("koe.log.buy", { name, price: e.price ?? "?" });
+        return e.card ? tn("koe.log.buySeen", e.price ?? "?", { name, card: cardName(e.card) })
+          : tn("koe.log.buy", e.price ?? "?", { name });
       case "gold": case "thief": case "tree": case "sea-monster":
         return t("koe.log.card", { name, card: cardName(w[0]), town: this.townText(e, w[1]) });
       case "remove":
-        return t("koe.log.remove", { name, cost: e.cost ?? "?" });
+        return tn("koe.log.remove", e.cost ?? "?", { name });
       case "pass":
         return t("koe.log.pass", { name });
       case "visit": case "spell": {
-        const parts = [t(w[0] === "visit" ? "koe.log.visit" : "koe.log.spell", {
+        const parts = [tn(w[0] === "visit" ? "koe.log.visit" : "koe.log.spell", e.earned ?? 0, {
           name, town: e.town ? this.townText(e, e.town) : "?",
-          cards: cards(w[1].split("+")), earned: e.earned ?? 0,
+          cards: cards(w[1].split("+")),
         })];
         if (e.thief !== undefined) parts.push(t("koe.log.thief", { owner: names[e.thief] ?? "?" }));
         if (e.bonus) parts.push(t("koe.log.bonus", { n: e.bonus }));

@@ -1,7 +1,7 @@
 // The lobby: create a game (which game, rule set, variants, who sits where), see the
 // open games and join one, and come back to the games this browser holds a seat in.
 import { api, saveName, saveSeat, savedName, savedSeat } from "./api.js";
-import { applyI18n, has, t } from "./i18n.js";
+import { applyI18n, has, t, tn } from "./i18n.js";
 import { showError } from "./notify.js";
 import { readTempo, tempoFieldsHTML, wireTempo } from "./tempo.js";
 import { fetchPlayerGames, playerPanelHTML, waitingGames, wirePlayerPanel } from "./waiting.js";
@@ -518,7 +518,7 @@ function gameRow(g, what) {
       ${turn ? `<span class="turn-tag" data-i18n="waiting.yourTurn"></span>` : ""}
       ${turn && g.clock && g.clock.deadline ? `<span class="muted small"> · ${esc(t("waiting.until", { time: new Date(g.clock.deadline * 1000).toLocaleString() }))}</span>` : ""}
       <div class="small">${g.seats.map(seatChip).join(" ")}</div>
-      <div class="small muted">${esc(t("lobby.seatsTaken", { n: taken, total: g.players }))} ·
+      <div class="small muted">${esc(tn("lobby.seatsTaken", taken, { total: g.players }))} ·
         ${esc(t(`status.${g.status}`))}</div></div>
     <a class="button ${what === "resume" ? "secondary" : "primary"}" href="#/game/${esc(g.id)}"
       data-i18n="${what === "play" ? "waiting.play" : `lobby.${what}`}"></a>
