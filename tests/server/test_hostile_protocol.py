@@ -110,3 +110,22 @@ def test_a_socket_that_leaves_at_once_is_no_server_error(
     summary = HTTP.get(f"{server.url}/api/games/{gid}").json()["game"]
     assert [s["kind"] for s in summary["seats"]] == ["human", "open"]
     assert not summary["seats"][0]["connected"]
+
+
+def test_the_lobby_feed_ends_even_with_its_queue_full() -> None:
+    """A feed client that stops reading fills its queue; when it then leaves, telling the
+    sender to stop raised ``QueueFull`` in the reading task ("Task exception was never
+    retrieved" in the log)."""
+    import asyncio
+
+    from elfenland.server.ops import FEED_QUEUE, _end
+
+    queue: asyncio.Queue[str | None] = asyncio.Queue(FEED_QUEUE)
+    for i in range(FEED_QUEUE):
+        queue.put_nowait(f"event {i}")
+    _end(queue)
+    items = [queue.get_nowait() for _ in range(queue.qsize())]
+    assert items[-1] is None and len(items) == FEED_QUEUE
+    assert items[0] == "event 1"  # the oldest made room
+    _end(queue)  # not full: the stop is simply added
+    assert queue.get_nowait() is None

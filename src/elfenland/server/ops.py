@@ -56,9 +56,8 @@ def ops_routes(hub: Hub) -> APIRouter:
                 return
             try:
                 queue.put_nowait(json.dumps(event, separators=(",", ":")))
-            except asyncio.QueueFull:
-                queue.get_nowait()
-                queue.put_nowait(None)
+            except asyncio.QueueFull:  # a client that does not read is dropped
+                _end(queue)
 
         unsubscribe = hub.events.subscribe(on_event)
 
@@ -68,7 +67,7 @@ def ops_routes(hub: Hub) -> APIRouter:
                     pass
             except WebSocketDisconnect:
                 pass
-            queue.put_nowait(None)
+            _end(queue)  # a full queue too: put_nowait alone raised in this task
 
         reading = asyncio.create_task(reader())
         try:
@@ -90,3 +89,11 @@ def ops_routes(hub: Hub) -> APIRouter:
             reading.cancel()
 
     return router
+
+
+def _end(queue: asyncio.Queue[str | None]) -> None:
+    """Tell the feed's sender to stop, even if the queue is full (its oldest entry goes:
+    the feed ends, so nothing in it is sent anyway)."""
+    if queue.full():
+        queue.get_nowait()
+    queue.put_nowait(None)
