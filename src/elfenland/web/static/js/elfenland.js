@@ -149,7 +149,10 @@ export class ElfenlandUI {
     this.renderBoardChoices();
     this.renderControls();
     const mineNow = view.current_player === view.viewer && view.viewer !== null && view.viewer !== undefined;
-    if (mineNow && (phaseChanged || (before && before.discarding !== view.discarding))) this.zoomToAction(view);
+    // Again after each step of the boot: the towns it can reach from there are others.
+    const stepped = before && view.phase === "move"
+      && before.players[view.viewer] && before.players[view.viewer].boot !== this.me().boot;
+    if (mineNow && (phaseChanged || stepped || (before && before.discarding !== view.discarding))) this.zoomToAction(view);
   }
 
   /** On a small screen, when the turn becomes this player's, the board zooms to where the

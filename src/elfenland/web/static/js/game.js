@@ -360,6 +360,8 @@ export class GamePage {
       const v = this.view;
       const live = v.current_player !== null && v.current_player !== undefined;
       this.turnAlert.update(live && v.current_player === v.viewer && !this.botted(), gameTitle(v.game));
+      // "Tell me when it is my turn" only to a player whose turns are still to come.
+      this.app.querySelector("#notify-box").hidden = this.seat === null || !live;
     }
     this.renderRoundSummary();
     if (view.scores && !this.finalShown) this.showFinal();
