@@ -143,3 +143,64 @@ def test_cluster_survives_terminated_sessions_and_a_restart(private_pg: PrivateP
     # takeover after the restart, a hand-back), not in a loop.
     assert max(epochs.values(), default=1) <= 4, epochs
     assert all(text.count("lost game") <= 12 for text in logs.values()), logs
+
+
+def test_an_outage_logs_each_reconnect_failure_once_a_minute(
+        private_pg: PrivatePostgres, tmp_path: Path) -> None:
+    """psycopg's pool logged every failed reconnect, some six lines a second while
+    PostgreSQL was away; now the first of each kind, and the count held at the next."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with open(tmp_path / "serve.log", "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "elfenland.cli", "serve", "--port", str(port),
+             "--db", private_pg.url, "--log-level", "warning"],
+            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_http(f"{url}/healthz", proc=proc)
+        private_pg.terminate_backends()
+        private_pg.stop()
+        away = time.monotonic()
+        while time.monotonic() - away < 6.0:
+            assert _store_down(url)
+            time.sleep(0.5)
+        private_pg.begin()
+        _healthy_after(url, time.monotonic())
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    text = (tmp_path / "serve.log").read_text()
+    failures = text.count("error connecting in 'elfenland-store'")
+    assert 1 <= failures <= 2, (failures, text[-2000:])
+    assert text.count("reconnection attempt in pool 'elfenland-store' failed") <= 2
+
+
+def test_the_serving_lock_is_taken_again_after_a_restart(
+        private_pg: PrivatePostgres, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone server's hold on its database is a session's advisory lock, which a
+    restart of PostgreSQL ends: it is taken again once PostgreSQL is back, so a second
+    server started afterwards is still refused."""
+    from elfenland.server.errors import StoreInUse
+    from elfenland.server.serving_lock import ServingLock
+    from elfenland.server.store import open_store
+
+    monkeypatch.setattr(ServingLock, "recheck", 0.2)
+    serving = open_store(private_pg.url, serving=True)
+    try:
+        private_pg.stop()
+        time.sleep(0.5)
+        private_pg.begin()
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                other = open_store(private_pg.url, serving=True)
+            except StoreInUse:
+                break  # held again
+            except Exception:
+                pass  # PostgreSQL not yet answering
+            else:
+                other.close()
+                assert time.monotonic() < deadline, "the lock was never taken again"
+            time.sleep(0.2)
+    finally:
+        serving.close()

@@ -3,6 +3,7 @@ the real server on a loopback port."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from collections.abc import Callable, Iterator
@@ -32,6 +33,13 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'games.sqlite3'}"
         return
+    with pg_schema() as url:
+        yield url
+
+
+@contextlib.contextmanager
+def pg_schema() -> Iterator[str]:
+    """The URL of a new PostgreSQL schema in the test database, dropped afterwards."""
     import psycopg
 
     base = _pg_url()

@@ -129,3 +129,47 @@ def test_the_lobby_feed_ends_even_with_its_queue_full() -> None:
     assert items[0] == "event 1"  # the oldest made room
     _end(queue)  # not full: the stop is simply added
     assert queue.get_nowait() is None
+
+
+def test_a_seat_reconnecting_in_a_loop_is_told_once_an_interval(
+        make_server: ServerFactory) -> None:
+    """Each socket a seat opened or closed was told, as it happened, to every lobby feed
+    and every socket of the game: a holder reconnecting in a loop sent everyone watching
+    two messages per loop.  Now the first change is told at once and the rest at most
+    once a second, the last telling the table as it is."""
+    import asyncio
+
+    from websockets.asyncio.client import connect
+
+    from .helpers import recv
+
+    server = make_server()
+    made = create(server.url, players=2, seats=[{"kind": "human"}, {"kind": "open"}])
+    gid, token = made["game"]["id"], made["token"]
+
+    async def scenario() -> tuple[list[dict[str, object]], float]:
+        told: list[dict[str, object]] = []
+        async with connect(f"{server.ws_url}/ws/lobby?games={gid}") as feed:
+            assert (await recv(feed))["type"] == "hello"
+
+            async def listen() -> None:
+                while True:
+                    event = await recv(feed, timeout=60)
+                    if event["type"] == "lobby":
+                        told.append(event)
+
+            listening = asyncio.create_task(listen())
+            started = time.monotonic()
+            for _ in range(20):
+                async with connect(f"{server.ws_url}/ws/games/{gid}?token={token}") as ws:
+                    assert (await recv(ws))["type"] == "hello"
+            looped = time.monotonic() - started
+            await asyncio.sleep(1.5)  # the interval's end, with its last telling
+            listening.cancel()
+            return told, looped
+
+    told, looped = asyncio.run(scenario())
+    # 40 changes; at most one telling a second of the loop, plus the first and the last.
+    assert 2 <= len(told) <= looped + 3, (len(told), looped)
+    last = told[-1]["game"]
+    assert isinstance(last, dict) and last["seats"][0]["connected"] is False

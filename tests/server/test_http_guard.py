@@ -139,6 +139,7 @@ def test_forwarded_for_only_from_trusted_proxies(make_server: ServerFactory) -> 
     r = HTTP.post(f"{untrusting.url}/api/games", json={"players": 2},
                   headers={"X-Forwarded-For": "203.0.113.9"})
     assert r.status_code == 429 and "127.0.0.1" in r.json()["message"]
+    untrusting.stop()  # one server process per SQLite file
     trusting = make_server(limits=limits, guard=Guard(trusted_proxies=("127.0.0.1/32",)))
     for client in ("203.0.113.9", "198.51.100.7"):
         r = HTTP.post(f"{trusting.url}/api/games", json={"players": 2},

@@ -5,9 +5,13 @@ traceback."""
 
 from __future__ import annotations
 
+import pathlib
+import re
 import socket
 import subprocess
 import sys
+import time
+import urllib.request
 
 import pytest
 
@@ -58,3 +62,48 @@ def test_an_unreachable_database_is_one_line_and_exit_status_2() -> None:
     assert done.returncode == 2
     assert "elfenland serve: the PostgreSQL store is unreachable" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_port_in_use_is_one_line_and_exit_status_2_before_anything_is_announced(
+        tmp_path: pathlib.Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "elfenland.cli", "serve", "--port", str(port),
+             "--db", str(tmp_path / "games.db")],
+            capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert f"elfenland serve: cannot listen on 127.0.0.1:{port}: Address already in use" \
+        in done.stderr
+    assert "open http" not in done.stdout
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "games.db").exists()  # nothing opened for a server that never ran
+
+
+def test_port_0_announces_the_port_the_system_chose(tmp_path: pathlib.Path) -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "elfenland.cli", "serve", "--port", "0",
+         "--db", str(tmp_path / "games.db")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        found = re.search(r"open http://127\.0\.0\.1:(\d+)/", line)
+        assert found, line
+        chosen = int(found.group(1))
+        assert chosen != 0
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{chosen}/api/games",
+                                            timeout=5) as answer:
+                    assert answer.status == 200
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the announced port never answered"
+                time.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

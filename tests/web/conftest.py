@@ -77,8 +77,13 @@ FAST_PACE = ("localStorage.getItem('elfenland.pace')"
              " || localStorage.setItem('elfenland.pace', 'server')")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Chromium, for one module's tests.  Playwright's synchronous API marks its event
+    loop as running on the thread for as long as it is open, so that ``asyncio.run`` in
+    a later test of the same process (tests/server) failed ("cannot be called from a
+    running event loop"); kept for a whole session, it broke every such test that ran
+    after a browser test in the same pytest process."""
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         plain = b.new_context

@@ -15,7 +15,7 @@ __all__ = ["make_hub", "make_store"]
 
 def make_store(config: ServerConfig) -> Store:
     if config.cluster is None:
-        return open_store(config.db)
+        return open_store(config.db, serving=True)
     if not config.db or not config.db.startswith(("postgresql://", "postgres://")):
         raise ValueError("several server processes share a PostgreSQL store: "
                          "give --db postgresql://…")

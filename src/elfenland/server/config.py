@@ -34,6 +34,9 @@ class Limits:
     replies_per_address: float = 20.0
     reply_address_burst: int = 200
     reply_entries: int = 50
+    #: Seconds between two tellings of who is at a table (a socket of a seat opened or
+    #: closed): the first is told at once, later ones within this folded into one.
+    presence_interval: float = 1.0
     #: Chat: the longest message (characters), and messages per second and per burst
     #: on one connection.
     chat_max: int = 500
@@ -74,6 +77,8 @@ class Guard:
     webhook_allow: tuple[str, ...] = ()
     #: Seconds one webhook call may take in all.
     webhook_deadline: float = 5.0
+    #: Seconds before each new try of a webhook notice whose call failed.
+    webhook_retries: tuple[float, ...] = (5.0, 30.0, 120.0, 600.0)
     #: Peers whose ``X-Forwarded-For`` names the client (``--trusted-proxies``); nobody
     #: else's is believed.
     trusted_proxies: tuple[str, ...] = ()

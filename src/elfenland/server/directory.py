@@ -74,7 +74,8 @@ async def load_game(hub: Hub, game_id: str) -> LiveGame:
 
 class LocalGames:
     """One process serves every game: every unfinished game is loaded at start (so its
-    bots play on after a restart), any other when asked for; nothing to claim."""
+    bots play on after a restart, and a "your turn" notice never settled is sent again),
+    any other when asked for; nothing to claim."""
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
@@ -90,6 +91,13 @@ class LocalGames:
                 log.exception("cannot restore game %s", game_id)
                 continue
             hub._kick(game)
+        hub._background(self._rate_missed())
+
+    async def _rate_missed(self) -> None:
+        try:
+            await self.hub.rate_missed()
+        except Exception as exc:  # the store is away: the games are rated at the next start
+            log.warning("cannot look for finished games left unrated: %s", exc)
 
     def stop_background(self) -> None:
         """No background work takes on games with one process."""
@@ -115,6 +123,9 @@ class LocalGames:
             if keep or game.record.status != "finished":
                 hub.games[game_id] = game
                 hub._arm(game)
+                # A notice the last process never settled (killed, or stopped with it
+                # queued) is sent now, if its turn is still on (notices.py).
+                hub.notices.resume(game)
             return game
 
     def created(self, game: LiveGame) -> None:

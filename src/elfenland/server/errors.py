@@ -68,6 +68,12 @@ class StoreDamaged(ElfenlandError):
     rather than answer every game with an error."""
 
 
+class StoreInUse(ElfenlandError):
+    """Another server process serves from the same SQLite file: the server refuses to
+    start on it, as two processes that each cache the games would show their players
+    different games (and each one's bots would stop at the other's moves)."""
+
+
 class LeaseLost(StoreConflict):
     """This process no longer owns the game (another one has taken it over): the change
     was refused by the game's fence and nothing was stored."""

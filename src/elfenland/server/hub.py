@@ -9,8 +9,8 @@ way that leaves the store's answer unknown (a connection lost during the commit)
 marked ``suspect`` and read again from the store before its next change.
 
 When the store is unreachable (``StoreUnavailable``) every request answers the
-protocol's retryable ``unavailable`` error, and a recovery task pings the store until it
-answers, then re-arms the games' clocks and lets their bots play on.
+protocol's retryable ``unavailable`` error, and a recovery task probes the store with a
+write until one goes through, then re-arms the games' clocks and lets their bots play on.
 
 Everything here runs on the event loop; database calls and bot thinking run in thread
 pools, and the per-game ``asyncio.Lock`` keeps one game's changes in order.
@@ -24,7 +24,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
@@ -56,10 +56,12 @@ from .lobby import (
     summary,
     unrated,
 )
+from .notices import TurnNotices
 from .ownership import SingleProcess
 from .players import Players
 from .ratelimit import KeyedBuckets
 from .store import EventRecord, Fence, GameRecord, Handover, SeatRecord, SqliteStore, Store
+from .throttle import Throttle
 from .tokens import hash_token, new_game_id, new_token, token_matches
 from .undo import effective_actions, undo_refusal
 
@@ -68,6 +70,9 @@ __all__ = ["GAME_ID", "RECONNECT", "Connection", "Hub", "LiveGame", "build_state
            "event_json", "now_iso"]
 
 log = logging.getLogger("elfenland.server")
+#: Seconds the store must keep working after its recovery ping before it is called back:
+#: a call that fails sooner belongs to the same outage.
+STORE_SETTLE = 1.0
 T = TypeVar("T")
 GAME_ID = re.compile(r"^[a-z0-9]{1,32}$")
 class Ownership(Protocol):
@@ -134,6 +139,10 @@ class Hub:
         self._told_human: dict[str, bool] = {}
         self.config = config
         self.limits = config.limits
+        #: Who is at a table changes as fast as a client can reconnect; it is told at
+        #: most once an interval (``throttle.py``).  Seats taken or left are told at once.
+        self._presence_news: Throttle[LiveGame] = Throttle(
+            config.limits.presence_interval, self._broadcast_lobby)
         # SQLite has one writer at a time anyway; PostgreSQL commits in parallel.
         workers = 1 if isinstance(store, SqliteStore) else 4
         self._db_pool = ThreadPoolExecutor(workers, thread_name_prefix="elfenland-db",
@@ -149,6 +158,8 @@ class Hub:
         self._closing = False
         self.timers = Timers(self._on_deadline)
         self.players = Players(store, config.guard, self._db_pool)
+        #: "Your turn" notices, sent again after a restart if never settled (notices.py).
+        self.notices = TurnNotices(self)
         self.chat_limiter = ChatLimiter(config.limits)
         #: ``Limits.replies_per_address``: the first update of a socket, and syncs.
         self.replies = KeyedBuckets(config.limits.replies_per_address,
@@ -156,6 +167,10 @@ class Hub:
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Pings the store while it is down; when it answers, games play on.
         self._recovery: asyncio.Task[None] | None = None
+        #: Whether a store call failed for want of the store since its last good ping.
+        self._down = False
+        #: Finished games whose rating met the store away: rated when it is back.
+        self._to_rate: set[LiveGame] = set()
         self.directory: GameDirectory = (directory(self) if directory is not None
                                          else LocalGames(self))
 
@@ -226,32 +241,71 @@ class Hub:
 
     @property
     def store_ok(self) -> bool:
-        """False from a failed store call until the store answers again."""
-        return self._recovery is None or self._recovery.done()
+        """False from a failed store call until the store takes a write again."""
+        return not self._down
 
     def store_down(self, exc: BaseException) -> None:
         """A store call failed for want of the store: ping it until it answers."""
-        if self.store_ok and not self._closing:
+        if self._down or self._closing:
+            return
+        self._down = True
+        if self._recovery is None or self._recovery.done():
             log.warning("the store is unavailable: %s", exc)
             self._recovery = asyncio.get_running_loop().create_task(self._recover())
+        # else: it failed again within ``STORE_SETTLE`` of its ping: the same outage,
+        # whose recovery task pings on (and logs nothing new).
 
     async def _recover(self, every: float = 0.1) -> None:
-        """Wait for the store, then re-arm every live game's clock and kick its bots:
-        a deadline or a bot turn that failed meanwhile is not lost."""
+        """Wait for the store to take a write (``Store.ping``), then re-arm every live
+        game's clock and kick its bots: a deadline or a bot turn that failed meanwhile is
+        not lost.  The store is called back only once it stayed so for ``STORE_SETTLE``
+        seconds: a call failing again at once is the same outage, so the log has one
+        line when it begins and one when it ends."""
         started = time.monotonic()
+        back = started
         while not self._closing:
+            if not self._down:
+                break  # stayed back
             await asyncio.sleep(every)
             try:
                 await self.probe(self.store.ping, 0.5)
             except Exception:
                 continue
-            break
-        if self._closing:
-            return
-        log.warning("the store is back after %.1f s", time.monotonic() - started)
-        for game in list(self.games.values()):
-            self._arm(game)
-            self._kick(game)
+            back = time.monotonic()
+            self._down = False
+            for game in list(self.games.values()):
+                self._arm(game)
+                self._kick(game)
+            for game in list(self._to_rate):
+                self._background(self._rate_and_forget(game))
+            await asyncio.sleep(STORE_SETTLE)
+        if not self._closing:
+            log.warning("the store is back after %.1f s", back - started)
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task the hub keeps until it is done."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _rate_and_forget(self, game: LiveGame) -> None:
+        """Rate a finished game away from its play (retried, or left by a stopped
+        process); it leaves memory once rated if nobody watches it."""
+        await self._rate(game)
+        self._forget_if_idle(game)
+
+    async def rate_missed(self) -> None:
+        """Rate the finished games a stopped process left unrated (killed, or its store
+        gone, between a game's last action and its rating: the two are stored apart)."""
+        for game_id in await self.db(self.store.unrated_finished_ids):
+            if self._closing:
+                return
+            try:
+                game = await self.get(game_id)
+                if game.record.status == "finished" and not game.rating:
+                    await self._rate_and_forget(game)
+            except Exception:  # one game must not keep the others from their ratings
+                log.exception("cannot rate game %s", game_id)
 
     def locked(self, game: LiveGame) -> Locked:
         """The game's lock, with the game read again from the store first if a write of
@@ -302,6 +356,7 @@ class Hub:
         if self._recovery is not None:
             self._recovery.cancel()
         self.timers.cancel_all()
+        self._presence_news.cancel()
         for game in list(self.games.values()):
             if game.bot_task is not None:
                 game.bot_task.cancel()
@@ -568,15 +623,23 @@ class Hub:
                                    self._fence(game.id))
             assert stored is not None  # a chat message has no key, so it is always new
             game.events.append(stored)
+            # Stored: told at once.  Whatever happens to the trimming below, the message
+            # is not refused now (a retry would store it twice).
+            self._broadcast_event(game, stored)
             # The game's chat over its cap: its oldest lines go, trimmed on a copy that
-            # is swapped in only once the store has dropped them too.
+            # is swapped in only once the store has dropped them too (if it cannot just
+            # now, they go with a later message).
             kept = list(game.events)
             dropped = trim_chat(kept, self.limits.chat_lines, self.limits.chat_bytes)
             if dropped:
-                await self.db(self.store.drop_events, game.id, dropped,
-                              self._fence(game.id))
+                try:
+                    await self.db(self.store.drop_events, game.id, dropped,
+                                  self._fence(game.id))
+                except ServerError as exc:
+                    log.info("the old chat of game %s stays for now: %s", game.id,
+                             exc.message)
+                    return
                 game.events = kept
-            self._broadcast_event(game, stored)
 
     async def undo(self, game: LiveGame, conn: Connection, seq: int) -> None:
         """Take back the game's last action for the seat that played it (undo.py has
@@ -694,7 +757,7 @@ class Hub:
         conn.send(json.dumps({"type": "events", "events": [event_json(e) for e in events],
                               "chat_left_out": left_out}, separators=(",", ":")))
         if conn.seat is not None and not was_connected:
-            self._broadcast_lobby(game)
+            self._presence_news(game)
         if conn.seat is not None:
             self.directory.seats_changed(game.id)
 
@@ -703,7 +766,7 @@ class Hub:
             game.connections.remove(conn)
         if conn.seat is not None and conn.seat not in game.connected():
             game.left_at[conn.seat] = time.monotonic()
-            self._broadcast_lobby(game)
+            self._presence_news(game)
         self._forget_if_idle(game)
         if conn.seat is not None:
             self.directory.seats_changed(game.id)
@@ -730,16 +793,9 @@ class Hub:
 
     # -- players -----------------------------------------------------------------------
     def _turn_started(self, game: LiveGame) -> None:
-        """A new seat is to act: its player's webhook, if any, is called (once a turn)."""
-        if game.state.is_terminal():
-            return
-        seat = game.state.current_player()
-        if not 0 <= seat < len(game.record.seats) or game.record.seats[seat].kind != "human":
-            return
-        deadline = game.clock.deadline if game.clock is not None else None
-        task = asyncio.create_task(self.players.your_turn(game.record, seat, game.seq, deadline))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        """A new seat is to act: its player's webhook, if any, is called (once a turn;
+        at least once across restarts: notices.py)."""
+        self.notices.started(game)
 
     async def _rate(self, game: LiveGame) -> None:
         """Update the ratings of a game that just ended, and tell the table.  A game whose
@@ -748,18 +804,30 @@ class Hub:
         if unrated(game.record):
             return
         game.rating = True
+        self._to_rate.discard(game)
+        pending = False
         try:
             state = game.state
             new = await self.players.rate_finished(game.record, list(state.scores()),
                                                    list(state.winners()), game.seq, now_iso(),
                                                    self._fence(game.id))
-        except Exception:
-            log.exception("cannot rate game %s", game.id)
+        except Exception as exc:
+            if isinstance(exc, StoreUnavailable) or (isinstance(exc, ServerError)
+                                                     and exc.code == "unavailable"):
+                # The store went away as the game ended: rated once it is back (the
+                # recovery task), the game kept in memory till then.
+                log.info("game %s is rated once the store is back: %s", game.id, exc)
+                pending = True
+                self._to_rate.add(game)
+                if isinstance(exc, StoreUnavailable):
+                    self.store_down(exc)
+            else:
+                log.exception("cannot rate game %s", game.id)
             return
         finally:
             # Its last players may have left meanwhile: the game could not leave memory
             # (nor, in a cluster, its lease) before its rating was stored.
-            game.rating = False
+            game.rating = pending
         if new:
             game.events = await self.db(self.store.events, game.id)
             self._broadcast_event(game, game.events[-1])
@@ -775,8 +843,13 @@ class Hub:
     async def _on_deadline(self, game_id: str) -> None:
         try:
             await self._time_out(game_id)
-        except Exception:
-            log.exception("the deadline of game %s failed", game_id)
+        except Exception as exc:
+            if isinstance(exc, ServerError) and exc.code == "unavailable":
+                # The store is away: the recovery task arms the clock again once it is
+                # back (or the game moved: its new server has armed it).
+                log.info("the deadline of game %s waits: %s", game_id, exc.message)
+            else:
+                log.exception("the deadline of game %s failed", game_id)
 
     async def _time_out(self, game_id: str) -> None:
         """A turn's time ran out: record the timeout (once: its key is the turn's seq),
@@ -841,8 +914,13 @@ class Hub:
             await self._bot_turns(game)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("the bots of game %s stopped", game.id)
+        except Exception as exc:
+            if isinstance(exc, ServerError) and exc.code == "unavailable":
+                # The store is away (or the game moved): the recovery task, or the
+                # process that serves the game now, kicks them again.
+                log.info("the bots of game %s wait: %s", game.id, exc.message)
+            else:
+                log.exception("the bots of game %s stopped", game.id)
 
     async def _bot_turns(self, game: LiveGame) -> None:
         while not self._closing:

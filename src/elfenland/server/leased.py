@@ -168,6 +168,12 @@ class LeasedGames:
                     log.info("server %s serves game %s at seq %d", self.name, game_id, game.seq)
                 if record.status == "running":
                     self.hub._kick(game)
+                    # The turn's notice, if the process that served the game before never
+                    # settled it (it died, or handed the game over with the notice queued
+                    # or failing): looked at once that process's call in flight, if any,
+                    # has had its deadline (notices.py).
+                    self.hub.notices.resume(
+                        game, self.hub.config.guard.webhook_deadline + 1.0)
                 return game
         finally:
             if not lock.locked():

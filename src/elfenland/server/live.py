@@ -128,6 +128,9 @@ class LiveGame:
     rating: bool = False
     #: A write failed with an unknown outcome: read the game again before changing it.
     suspect: bool = False
+    #: (seq, seat) of the last turn this process saw begin, or whose notice it sent
+    #: again after loading the game (notices.py): a notice of another turn is moot.
+    turn_began: tuple[int, int] | None = None
 
     @property
     def id(self) -> str:

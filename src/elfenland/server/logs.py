@@ -9,6 +9,9 @@ import json
 import logging
 import logging.config
 import os
+import threading
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +35,47 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             out["exception"] = self.formatException(record.exc_info)
         return json.dumps(out, ensure_ascii=False)
+
+
+class Repeats(logging.Filter):
+    """Lets each message through once an interval, and says how many like it it held.
+
+    psycopg's pool logs every failed reconnect, about six lines a second for as long as
+    PostgreSQL is away: some 20,000 lines an hour of the same three messages, burying
+    the server's own "the store is unavailable" and "back" lines.  A message is its
+    logger, level and text before formatting (the pool's name and error vary in the
+    arguments), so a new kind of failure still shows at once."""
+
+    def __init__(self, interval: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.interval = interval
+        self._clock = clock
+        self._lock = threading.Lock()
+        #: Message -> [when last let through, how many held since].
+        self._seen: dict[tuple[str, int, str], list[float]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, record.levelno, str(record.msg))
+        now = self._clock()
+        with self._lock:
+            seen = self._seen.get(key)
+            if seen is not None and now - seen[0] < self.interval:
+                seen[1] += 1
+                return False
+            held = int(seen[1]) if seen is not None else 0
+            self._seen[key] = [now, 0]
+        if held:
+            record.msg = (f"{record.msg} ({held} more like it in the last "
+                          f"{self.interval:g} s not shown)")
+        return True
+
+
+def quiet_repeats(logger_name: str, interval: float = 60.0) -> None:
+    """Put a ``Repeats`` filter on a library's logger (once, however often asked)."""
+    logger = logging.getLogger(logger_name)
+    if not any(isinstance(f, Repeats) for f in logger.filters):
+        logger.addFilter(Repeats(interval))
 
 
 def configure(log_format: str, level: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 
 from .arguments import at_least, port, positive, seconds
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from .app import create_app
     from .background import uvicorn_config
     from .drain import DrainingServer
-    from .errors import StoreDamaged, StoreUnavailable
+    from .errors import StoreDamaged, StoreInUse, StoreUnavailable
     from .logs import configure as configure_logging
     from .netguard import parse_networks, split_list
     from .store import default_db_path, redact
@@ -88,17 +89,39 @@ def run(args: argparse.Namespace) -> int:
                           bot_time_limit=args.bot_time_limit, limits=limits, cluster=cluster,
                           drain_seconds=args.drain_seconds, guard=guard)
     try:
-        app = create_app(config)
-    except (StoreDamaged, StoreUnavailable) as exc:
-        print(f"elfenland serve: {exc}", file=sys.stderr, flush=True)
+        listener = listen(args.host, args.port)
+    except OSError as exc:
+        print(f"elfenland serve: cannot listen on {args.host}:{args.port}: "
+              f"{exc.strerror or exc}", file=sys.stderr, flush=True)
         return 2
-    where = redact(args.db) if args.db else f"sqlite:///{default_db_path()}"
-    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
-    print(f"Elfenland server: open http://{shown}:{args.port}/  (games stored in {where})",
-          flush=True)
-    settings = uvicorn_config(app, args.host, args.port, config, args.log_level)
-    settings.timeout_graceful_shutdown = max(1, int(args.drain_seconds))
-    if args.log_format == "json":
-        configure_logging(args.log_format, args.log_level)
-    DrainingServer(settings, app.state.hub, args.drain_seconds).run()
+    with listener:
+        try:
+            app = create_app(config)
+        except (StoreDamaged, StoreInUse, StoreUnavailable) as exc:
+            print(f"elfenland serve: {exc}", file=sys.stderr, flush=True)
+            return 2
+        where = redact(args.db) if args.db else f"sqlite:///{default_db_path()}"
+        shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+        if ":" in shown:
+            shown = f"[{shown}]"
+        bound = listener.getsockname()[1]
+        print(f"Elfenland server: open http://{shown}:{bound}/  (games stored in {where})",
+              flush=True)
+        settings = uvicorn_config(app, args.host, bound, config, args.log_level)
+        settings.timeout_graceful_shutdown = max(1, int(args.drain_seconds))
+        if args.log_format == "json":
+            configure_logging(args.log_format, args.log_level)
+        DrainingServer(settings, app.state.hub, args.drain_seconds).run(sockets=[listener])
     return 0
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's listening socket, bound before anything is announced or opened.
+
+    Binding first means a port in use is one line and exit 2, not an "open http://" line
+    followed by the web server's own failure, and ``--port 0`` announces the port the
+    system chose.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host, port), family=family, backlog=2048)
+    return sock

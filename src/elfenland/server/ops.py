@@ -28,12 +28,18 @@ def ops_routes(hub: Hub) -> APIRouter:
     async def healthz() -> JSONResponse:
         body: dict[str, Any] = {"server": hub.name, "games": len(hub.games),
                                 "draining": hub.draining, "events": hub.events.healthy}
-        try:
-            await asyncio.wait_for(hub.probe(hub.store.count_unfinished, "-healthz-"),
-                                   STORE_TIMEOUT)
-            body["store"] = True
-        except Exception:  # unreachable or too slow: either way, send players elsewhere
+        if not hub.store_ok:
+            # A store call failed and the recovery task's write has not gone through
+            # yet: a read would answer (SQLite on a full disk, or while another process
+            # holds its write lock), but no move can be stored.
             body["store"] = False
+        else:
+            try:
+                await asyncio.wait_for(hub.probe(hub.store.count_unfinished, "-healthz-"),
+                                       STORE_TIMEOUT)
+                body["store"] = True
+            except Exception:  # unreachable or too slow: either way, send players elsewhere
+                body["store"] = False
         ok = body["store"] and body["events"] and not hub.draining
         body["status"] = "ok" if ok else "unavailable"
         return JSONResponse(body, status_code=200 if ok else 503)

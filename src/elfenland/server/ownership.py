@@ -69,7 +69,8 @@ def open_shared_store(url: str, settings: ClusterSettings) -> PostgresStore:
     with schema_lock as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
         try:
-            return PostgresStore(url, idle_in_transaction=float(settings.lease_seconds))
+            return PostgresStore(url, idle_in_transaction=float(settings.lease_seconds),
+                                 serving="shared")
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
 

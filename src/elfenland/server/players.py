@@ -6,14 +6,16 @@ Ratings are OpenSkill (Plackett–Luce, for any number of players), one per play
 kind; each bot level is rated like a player (``bot:<level>``), so a newcomer sees how
 strong each level is.  Which seats of a finished game are rated is ratings.py's policy;
 guests (seats without a player) are never rated.  Webhooks go through webhooks.py, which
-keeps them from reaching the host's own network or holding up other players' notices.
+keeps them from reaching the host's own network or holding up other players' notices;
+how each notice ended is recorded here (``turn_notices``), so that a restart re-sends
+only the notices never settled (notices.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -21,12 +23,22 @@ from pydantic import BaseModel, Field
 
 from .config import Guard
 from .errors import ServerError
+from .live import now_iso
 from .netguard import OutboundPolicy, own_addresses
 from .ratings import bot_turns, movers, rated_participants
-from .store import EventRecord, Fence, GameRecord, Handover, PlayerRecord, RatingRecord, Store
+from .store import (
+    EventRecord,
+    Fence,
+    GameRecord,
+    Handover,
+    PlayerRecord,
+    RatingRecord,
+    Store,
+    TurnNoticeRecord,
+)
 from .undo import effective_actions
 from .webhooks import URL_MAX as WEBHOOK_MAX
-from .webhooks import WebhookLimits, WebhookSender, check_syntax
+from .webhooks import Outcome, Verdict, WebhookLimits, WebhookSender, check_syntax
 
 log = logging.getLogger("elfenland.server")
 
@@ -98,7 +110,8 @@ class Players:
         self.executor = executor
         guard = guard or Guard()
         policy = OutboundPolicy.from_items(guard.webhook_allow, own_addresses())
-        self.webhooks = WebhookSender(policy, WebhookLimits(deadline=guard.webhook_deadline))
+        self.webhooks = WebhookSender(policy, WebhookLimits(deadline=guard.webhook_deadline,
+                                                            retries=guard.webhook_retries))
         #: game id -> seat -> player (a cache of seat_players).
         self.seats: dict[str, dict[int, PlayerRecord]] = {}
 
@@ -128,16 +141,31 @@ class Players:
         await self.db(self.store.link_seat, game_id, seat, player.id)
         (await self.seated(game_id))[seat] = player
 
+    async def webhook_of(self, game_id: str, seat: int) -> PlayerRecord | None:
+        """The player linked to the seat, if they gave a webhook."""
+        player = (await self.seated(game_id)).get(seat)
+        return player if player is not None and player.webhook else None
+
     async def your_turn(self, record: GameRecord, seat: int, seq: int,
-                        deadline: float | None) -> None:
-        """Tell the seat's player it is their turn, if they gave a webhook."""
-        player = (await self.seated(record.id)).get(seat)
-        if player is None or not player.webhook:
-            return
+                        deadline: float | None, turn_row: int = 0,
+                        wanted: Callable[[], Verdict] | None = None) -> bool:
+        """Tell the seat's player it is their turn, if they gave a webhook (whether a
+        notice was queued).  ``(game, seq)`` is the notice's key; ``turn_row`` the store
+        row of the action that began the turn; ``wanted`` says before each try whether
+        it is still worth sending.  How it ends is recorded in the store."""
+        player = await self.webhook_of(record.id, seat)
+        if player is None or player.webhook is None:
+            return False
         payload = {"type": "your-turn", "game": record.id, "kind": record.game,
                    "seat": seat, "seq": seq, "deadline": deadline,
                    "url": f"/#/game/{record.id}", "player": player.id}
-        self.webhooks.notify(player.id, player.webhook, payload)
+
+        async def settled(outcome: Outcome, calls: int) -> None:
+            await self.db(self.store.record_turn_notice, TurnNoticeRecord(
+                record.id, seq, seat, player.id, turn_row, outcome, calls, now_iso()))
+
+        self.webhooks.notify(player.id, player.webhook, payload, wanted, settled)
+        return True
 
     async def rate_finished(self, record: GameRecord, scores: list[int], winners: list[int],
                             seq: int, created: str, fence: Fence | None = None
@@ -167,5 +195,7 @@ class Players:
         return new if done else []
 
     def close(self) -> None:
-        """Stop sending: notices still queued are dropped (they were hints)."""
+        """Stop sending: notices still queued or in flight are dropped unsettled, so the
+        next start (or the process that takes their game over) sends them again if their
+        turn is still on."""
         self.webhooks.cancel_all()

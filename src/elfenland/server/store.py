@@ -20,7 +20,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import LeaseLost, StoreConflict, StoreDamaged, StoreUnavailable
+from .errors import LeaseLost, StoreConflict, StoreDamaged, StoreInUse, StoreUnavailable
+from .logs import quiet_repeats
+from .serving_lock import Mode as ServingMode
+from .serving_lock import ServingLock
 
 Status = Literal["open", "running", "finished"]
 SeatKind = Literal["open", "human", "bot"]
@@ -101,6 +104,32 @@ class PlayerRecord:
     name: str
     webhook: str | None
     created: str
+
+
+#: ``TurnNoticeRecord.outcome``: the webhook answered 2xx.
+NOTICE_DELIVERED = "delivered"
+#: Refused for good (a 3xx or 4xx answer) or failed at every retry.
+NOTICE_GIVEN_UP = "given-up"
+#: The turn passed, or its player acted, before the notice went out: not sent.
+NOTICE_MOOT = "moot"
+#: A running game's turns up to ``turn_row`` when the database gained the table.
+NOTICE_FLOOR = "before-upgrade"
+
+
+@dataclass(frozen=True)
+class TurnNoticeRecord:
+    """A "your turn" notice settled for good: ``(game_id, seq)`` is the notice's key
+    (the payload's ``game`` and ``seq``); ``turn_row`` the store row of the action that
+    began the turn (0: the game's start)."""
+
+    game_id: str
+    seq: int
+    seat: int
+    player_id: str
+    turn_row: int
+    outcome: str
+    attempts: int
+    updated: str
 
 
 @dataclass(frozen=True)
@@ -185,11 +214,50 @@ SCHEMA = (
         seat INTEGER NOT NULL,
         seq INTEGER NOT NULL,
         to_bot INTEGER NOT NULL)""",
+    # One row the store-recovery probe writes (``Store.ping``): a store that reads but
+    # cannot write (a full disk, a write lock another process holds) is still down.
+    """CREATE TABLE IF NOT EXISTS probes (
+        id INTEGER PRIMARY KEY,
+        n BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS games_by_status ON games (status)",
     "CREATE INDEX IF NOT EXISTS games_by_host ON games (host, status)",
+    # Turn notices settled (issue: notices lost at a restart): delivered, given up after
+    # their retries, or moot; a start re-sends the current turn's notice unless it is
+    # here.  Made on open like the tables above (an older database gains it, see below).
+    """CREATE TABLE IF NOT EXISTS turn_notices (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        seq INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        player_id TEXT NOT NULL,
+        turn_row INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        updated TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq, seat))""",
+    # One-off steps done to a database, each once (its name is its row: ``ONCE``).
+    "CREATE TABLE IF NOT EXISTS schema_marks (name TEXT PRIMARY KEY)",
+)
+
+#: One-off steps, each run once per database, after ``SCHEMA``, in a write transaction
+#: of its own only if its mark is missing (so opening a database that had them all
+#: writes nothing).
+ONCE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # A database made before ``turn_notices``: the turns already running when it gains
+    # the table were told (or not) by the old server, which kept no record; a floor row
+    # per running game (seq -1, ``turn_row`` its last action row) keeps the first start
+    # from notifying them all again.  Turns that start later are recorded as usual.  (A
+    # new database has no games yet: the step inserts nothing.)
+    ("turn_notices", (
+        f"""INSERT INTO turn_notices (game_id, seq, seat, player_id, turn_row, outcome,
+            attempts, updated)
+            SELECT id, -1, -1, '', seq, '{NOTICE_FLOOR}', 0, '' FROM games
+            WHERE status = 'running'""",)),
 )
 
 _GAME_COLUMNS = "id, game, players, rules, options, seed, status, seq, created, host"
+#: ``Store.ping``'s write: one row that changes, so the commit writes a page.
+PROBE = ("INSERT INTO probes (id, n) VALUES (1, 1) "
+         "ON CONFLICT (id) DO UPDATE SET n = probes.n + 1")
 
 
 class Store(ABC):
@@ -205,6 +273,26 @@ class Store(ABC):
         with self._tx() as cur:
             for statement in SCHEMA:
                 cur.execute(statement)
+        self._run_once()
+
+    def _run_once(self) -> None:
+        """The ``ONCE`` steps this database has not had, each with its mark in one
+        transaction (two servers opening a PostgreSQL database at once: the second's
+        mark is a conflict, and its step rolls back)."""
+        with self._tx(write=False) as cur:
+            cur.execute("SELECT name FROM schema_marks")
+            done = {str(r[0]) for r in cur.fetchall()}
+        for name, statements in ONCE:
+            if name in done:
+                continue
+            try:
+                with self._tx() as cur:
+                    for statement in statements:
+                        cur.execute(statement)
+                    cur.execute(self._q("INSERT INTO schema_marks (name) VALUES (?)"), (name,))
+            except Exception as exc:
+                if not self._is_conflict(exc):
+                    raise
 
     # -- backend hooks -------------------------------------------------------------
     @abstractmethod
@@ -212,8 +300,11 @@ class Store(ABC):
         """A new DB-API connection for the calling thread."""
 
     @abstractmethod
-    def _tx(self) -> AbstractContextManager[Any]:
-        """A cursor inside one transaction: committed on success, rolled back on error."""
+    def _tx(self, write: bool = True) -> AbstractContextManager[Any]:
+        """A cursor inside one transaction: committed on success, rolled back on error.
+        ``write=False``: the transaction only reads, and must not wait for writers
+        (SQLite: a deferred transaction, which in WAL mode reads on while another
+        process holds the write lock)."""
 
     @abstractmethod
     def _is_conflict(self, exc: BaseException) -> bool:
@@ -246,11 +337,13 @@ class Store(ABC):
         self._local = threading.local()
 
     def ping(self, timeout: float | None = None) -> None:
-        """A cheap round trip: raises ``StoreUnavailable`` while the store is down (a
-        backend with connections to wait for waits at most ``timeout`` seconds)."""
+        """A cheap round trip that writes: raises ``StoreUnavailable`` while the store
+        cannot take a write (a backend waits at most ``timeout`` seconds for a connection
+        or a lock).  The store-recovery task's probe: a ``SELECT 1`` answered while every
+        write failed (a full disk), so the server took the store for back, failed again
+        at once, and logged the pair of lines twenty times a second."""
         with self._tx() as cur:
-            cur.execute("SELECT 1")
-            cur.fetchone()
+            cur.execute(PROBE)
 
     # -- games -----------------------------------------------------------------------
     def create_game(self, game: GameRecord, clock: str | None = None,
@@ -301,7 +394,7 @@ class Store(ABC):
 
     def handovers(self, game_id: str) -> list[tuple[int, int, bool]]:
         """(seat, seq, to_bot) of each time a seat went to a bot or back, in order."""
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q("SELECT seat, seq, to_bot FROM handovers WHERE game_id = ? "
                                 "ORDER BY seq"), (game_id,))
             return [(int(r[0]), int(r[1]), bool(r[2])) for r in cur.fetchall()]
@@ -377,7 +470,7 @@ class Store(ABC):
             raise
 
     def load_game(self, game_id: str) -> GameRecord | None:
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"),
                         (game_id,))
             row = cur.fetchone()
@@ -387,7 +480,7 @@ class Store(ABC):
 
     def list_games(self, status: Status | None = None, limit: int = 200) -> list[GameRecord]:
         """The newest games first."""
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             if status is None:
                 cur.execute(self._q(f"SELECT {_GAME_COLUMNS} FROM games "
                                     "ORDER BY created DESC, id LIMIT ?"), (limit,))
@@ -399,19 +492,33 @@ class Store(ABC):
             return [self._game(r, seats[r[0]]) for r in rows]
 
     def unfinished_ids(self) -> list[str]:
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q("SELECT id FROM games WHERE status <> ? ORDER BY created"),
                         ("finished",))
             return [str(r[0]) for r in cur.fetchall()]
 
+    def unrated_finished_ids(self) -> list[str]:
+        """Finished games with two players or more linked to their seats and no
+        ``rated`` event: rated games whose rating was never stored (the process stopped
+        between the game's last action and its rating), and games the rating policy
+        leaves out (looked at again, cheaply, at each start)."""
+        with self._tx(write=False) as cur:
+            cur.execute(self._q(
+                "SELECT g.id FROM games g WHERE g.status = ? AND "
+                "(SELECT COUNT(DISTINCT s.player_id) FROM seat_players s "
+                "WHERE s.game_id = g.id) >= 2 AND NOT EXISTS (SELECT 1 FROM events e "
+                "WHERE e.game_id = g.id AND e.key = ?) ORDER BY g.created"),
+                ("finished", "rated"))
+            return [str(r[0]) for r in cur.fetchall()]
+
     def count_unfinished(self, host: str) -> int:
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q("SELECT COUNT(*) FROM games WHERE host = ? AND status <> ?"),
                         (host, "finished"))
             return int(cur.fetchone()[0])
 
     def actions(self, game_id: str) -> list[str]:
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q("SELECT seq, action FROM actions WHERE game_id = ? "
                                 "ORDER BY seq"), (game_id,))
             rows = cur.fetchall()
@@ -432,7 +539,7 @@ class Store(ABC):
             self._write_clock(cur, game_id, clock)
 
     def load_clock(self, game_id: str) -> str | None:
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q("SELECT state FROM clocks WHERE game_id = ?"), (game_id,))
             row = cur.fetchone()
             return None if row is None else str(row[0])
@@ -474,7 +581,7 @@ class Store(ABC):
         return n
 
     def events(self, game_id: str) -> list[EventRecord]:
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q("SELECT n, kind, seat, seq, body, created, key FROM events "
                                 "WHERE game_id = ? ORDER BY n"), (game_id,))
             return [EventRecord(str(kind), None if seat is None else int(seat), int(seq),
@@ -487,7 +594,7 @@ class Store(ABC):
         if not game_ids:
             return {}
         marks = ", ".join("?" for _ in game_ids)
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q(f"SELECT game_id, COUNT(*) FROM events WHERE kind = ? AND "
                                 f"game_id IN ({marks}) GROUP BY game_id"),
                         ("undo", *game_ids))
@@ -501,7 +608,7 @@ class Store(ABC):
                         (player.id, player.name, token_hash, player.webhook, player.created))
 
     def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q("SELECT id, name, webhook, created FROM players "
                                 "WHERE token_hash = ?"), (token_hash,))
             row = cur.fetchone()
@@ -520,7 +627,7 @@ class Store(ABC):
                                 "VALUES (?,?,?)"), (game_id, seat, player_id))
 
     def seat_players(self, game_id: str) -> dict[int, PlayerRecord]:
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q(
                 "SELECT s.seat, p.id, p.name, p.webhook, p.created FROM seat_players s "
                 "JOIN players p ON p.id = s.player_id WHERE s.game_id = ?"), (game_id,))
@@ -528,7 +635,7 @@ class Store(ABC):
 
     def player_games(self, player_id: str) -> list[tuple[str, int]]:
         """(game id, seat) of every unfinished game the player sits in."""
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._q(
                 "SELECT s.game_id, s.seat FROM seat_players s JOIN games g ON g.id = s.game_id "
                 "WHERE s.player_id = ? AND g.status <> ? ORDER BY g.created DESC"),
@@ -537,7 +644,7 @@ class Store(ABC):
 
     def ratings(self, game: str, ids: list[str] | None = None, limit: int = 200
                 ) -> list[RatingRecord]:
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             if ids is None:
                 cur.execute(self._q("SELECT player_id, game, name, mu, sigma, games FROM ratings "
                                     "WHERE game = ? ORDER BY mu - 3 * sigma DESC, player_id "
@@ -573,6 +680,50 @@ class Store(ABC):
             raise
         return True
 
+    # -- turn notices ------------------------------------------------------------------
+    def turn_notice_due(self, game_id: str, seq: int, seat: int, turn_row: int) -> bool:
+        """Whether the notice of the turn that ``seat`` began at ``seq`` (after the action
+        in store row ``turn_row``, 0 for the game's start) is still to be sent: the seat
+        did not play that row itself (then it is acting, not waiting), and no notice of
+        that turn is settled (``record_turn_notice``), nor was the turn running when the
+        database gained the table (its floor row)."""
+        with self._tx(write=False) as cur:
+            if turn_row > 0:
+                cur.execute(self._q("SELECT player FROM actions WHERE game_id = ? AND seq = ?"),
+                            (game_id, turn_row))
+                row = cur.fetchone()
+                if row is None or int(row[0]) == seat:
+                    return False
+            cur.execute(self._q(
+                "SELECT 1 FROM turn_notices WHERE game_id = ? AND ((seq = ? AND seat = ?) "
+                "OR (seq = -1 AND turn_row >= ?)) LIMIT 1"), (game_id, seq, seat, turn_row))
+            return cur.fetchone() is None
+
+    def record_turn_notice(self, notice: TurnNoticeRecord) -> None:
+        """Record a notice as settled; the game's notices of earlier turns go (a turn
+        that began before the latest one never comes back: a take-back stops at
+        another seat's action, which is what began the turn)."""
+        with self._tx() as cur:
+            cur.execute(self._q("DELETE FROM turn_notices WHERE game_id = ? AND turn_row < ?"),
+                        (notice.game_id, notice.turn_row))
+            cur.execute(self._q(
+                "INSERT INTO turn_notices (game_id, seq, seat, player_id, turn_row, outcome, "
+                "attempts, updated) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (game_id, seq, seat) "
+                "DO UPDATE SET player_id = excluded.player_id, turn_row = excluded.turn_row, "
+                "outcome = excluded.outcome, attempts = excluded.attempts, "
+                "updated = excluded.updated"),
+                (notice.game_id, notice.seq, notice.seat, notice.player_id, notice.turn_row,
+                 notice.outcome, notice.attempts, notice.updated))
+
+    def turn_notices(self, game_id: str) -> list[TurnNoticeRecord]:
+        """The game's settled notices (for operators and tests)."""
+        with self._tx(write=False) as cur:
+            cur.execute(self._q(
+                "SELECT game_id, seq, seat, player_id, turn_row, outcome, attempts, updated "
+                "FROM turn_notices WHERE game_id = ? ORDER BY turn_row, seq, seat"), (game_id,))
+            return [TurnNoticeRecord(str(r[0]), int(r[1]), int(r[2]), str(r[3]), int(r[4]),
+                                     str(r[5]), int(r[6]), str(r[7])) for r in cur.fetchall()]
+
     # -- rows ------------------------------------------------------------------------
     def _seats(self, cur: Any, ids: list[str]) -> dict[str, list[SeatRecord]]:
         out: dict[str, list[SeatRecord]] = {i: [] for i in ids}
@@ -599,9 +750,27 @@ SQLITE_SYNC = ("normal", "full")
 class SqliteStore(Store):
     """One SQLite file in WAL mode.  With ``synchronous=normal`` (the default) a committed
     action survives a killed server; with ``full`` it also survives a power cut, at
-    about twice the latency per action on a busy disk (each commit waits for fsync)."""
+    about twice the latency per action on a busy disk (each commit waits for fsync).
 
-    def __init__(self, path: str | Path, synchronous: str = "normal") -> None:
+    A store opened to serve games (``serving=True``: ``elfenland serve``) holds an
+    exclusive lock on ``<file>.lock`` for as long as it is open, and refuses
+    (``StoreInUse``) a file another serving process holds: each server caches the games
+    it serves, so two of them on one file showed their players two different games
+    and stopped each other's bots.  Other openers (scripts, tests, backups) do not take
+    the lock; the system releases it when the holder dies, even by SIGKILL."""
+
+    #: Seconds a write waits for the write lock while another process holds it (an
+    #: operator's ``sqlite3`` shell inside a transaction, a script) before it is refused
+    #: with the retryable ``unavailable``.  The server has one database thread and every
+    #: store call queues behind a waiting one: SQLite's default, 30 s, hung every player.
+    busy_wait = 2.0
+    #: Seconds each write waits instead once one waited ``busy_wait`` in vain, until a
+    #: write gets the lock again: the writes queued behind a lock held for minutes are
+    #: refused in turn at once, not after ``busy_wait`` each.
+    busy_again = 0.1
+
+    def __init__(self, path: str | Path, synchronous: str = "normal",
+                 serving: bool = False) -> None:
         if synchronous not in SQLITE_SYNC:
             raise ValueError(f"synchronous is one of {SQLITE_SYNC}, not {synchronous!r}")
         self.synchronous = synchronous
@@ -609,14 +778,53 @@ class SqliteStore(Store):
         if not self.path or self.path == ":memory:":
             raise ValueError("the SQLite store needs a file (worker threads share it)")
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._check_integrity()
-        super().__init__()
+        #: Whether the last write found the write lock held by another process (and
+        #: waited ``busy_wait`` for it in vain): the next ones wait ``busy_again``.
+        self._contended = False
+        #: The open lock file of a serving store (None: not serving, or closed).
+        self._serving: int | None = self._claim() if serving else None
+        try:
+            self._check_integrity()
+            super().__init__()
+        except BaseException:
+            self._release()
+            raise
         # Writers never checkpoint (a checkpoint syncs the database file and would stall
         # every game's next append); a thread of its own does, without blocking them.
         self._stop = threading.Event()
         self._checkpointer = threading.Thread(target=self._checkpoint_loop, daemon=True,
                                               name="elfenland-sqlite-checkpoint")
         self._checkpointer.start()
+
+    def _claim(self) -> int:
+        """Lock ``<file>.lock`` for this process (it holds the process id, for the
+        message another one gets); the open descriptor."""
+        import fcntl
+        import os
+
+        where = f"{self.path}.lock"
+        fd = os.open(where, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise StoreInUse(
+                f"another server (process {holder}) serves from the SQLite file "
+                f"{self.path}; stop it first, or give this one its own --db (several "
+                "processes share a PostgreSQL store: --cluster)") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return fd
+
+    def _release(self) -> None:
+        """Let go of the serving lock (closing its descriptor releases it)."""
+        import os
+
+        fd, self._serving = self._serving, None
+        if fd is not None:
+            with suppress(OSError):
+                os.close(fd)
 
     def _check_integrity(self) -> None:
         """``PRAGMA quick_check`` before anything else: a file with garbage inside would
@@ -654,28 +862,51 @@ class SqliteStore(Store):
         if self._checkpointer.is_alive():
             self._checkpointer.join(timeout=5)
         super().close()
+        self._release()
 
     def _connect(self) -> Any:
         import sqlite3
 
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                               timeout=30)
+                               timeout=self.busy_wait)
+        self._local.busy = self.busy_wait
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={self.synchronous.upper()}")
         conn.execute("PRAGMA wal_autocheckpoint=0")
         conn.execute("PRAGMA foreign_keys=ON")
         return conn
 
-    def _tx(self) -> AbstractContextManager[Any]:
+    def _tx(self, write: bool = True, wait: float | None = None
+            ) -> AbstractContextManager[Any]:
+        """A write transaction begins ``IMMEDIATE``: it takes the write lock first, or is
+        refused before it did anything (``StoreUnavailable``) after waiting ``wait``
+        seconds (default ``busy_wait``, ``busy_again`` while another process holds the
+        lock).  A read begins deferred and never takes the lock: in WAL mode it reads the
+        last committed state while another process writes or holds the lock."""
         import sqlite3
         from contextlib import contextmanager
 
         @contextmanager
         def tx() -> Iterator[Any]:
             conn = self._conn()
+            if not write:
+                self._busy(conn, self.busy_wait)
+            else:
+                self._busy(conn, wait if wait is not None else
+                           self.busy_again if self._contended else self.busy_wait)
             cur = conn.cursor()
             try:
-                cur.execute("BEGIN IMMEDIATE")
+                try:
+                    cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                except sqlite3.OperationalError as exc:
+                    if write and exc.sqlite_errorname == "SQLITE_BUSY":
+                        self._contended = True
+                        raise StoreUnavailable(
+                            "another process holds the SQLite file's write lock (an open "
+                            f"transaction in a sqlite3 shell or a script?): {exc}") from exc
+                    raise
+                if write:
+                    self._contended = False
                 try:
                     yield cur
                 except BaseException:
@@ -694,6 +925,17 @@ class SqliteStore(Store):
                 cur.close()
 
         return tx()
+
+    def _busy(self, conn: Any, seconds: float) -> None:
+        """Set how long the calling thread's connection waits for a lock."""
+        if getattr(self._local, "busy", None) != seconds:
+            conn.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+            self._local.busy = seconds
+
+    def ping(self, timeout: float | None = None) -> None:
+        wait = self.busy_wait if timeout is None else min(timeout, self.busy_wait)
+        with self._tx(wait=wait) as cur:
+            cur.execute(PROBE)
 
     def _is_conflict(self, exc: BaseException) -> bool:
         import sqlite3
@@ -737,7 +979,8 @@ class PostgresStore(Store):
     reconnect = 0.5
 
     def __init__(self, url: str, max_size: int = 12,
-                 idle_in_transaction: float | None = None) -> None:
+                 idle_in_transaction: float | None = None,
+                 serving: ServingMode | None = None) -> None:
         try:
             import psycopg  # noqa: F401
             from psycopg_pool import ConnectionPool
@@ -747,6 +990,8 @@ class PostgresStore(Store):
                 "pip install 'elfenland[postgres]'") from exc
         self.url = url
         self.idle_in_transaction = idle_in_transaction
+        # The pool logs each failed reconnect (several a second while PostgreSQL is away).
+        quiet_repeats("psycopg.pool")
         self._pool = ConnectionPool(
             url, min_size=2, max_size=max_size, open=False, timeout=self.timeout,
             kwargs={"autocommit": True}, configure=self._configure,
@@ -760,6 +1005,17 @@ class PostgresStore(Store):
         #: given back at its next use instead of failing a second call.
         self._outages = 0
         super().__init__()
+        #: A serving process's hold on the database (``serving_lock.py``): ``alone``
+        #: for ``elfenland serve``, ``shared`` for a cluster's processes.
+        self._serving: ServingLock | None = None
+        if serving is not None:
+            lock = ServingLock(url, serving, redact(url))
+            try:
+                lock.claim()
+            except BaseException:
+                self.close()
+                raise
+            self._serving = lock
 
     def _configure(self, conn: Any) -> None:
         """Set up a new connection.  In a cluster a process stalled inside a transaction
@@ -831,7 +1087,7 @@ class PostgresStore(Store):
                 self._pool.check()
             raise StoreUnavailable(f"the PostgreSQL store is unreachable: {exc}") from exc
 
-    def _tx(self) -> AbstractContextManager[Any]:
+    def _tx(self, write: bool = True) -> AbstractContextManager[Any]:
         @contextmanager
         def tx() -> Iterator[Any]:
             with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
@@ -841,9 +1097,12 @@ class PostgresStore(Store):
 
     def ping(self, timeout: float | None = None) -> None:
         with self._connection(timeout) as conn:
-            conn.execute("SELECT 1").fetchone()
+            conn.execute(PROBE)
 
     def close(self) -> None:
+        serving, self._serving = getattr(self, "_serving", None), None
+        if serving is not None:
+            serving.close()
         with self._lock:
             pinned = list(self._pinned)
             self._pinned.clear()
@@ -939,15 +1198,16 @@ def redact(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
 
 
-def open_store(url: str | None) -> Store:
+def open_store(url: str | None, serving: bool = False) -> Store:
     """``sqlite:///path[?synchronous=full]``, a bare path, ``postgresql://…``, or None for
-    the default file."""
+    the default file.  ``serving``: for a server process, which must be the only one on
+    a SQLite file (``SqliteStore``)."""
     if not url:
-        return SqliteStore(default_db_path())
+        return SqliteStore(default_db_path(), serving=serving)
     if url.startswith(("postgresql://", "postgres://")):
-        return PostgresStore(url)
+        return PostgresStore(url, serving="alone" if serving else None)
     if "://" in url and not url.startswith("sqlite:///"):
         raise ValueError(f"unknown database URL {url!r}: use sqlite:///path or postgresql://")
     path, _, query = url.removeprefix("sqlite:///").partition("?")
     params = dict(p.partition("=")[::2] for p in query.split("&") if p)
-    return SqliteStore(path, params.get("synchronous", "normal").lower())
+    return SqliteStore(path, params.get("synchronous", "normal").lower(), serving=serving)

@@ -15,6 +15,13 @@ A webhook is a URL a stranger gave us, so every call is treated as hostile:
 - **How many**: at most one call in flight per player (their notices wait in a short
   queue of their own, the oldest dropped with a log line when it is full), and a bound
   on calls in flight in all, so a slow webhook holds only its own player's notices.
+- **How often**: a call that failed (no answer, cut, refused, a 5xx, 408 or 429) is
+  tried again after each of ``WebhookLimits.retries`` (seconds), by the player's own
+  worker, so the player's later notices wait behind it; a 2xx answer delivers it, any
+  other answer gives it up at once.  Before each new try the notice's ``wanted`` says
+  whether it is still worth sending (its turn may have passed); its ``settled`` hears
+  how it ended, which players.py records so that a restart re-sends only what was
+  never settled (at-least-once delivery: a receiver drops a repeat by its key).
 """
 
 from __future__ import annotations
@@ -24,8 +31,9 @@ import json
 import logging
 import unicodedata
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -49,6 +57,32 @@ class WebhookLimits:
     queue: int = 8
     #: Calls in flight over all players.
     in_flight: int = 64
+    #: Seconds before each new try of a notice whose call failed (none: tried once).
+    retries: tuple[float, ...] = (5.0, 30.0, 120.0, 600.0)
+
+
+#: Whether a notice is still worth sending: ``send``; ``moot`` (its turn passed or its
+#: player acted: settled without a call); ``elsewhere`` (another process serves its game
+#: now and sends it if need be: dropped, unsettled).
+Verdict = Literal["send", "moot", "elsewhere"]
+#: How a notice ended for good: ``delivered`` (a 2xx answer), ``given-up`` (another
+#: answer, or a failure at every try) or ``moot``.
+Outcome = Literal["delivered", "given-up", "moot"]
+#: Told how a notice ended, and after how many calls.
+Settled = Callable[[Outcome, int], Awaitable[None]]
+
+#: Answers worth another try: the receiver is overloaded or timed out.
+RETRY_STATUS = frozenset({408, 425, 429})
+
+
+@dataclass
+class Notice:
+    """One queued notice: where, what, and the hub's hooks (both optional)."""
+
+    url: str
+    payload: dict[str, Any]
+    wanted: Callable[[], Verdict] | None = None
+    settled: Settled | None = None
 
 
 def check_syntax(url: str | None) -> str | None:
@@ -84,7 +118,7 @@ class WebhookSender:
     def __init__(self, policy: OutboundPolicy, limits: WebhookLimits | None = None) -> None:
         self.policy = policy
         self.limits = limits or WebhookLimits()
-        self._queues: dict[str, deque[tuple[str, dict[str, Any]]]] = {}
+        self._queues: dict[str, deque[Notice]] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._slots: asyncio.Semaphore | None = None
         self._client: httpx.AsyncClient | None = None
@@ -100,15 +134,19 @@ class WebhookSender:
             await self.policy.resolve(parts.hostname, _port(parts.scheme, parts.port))
         return url
 
-    def notify(self, player: str, url: str, payload: dict[str, Any]) -> None:
-        """Queue a notice for ``player``'s webhook; returns at once."""
+    def notify(self, player: str, url: str, payload: dict[str, Any],
+               wanted: Callable[[], Verdict] | None = None,
+               settled: Settled | None = None) -> None:
+        """Queue a notice for ``player``'s webhook; returns at once.  A notice dropped
+        because the queue is full is not settled (a restart sends it again if its turn
+        is still on)."""
         queue = self._queues.setdefault(player, deque())
         if len(queue) >= self.limits.queue:
             queue.popleft()
             self.dropped += 1
             log.warning("webhook queue of player %s is full (%d): the oldest notice is "
                         "dropped", player, self.limits.queue)
-        queue.append((url, payload))
+        queue.append(Notice(url, payload, wanted, settled))
         if player not in self._workers:
             self._workers[player] = asyncio.create_task(self._work(player))
 
@@ -116,35 +154,72 @@ class WebhookSender:
         try:
             queue = self._queues[player]
             while queue:
-                url, payload = queue.popleft()
-                if self._slots is None:
-                    self._slots = asyncio.Semaphore(self.limits.in_flight)
-                async with self._slots:
-                    await self.call(url, payload)
+                await self._deliver(queue.popleft())
         finally:
             self._workers.pop(player, None)
             if not self._queues.get(player):
                 self._queues.pop(player, None)
 
+    async def _deliver(self, notice: Notice) -> None:
+        """Try the notice until a 2xx answer, a final refusal, or its retries run out;
+        then tell its ``settled``."""
+        calls = 0
+        outcome: Outcome = "given-up"
+        for pause in (0.0, *self.limits.retries):
+            if pause:  # the first try always goes (the turn's news, however late)
+                await asyncio.sleep(pause)
+                verdict = notice.wanted() if notice.wanted is not None else "send"
+                if verdict == "elsewhere":
+                    return
+                if verdict == "moot":
+                    outcome = "moot"
+                    break
+            if self._slots is None:
+                self._slots = asyncio.Semaphore(self.limits.in_flight)
+            async with self._slots:
+                status, again = await self._call(notice.url, notice.payload)
+            calls += 1
+            if status is not None and 200 <= status < 300:
+                outcome = "delivered"
+                break
+            if not again:
+                break
+        else:
+            log.warning("webhook %s given up after %d calls", _shown(notice.url), calls)
+        if notice.settled is not None:
+            try:
+                await notice.settled(outcome, calls)
+            except Exception as exc:  # not recorded: a restart may send it once more
+                log.warning("cannot record how a webhook notice ended: %s", exc)
+
     async def call(self, url: str, payload: dict[str, Any]) -> int | None:
         """One call under the total deadline; the answer's status, or None when it was
-        refused, failed or cut (each logged in one line, never retried)."""
+        refused, failed or cut (each logged in one line)."""
+        return (await self._call(url, payload))[0]
+
+    async def _call(self, url: str, payload: dict[str, Any]) -> tuple[int | None, bool]:
+        """``call``, and whether another try may fare better (a failure, a 5xx, a 408,
+        425 or 429; not a 2xx, a redirect or another refusal)."""
         shown = _shown(url)
         try:
             async with asyncio.timeout(self.limits.deadline):
                 status = await self._post(url, payload)
         except TimeoutError:
             log.warning("webhook %s cut at its %g s deadline", shown, self.limits.deadline)
-            return None
+            return None, True
         except ServerError as exc:
+            # The address is refused now (a name that moved to a private address) or
+            # does not resolve: both may change, and a refused try costs no call.
             log.warning("webhook %s refused: %s", shown, exc.message)
-            return None
+            return None, True
         except (httpx.HTTPError, OSError) as exc:
             log.warning("webhook %s failed: %s", shown, exc)
-            return None
+            return None, True
         if 300 <= status < 400:
             log.warning("webhook %s answered %d; redirects are not followed", shown, status)
-        return status
+        elif status >= 400:
+            log.warning("webhook %s answered %d", shown, status)
+        return status, status >= 500 or status in RETRY_STATUS
 
     async def _post(self, url: str, payload: dict[str, Any]) -> int:
         parts = urlsplit(url)
@@ -177,7 +252,8 @@ class WebhookSender:
         return self._client
 
     def cancel_all(self) -> None:
-        """Drop every queued notice and cut the calls in flight (at shutdown)."""
+        """Drop every queued notice and cut the calls in flight (at shutdown): none of
+        them is settled, so the next start sends those whose turn is still on."""
         for task in list(self._workers.values()):
             task.cancel()
         self._workers.clear()

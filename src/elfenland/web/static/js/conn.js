@@ -16,6 +16,8 @@ export class GameConnection {
     this.refs = 0;
     this.timer = null;
     this.pingTimer = null;
+    /** The numbers of the undo events known, null before the first `events`. */
+    this.undos = null;
   }
 
   url() {
@@ -70,14 +72,33 @@ export class GameConnection {
         this.h.update(msg);
         break;
       case "lobby": this.h.lobby(msg); break;
-      case "event": if (this.h.event) this.h.event(msg.event); break;
-      case "events": if (this.h.events) this.h.events(msg.events); break;
+      case "event":
+        if (msg.event && msg.event.kind === "undo" && this.undos) this.undos.add(msg.event.n);
+        if (this.h.event) this.h.event(msg.event);
+        break;
+      case "events": this.onEvents(msg.events || []); break;
       case "error":
         if (msg.code === "stale") this.sync();
         this.h.error(msg);
         break;
       default: break;
     }
+  }
+
+  /** The events sent on (re)connect. An action taken back while this socket was away may
+   * have been replaced by another with the same seq, which `since` skipped: the log is
+   * asked for again from the first action taken back (the page drops its entries). */
+  onEvents(list) {
+    const undos = list.filter((e) => e.kind === "undo");
+    const fresh = this.undos ? undos.filter((e) => !this.undos.has(e.n)) : [];
+    this.undos = new Set(undos.map((e) => e.n));
+    if (this.h.events) this.h.events(list);
+    if (!fresh.length) return;
+    const from = Math.min(...fresh.map((e) => e.seq));
+    if (from > this.since) return;
+    this.since = from - 1;
+    if (this.h.rewind) this.h.rewind(this.since);
+    this.sync();
   }
 
   sendRaw(obj) {

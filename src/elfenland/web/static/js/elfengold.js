@@ -3,12 +3,16 @@
 // every choice offered comes from the view's `legal` list (the engine's) and carries the
 // action text it sends in `data-action`; nothing of the rules is recomputed here.
 import { BoardView, MapIndex } from "./board.js";
-import { COUNTER_KINDS, PLAYER_COLOURS, TRANSPORTS, hiddenIcon, transportIcon } from "./icons.js";
+import {
+  COUNTER_KINDS, PLAYER_COLOURS, TRANSPORTS, hiddenIcon, seatClass, seatShapeIcon, transportIcon,
+} from "./icons.js";
 import { t, tn } from "./i18n.js";
 import { ask } from "./confirm.js";
+import { ElfenlandUI } from "./elfenland.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const NS = "http://www.w3.org/2000/svg";
+const SMALL_SCREEN = "(max-width: 1000px), (max-height: 500px)";
 const HOUSE = `<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M2 8 L8 2 L14 8 V14 H2 Z" fill="#f3e6c4" stroke="#4a3826" stroke-width="1.5"/><rect x="6.5" y="9.5" width="3" height="4.5" fill="#4a3826"/></svg>`;
 /** The item kinds after the six counters, and the two cards that are not transports. */
 const SPECIAL = {
@@ -105,6 +109,7 @@ export class ElfengoldUI {
       onRoute: (id) => this.clickRoute(id),
       onTown: (id) => this.clickTown(id),
     });
+    this.addZoomButtons(boardEl);
     this.view = null;
     this.selected = null; // the item chosen for placement: a counter kind, "double", ...
     this.doubleWith = null; // the counter that goes with the Double
@@ -115,6 +120,11 @@ export class ElfengoldUI {
     document.addEventListener("keydown", this.onKey);
   }
 
+  /** The base game's zoom buttons and terrain legend: the same board, the same needs. */
+  addZoomButtons(boardEl) { ElfenlandUI.prototype.addZoomButtons.call(this, boardEl); }
+
+  legend(boardEl) { ElfenlandUI.prototype.legend.call(this, boardEl); }
+
   get mine() { return this.view && this.view.viewer !== null && this.view.viewer !== undefined; }
 
   me() { return this.mine ? this.view.players[this.view.viewer] : null; }
@@ -122,6 +132,7 @@ export class ElfengoldUI {
   update(view) {
     const changed = !this.view || this.view.phase !== view.phase || this.view.current_player !== view.current_player
       || this.view.seq !== view.seq;
+    const before = this.view;
     this.view = view;
     this.legal = parseEgLegal(view.legal, this.index);
     if (changed) { this.closeMenu(); this.exchangeFrom = null; }
@@ -136,6 +147,27 @@ export class ElfengoldUI {
     this.drawLastMove(view);
     this.renderBoardChoices();
     this.renderControls();
+    const turnCame = !before || before.phase !== view.phase || before.current_player !== view.current_player;
+    // Again after each step of the boot: the towns it can reach from there are others.
+    const stepped = before && view.phase === "move" && this.mine
+      && before.players[view.viewer].boot !== this.me().boot;
+    if (this.mine && view.current_player === view.viewer && (turnCame || stepped)) this.zoomToAction(view);
+  }
+
+  /** On a small screen, when the turn becomes this player's, the board zooms to where the
+   * action is (as in Elfenland): the roads an item may go on, or the boot and the towns
+   * it can reach (a flight reaches every town: it does not count). */
+  zoomToAction(view) {
+    if (!window.matchMedia || !window.matchMedia(SMALL_SCREEN).matches) return;
+    const points = [];
+    if (view.phase === "place") {
+      for (const p of this.legal.places) points.push(this.board.slot(p.route).p);
+      for (const x of this.legal.exchanges) points.push(this.board.slot(x.a.route).p, this.board.slot(x.b.route).p);
+    } else if (view.phase === "move") {
+      points.push(this.board.pos(this.me().boot));
+      for (const mv of this.legal.moves) points.push(this.board.pos(mv.to));
+    }
+    if (points.length) this.board.focusOn(points);
   }
 
   /** Each town's gold value as a coin beside it (the random-gold variant deals them). */
@@ -155,7 +187,7 @@ export class ElfengoldUI {
       const g = document.createElementNS(NS, "g");
       g.setAttribute("class", "gold-value");
       g.dataset.goldValue = town;
-      g.setAttribute("transform", `translate(${(x + 17).toFixed(1)},${(y + 15).toFixed(1)})`);
+      g.setAttribute("transform", `translate(${(x - 23).toFixed(1)},${(y + 6).toFixed(1)})`);
       g.innerHTML = `<circle r="9" fill="#e9c46a" stroke="#7a5a12" stroke-width="1.5"/>
         <text y="4" text-anchor="middle" font-size="11" font-weight="700" fill="#4a3512">${value}</text>
         <title>${esc(t("eg.goldValue", { town: this.index.townName(town), n: value }))}</title>`;
@@ -182,11 +214,13 @@ export class ElfengoldUI {
       const names = things.map(itemName).join(", ");
       things.forEach((k, i) => {
         const off = (i - (things.length - 1) / 2) * 24;
-        const x = p[0] + tg[0] * off - 11, y = p[1] + tg[1] * off - 11;
+        const x = p[0] + tg[0] * off, y = p[1] + tg[1] * off;
         const s = document.createElementNS(NS, "g");
-        s.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(0.6875)`);
+        s.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)})`);
         s.dataset.item = k;
-        s.innerHTML = itemIcon(k, 32).replace(/^<svg[^>]*>/, "").replace(/<\/svg>$/, "");
+        // Scaled up on a small board (CSS, from --px), as Elfenland's counters are.
+        s.innerHTML = `<g class="eg-item-inner"><g transform="translate(-11,-11) scale(0.6875)">${
+          itemIcon(k, 32).replace(/^<svg[^>]*>/, "").replace(/<\/svg>$/, "")}</g></g>`;
         g.appendChild(s);
       });
       const tip = document.createElementNS(NS, "title");
@@ -411,8 +445,10 @@ export class ElfengoldUI {
     return this.view ? t(`phase.eg.${this.view.phase}`) : "";
   }
 
-  /** The auction: the item for sale and the ones after it, the high bid and bidder, who
-   * passed, your coins, and (on your turn) the bid and the pass. */
+  /** The auction: the item for sale and the ones after it, the high bid and bidder, your
+   * coins, (on your turn) the bid and the pass, and every player's coins and standing in
+   * this sale, so that a bidder sees what the others can pay without scrolling to their
+   * panels (below the auction, out of sight at 1280x800 or on a phone). */
   auctionHTML() {
     const v = this.view;
     const a = v.auction;
@@ -423,7 +459,6 @@ export class ElfengoldUI {
     const coins = me && me.coins !== undefined ? me.coins : null;
     const high = a.high_bidder === null || a.high_bidder === undefined
       ? t("eg.noBid") : t("eg.highBid", { n: a.high_bid, name: names[a.high_bidder] });
-    const passed = a.passed.length ? a.passed.map((s) => names[s]).join(", ") : "—";
     return `<section class="auction" id="auction" aria-labelledby="auction-title">
       <div class="row auction-head"><h2 id="auction-title">${esc(t("eg.auction"))}</h2>
         <span class="token" data-auction-item="${esc(a.item)}">${itemIcon(a.item, 32)}</span>
@@ -436,11 +471,37 @@ export class ElfengoldUI {
           <button type="button" class="primary" id="bid-btn">${esc(t("eg.bid"))}</button>` : ""}
         ${L.pass ? `<button type="button" class="secondary" id="pass-btn" data-action="${esc(L.pass)}">${esc(t("eg.pass"))}</button>` : ""}
       </div>` : ""}
-      <p class="small" id="auction-passed">${esc(t("eg.passed", { names: passed }))}</p>
-      ${a.excluded.length ? `<p class="small">${esc(t("eg.excluded", { names: a.excluded.map((s) => names[s]).join(", ") }))}</p>` : ""}
+      ${this.biddersHTML(a, names)}
       ${a.row.length > 1 ? `<div class="row small auction-next"><span>${esc(t("eg.next"))}</span>
         ${a.row.slice(1).map((k) => `<span class="token" title="${esc(itemName(k))}">${itemIcon(k, 20)}</span>`).join("")}</div>` : ""}
     </section>`;
+  }
+
+  /** Each player in the sale: name, coins (hidden ones, a variant, as "?") and where
+   * they stand: the high bid, passed, out of this sale (could not pay), or to bid now. */
+  biddersHTML(a, names) {
+    // Two players a line in a narrow column: the name without its last bracket (a bot's
+    // level, "you"; the whole name is the line's tooltip), the seat's shape and colour.
+    const shortName = (n) => String(n).replace(/\s*\((?:[^()]|\([^()]*\))*\)$/, "") || String(n);
+    const v = this.view;
+    const rows = (v.players || []).map((p) => {
+      const s = p.seat;
+      let state = "";
+      if (s === a.high_bidder) state = "high";
+      else if (a.excluded.includes(s)) state = "out";
+      else if (a.passed.includes(s)) state = "passed";
+      else if (s === v.current_player) state = "turn";
+      // The one to bid now is outlined (the turn line above names them), not labelled.
+      const label = state && state !== "turn" ? t(`eg.bidder.${state}`, { n: a.high_bid }) : "";
+      const hidden = p.coins === undefined || p.coins === null;
+      const coins = hidden ? "" : tn("eg.coins", p.coins);
+      return `<li class="bidder ${seatClass(s)}${s === v.viewer ? " me" : ""}"
+          data-bidder="${s}" data-state="${state}" title="${esc([names[s], coins, label].filter(Boolean).join(" · "))}">${
+          seatShapeIcon(s, 10)}<span class="nm">${esc(shortName(names[s]))}</span>
+        <span class="coins" data-bidder-coins="${hidden ? "" : p.coins}">● <b>${hidden ? "?" : p.coins}</b></span>
+        ${label ? `<span class="st">${esc(label)}</span>` : ""}</li>`;
+    });
+    return `<ul class="bidders" id="auction-bidders" aria-label="${esc(t("eg.bidders"))}">${rows.join("")}</ul>`;
   }
 
   /** A bid over the coins one holds is allowed (a winner who cannot pay hands over all
@@ -487,7 +548,7 @@ export class ElfengoldUI {
         <button type="button" class="token gold-deck${L.takeGold ? " can" : ""}" id="gold-deck" ${L.takeGold ? `data-action="${esc(L.takeGold)}"` : "disabled"}
           title="${esc(tn("eg.goldDeck", v.gold_deck))}" aria-label="${esc(tn("eg.goldDeck", v.gold_deck))}">${itemIcon("gold", 34)}<span class="count">${v.gold_deck}</span></button>
       </div>`);
-    } else {
+    } else if (!v.auction) { // in the auction, the room goes to the bidders' coins
       parts.push(`<p class="small muted" id="gold-deck-info">${esc(tn("eg.goldDeck", v.gold_deck))}</p>`);
     }
     const kinds = this.placeKinds();
@@ -525,6 +586,18 @@ export class ElfengoldUI {
         }).join("")}</div>`);
     }
     const me = this.me();
+    // The items kept so far in the keep step, apart from those still to choose from (in
+    // "Yours:" they were one list: after the first pick one could not tell which was kept).
+    const keptUp = me ? me.kept_items || [] : [], keptDown = me ? me.kept_face_down || [] : [];
+    if (keptUp.length || keptDown.length) {
+      const keptToken = (k, secret) => {
+        const label = t("eg.keptItem", { item: `${itemName(k)}${secret ? ` (${t("piece.secret")})` : ""}` });
+        return `<span class="token kept" data-kept="${k}" title="${esc(label)}" role="img" aria-label="${esc(label)}">${
+          itemIcon(k, 30, secret ? "secret" : "")}<span class="kept-mark" aria-hidden="true">✓</span></span>`;
+      };
+      parts.push(`<div class="row kept-items" id="kept-items"><span class="lbl">${esc(t("eg.kept"))}</span>
+        ${keptUp.map((k) => keptToken(k, false)).join("")}${keptDown.map((k) => keptToken(k, true)).join("")}</div>`);
+    }
     if (me) {
       const hand = [...(me.hand || [])].sort((a, b) => TRANSPORTS.indexOf(a) - TRANSPORTS.indexOf(b));
       const discarding = L.discards.size > 0;
@@ -534,8 +607,8 @@ export class ElfengoldUI {
           return `<button type="button" class="hcard${a ? " can" : ""}" ${a ? `data-action="${esc(a)}"` : "tabindex=\"-1\""}
             data-card="${k}" title="${esc(itemName(k))}" aria-label="${esc(itemName(k))}">${itemIcon(k, 30)}</button>`;
         }).join("") : `<span class="muted">${esc(t("hand.empty"))}</span>`}</div>`);
-      const up = [...(me.items || []), ...(me.kept_items || [])];
-      const down = [...(me.face_down || []), ...(me.kept_face_down || [])];
+      const up = me.items || [];
+      const down = me.face_down || [];
       parts.push(`<div class="row mine" id="my-items"><span class="lbl">${esc(t("eg.yourItems"))}</span>
         <span class="coins" id="my-coins" data-coins="${me.coins}">${esc(tn("eg.coins", me.coins))}</span>
         ${up.map((k) => `<span class="token" title="${esc(itemName(k))}">${itemIcon(k, 26)}</span>`).join("")}
@@ -575,14 +648,15 @@ export class ElfengoldUI {
   panelHTML(p) {
     const v = this.view;
     const total = this.index.map.towns.length - 1;
-    const visible = [...(p.items || []), ...(p.kept_items || [])];
+    const kept = (k) => `<span class="kept" title="${esc(t("eg.keptItem", { item: itemName(k) }))}">${itemIcon(k, 18)}</span>`;
     return `<div class="stats">
       <span title="${esc(t("panel.towns"))}">${HOUSE} <b>${(p.towns || []).length}</b>/${total}</span>
       <span title="${esc(t("panel.cards"))}" class="cards-count"><i class="cardback"></i> <b>${p.cards}</b></span>
       ${p.coins !== undefined ? `<span class="coins" data-panel-coins="${p.coins}" title="${esc(t("eg.coinsTitle"))}">● <b>${p.coins}</b></span>` : ""}
       ${v.scores ? `<span title="${esc(t("panel.score"))}">★ <b>${v.scores[p.seat]}</b></span>` : ""}
     </div>
-    <div class="pieces" data-panel-items="${p.seat}">${visible.map((k) => `<span title="${esc(itemName(k))}">${itemIcon(k, 18)}</span>`).join("")}${
+    <div class="pieces" data-panel-items="${p.seat}">${(p.items || []).map((k) => `<span title="${esc(itemName(k))}">${itemIcon(k, 18)}</span>`).join("")}${
+      (p.kept_items || []).map(kept).join("")}${
       Array.from({ length: p.face_down_items || 0 }, () => hiddenIcon(18)).join("")}</div>`;
   }
 

@@ -22,8 +22,15 @@ const START_FLAG = `<svg viewBox="0 0 12 14" width="10" height="12" aria-hidden=
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const mapCache = new Map();
 
-async function loadMap(game) {
-  if (!mapCache.has(game)) mapCache.set(game, await api.map(game));
+/** The board, fetched once. A table's page starts it before it knows which game the
+ * table plays (main.js), so that the board arrives with the table's first view; a
+ * failed fetch is forgotten, so that the next page asks again. */
+export function loadMap(game = "elfenland") {
+  if (!mapCache.has(game)) {
+    const pending = api.map(game);
+    pending.catch(() => mapCache.delete(game));
+    mapCache.set(game, pending);
+  }
   return mapCache.get(game);
 }
 
@@ -96,6 +103,8 @@ export class GamePage {
       lobby: (m) => { this.summary = m.game; this.onSummary(); },
       update: (m) => this.pacer.push(m),
       events: (list) => { this.events = list; if (this.chat) this.chat.setAll(list); },
+      // Taken back while away: the entries after `since` come again (conn.js).
+      rewind: (since) => { this.log = this.log.filter((e) => e.seq <= since); },
       event: (e) => this.onEvent(e),
       error: (m) => {
         this.pending = false;
@@ -379,6 +388,11 @@ export class GamePage {
     turn.textContent = over ? t("status.finished") : myTurn ? t("status.yourTurn")
       : t("status.waitingFor", { name: names[v.current_player] });
     turn.classList.toggle("mine", myTurn);
+    // The replay stays at hand once the final scores' dialog is closed.
+    if (over && !this.app.querySelector("#replay-again")) {
+      turn.insertAdjacentHTML("afterend", `<a class="button secondary" id="replay-again"
+        href="#/replay/${esc(this.id)}" data-i18n="final.replay">${esc(t("final.replay"))}</a>`);
+    }
     this.app.querySelector("#help").textContent = t(this.ui.helpKey());
     document.getElementById("status").textContent = `${gameTitle(v.game)} · ${t("status.round", { n: v.round, total: v.rounds })}`;
     document.title = myTurn ? `• ${t("status.yourTurn")} – ${gameTitle(v.game)}` : gameTitle(v.game);

@@ -2,7 +2,7 @@
 // #/ (lobby), #/game/<id> (a table) and #/replay/<id> (a finished game step by step).
 import { applyI18n, currentLang, initI18n, onLangChange, setLang } from "./i18n.js";
 import { renderLobby } from "./lobby.js";
-import { GamePage } from "./game.js";
+import { GamePage, loadMap } from "./game.js";
 import { ReplayPage } from "./replay.js";
 import { LeaderboardPage } from "./leaderboard.js";
 import { installRulesButton, relabelRules } from "./rulesaid.js";
@@ -25,6 +25,9 @@ async function route() {
   document.getElementById("conn").hidden = true;
   const hash = location.hash || "#/";
   const m = hash.match(/^#\/(game|replay)\/([A-Za-z0-9_-]+)/);
+  // Elfenland and Elfengold tables draw the board: start fetching it with the table's
+  // first view (a King of the Elves table leaves it unused; the lobby never asks).
+  if (m) loadMap().catch(() => {});
   if (m && m[1] === "game") page = new GamePage(app, m[2]);
   else if (m && m[1] === "replay") page = new ReplayPage(app, m[2]);
   else if (hash.startsWith("#/leaderboard")) page = new LeaderboardPage(app);

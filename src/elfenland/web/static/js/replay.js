@@ -1,5 +1,7 @@
 // A game step by step, from the server's replay endpoint: the same board and panels as
-// the live table, a slider over the actions, and play/pause.
+// the live table, a slider over the actions, and play/pause. The views are a seat's
+// (its hand shown, read-only) or the public one: while the game runs only this browser's
+// own seat (its token), once it is over any seat (docs/protocol.md, the replay).
 import { api, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
 import { PLAYER_COLOURS, bootIcon, seatClass } from "./icons.js";
@@ -16,17 +18,36 @@ export class ReplayPage {
     this.id = id;
     this.step = 0;
     this.steps = 0;
+    /** The step asked for last: the buttons count from it, and only its answer is shown
+     * (answers to earlier requests may arrive later, out of order). */
+    this.want = 0;
+    this.asked = 0;
     this.timer = null;
     this.ui = null;
     this.summary = null;
+    this.mine = savedSeat(id);
+    /** The seat whose view is shown, or null for the public (spectator's) view. */
+    this.seat = null;
   }
 
   async start() {
     try {
-      const [{ game }, last] = await Promise.all([api.game(this.id), this.fetch(null)]);
+      // The summary first: whose views may be asked for depends on the game's status.
+      const { game } = await api.game(this.id);
       this.summary = game;
+      const seats = this.seats();
+      this.seat = this.mine && seats.includes(this.mine.seat) ? this.mine.seat : null;
+      let last;
+      try {
+        last = await this.fetchStep(null);
+      } catch (err) {
+        if (this.seat === null || err.code !== "bad-token") throw err;
+        this.seat = null; // a token the server no longer knows: the public view
+        last = await this.fetchStep(null);
+      }
       this.steps = last.steps;
       this.step = last.step;
+      this.want = last.step;
       this.app.innerHTML = `<div class="game replay" data-game="${esc(last.view.game)}">
         <section class="board-wrap" id="board"></section>
         <aside class="side">
@@ -43,6 +64,9 @@ export class ReplayPage {
             <input type="range" id="step" min="0" max="${this.steps}" value="${this.step}">
             <div id="step-label" class="muted small"></div>
             <div id="last-action" class="hint"></div>
+            <label class="pref replay-seat" id="replay-seat-row"><span data-i18n="replay.viewAs"></span>
+              <select id="replay-seat"></select></label>
+            <p class="small" id="replay-seat-note"></p>
           </div>
           <div id="controls" class="controls" hidden></div>
           <div id="players" class="players"></div>
@@ -55,7 +79,12 @@ export class ReplayPage {
         const b = ev.target.closest("[data-go]");
         if (b) this.go(b.dataset.go);
       });
-      this.app.querySelector("#step").addEventListener("input", (ev) => this.load(Number(ev.target.value)));
+      this.app.querySelector("#step").addEventListener("input", (ev) => { this.pause(); this.load(Number(ev.target.value)); });
+      this.app.querySelector("#replay-seat").addEventListener("change", (ev) => {
+        this.seat = ev.target.value === "" ? null : Number(ev.target.value);
+        this.load(this.want);
+      });
+      this.renderSeats();
       this.show(last);
       addReplayEvents(this.app.querySelector(".side"), this.id, (step) => this.load(step),
         () => this.names(last.view));
@@ -67,10 +96,45 @@ export class ReplayPage {
     }
   }
 
+  get finished() { return !!this.summary && this.summary.status === "finished"; }
+
+  /** The seats whose views this page may show: every seat once the game is over, else
+   * this browser's own (the server asks for its token). */
+  seats() {
+    const n = this.summary ? this.summary.players : 0;
+    if (this.finished) return Array.from({ length: n }, (_, i) => i);
+    return this.mine && this.mine.seat < n ? [this.mine.seat] : [];
+  }
+
+  renderSeats() {
+    const sel = this.app.querySelector("#replay-seat");
+    const seats = this.seats();
+    const names = this.summary ? this.names({ num_players: this.summary.players }) : [];
+    sel.innerHTML = [`<option value="">${esc(t("replay.public"))}</option>`,
+      ...seats.map((s) => `<option value="${s}">${esc(names[s])}${this.mine && this.mine.seat === s ? ` (${esc(t("seat.you"))})` : ""}</option>`)].join("");
+    sel.value = this.seat === null ? "" : String(this.seat);
+    this.app.querySelector("#replay-seat-row").hidden = !seats.length;
+    this.app.querySelector("#replay-seat-note").textContent = seats.length
+      ? t(this.finished ? "replay.seatsOver" : "replay.seatsRunning") : "";
+  }
+
+  /** The view after ``step`` actions (null: all) as ``this.seat`` saw it. */
   fetch(step) {
-    const mine = savedSeat(this.id);
-    return mine && this.summary && this.summary.status !== "finished"
-      ? api.replay(this.id, step, mine.seat, mine.token) : api.replay(this.id, step);
+    const seat = this.seat;
+    if (seat === null) return api.replay(this.id, step);
+    const token = !this.finished && this.mine && this.mine.seat === seat ? this.mine.token : undefined;
+    return api.replay(this.id, step, seat, token);
+  }
+
+  /** A step's view, and for King of the Elves' last one the view before it too: the
+   * game ends by clearing the table, which the table shows as the last round left it,
+   * so it must have seen that round's end (not whatever step was shown before). */
+  async fetchStep(step) {
+    const r = await this.fetch(step);
+    if (r.view.game === "king-of-the-elves" && r.view.scores && r.step > 0) {
+      r.before = (await this.fetch(r.step - 1)).view;
+    }
+    return r;
   }
 
   names(view) {
@@ -79,21 +143,30 @@ export class ReplayPage {
   }
 
   async load(step) {
-    try { this.show(await this.fetch(step)); } catch (err) { showError(err); this.pause(); }
+    const ask = ++this.asked;
+    this.want = step;
+    try {
+      const r = await this.fetchStep(step);
+      if (ask === this.asked) this.show(r);
+    } catch (err) {
+      if (ask !== this.asked) return;
+      showError(err);
+      this.pause();
+    }
   }
 
   go(what) {
     if (what === "play") { if (this.timer) this.pause(); else this.play(); return; }
     this.pause();
-    const target = { first: 0, prev: this.step - 1, next: this.step + 1, last: this.steps }[what];
+    const target = { first: 0, prev: this.want - 1, next: this.want + 1, last: this.steps }[what];
     this.load(Math.max(0, Math.min(this.steps, target)));
   }
 
   play() {
-    if (this.step >= this.steps) this.step = 0;
+    if (this.want >= this.steps) this.want = 0;
     const tick = async () => {
-      if (this.step >= this.steps) { this.pause(); return; }
-      await this.load(this.step + 1);
+      if (this.want >= this.steps) { this.pause(); return; }
+      await this.load(this.want + 1);
       if (this.timer) this.timer = setTimeout(tick, 450);
     };
     this.timer = setTimeout(tick, 10);
@@ -106,8 +179,12 @@ export class ReplayPage {
     this.step = r.step;
     this.steps = r.steps;
     this.view = r.view;
-    this.ui.update(r.view);
+    // Read-only: nothing is offered, whoever was to act.
+    const still = (view) => { const { legal, route_costs: costs, ...rest } = view; return rest; };
+    if (r.before) this.ui.update(still(r.before));
+    this.ui.update(still(r.view));
     const v = r.view;
+    this.app.querySelector("#controls").hidden = v.viewer === null || v.viewer === undefined;
     this.app.querySelector("#round").textContent = t("status.round", { n: v.round, total: v.rounds });
     this.app.querySelector("#phase").textContent = v.scores ? t("phase.over") : this.ui.phaseName();
     this.app.querySelector("#step").value = String(r.step);
@@ -126,6 +203,7 @@ export class ReplayPage {
 
   relabel() {
     applyI18n(this.app);
+    if (this.summary) this.renderSeats();
     if (this.last) this.show(this.last);
   }
 

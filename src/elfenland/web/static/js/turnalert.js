@@ -31,12 +31,12 @@ export class TurnAlert {
     this.el.appendChild(b);
   }
 
-  /** Called with each rendered view: alerts once when the turn becomes this seat's. */
+  /** Called with each rendered view: alerts once when the turn becomes this seat's. The
+   * badge is put back every time: each render writes the tab's title afresh. */
   update(myTurn, gameTitle) {
     const began = myTurn && !this.mine;
     this.mine = myTurn;
-    if (!began) return;
-    if (document.hidden) {
+    if (began && document.hidden) {
       this.missed += 1;
       if ("Notification" in window && Notification.permission === "granted") {
         try {
