@@ -63,11 +63,11 @@ def make_server(db_url: str) -> Iterator[ServerFactory]:
     started: list[BackgroundServer] = []
 
     def make(bot_delay: float = 0.0, limits: Limits | None = None,
-             guard: Guard | None = None) -> BackgroundServer:
+             guard: Guard | None = None, public_url: str = "") -> BackgroundServer:
         config = ServerConfig(db=db_url, bot_delay=bot_delay, bot_time_limit=20.0,
                               limits=limits or Limits(absent_after=0.0, games_per_host=1000,
                                                       messages_per_second=1000, burst=1000),
-                              guard=guard or Guard())
+                              guard=guard or Guard(), public_url=public_url)
         server = BackgroundServer(config).start()
         started.append(server)
         return server

@@ -45,6 +45,22 @@ def hook_url() -> Iterator[str]:
     httpd.server_close()
 
 
+def test_a_turn_notice_links_to_the_game_at_the_public_url(make_server: ServerFactory,
+                                                           hook_url: str) -> None:
+    """With ``--public-url`` the notice's link is whole: a receiver that forwards it (a
+    chat message, a mail) need not know where the server is."""
+    server = make_server(guard=Guard(webhook_allow=("127.0.0.1/32",)),
+                         public_url="https://elfenland.example.org/play")
+    ann = post(server.url, "/api/players", {"name": "Ann", "webhook": hook_url}).json()
+    made = create(server.url, players=2, player=ann["token"],
+                  seats=[{"kind": "human"}, {"kind": "bot", "level": "random"}])
+    gid = made["game"]["id"]
+    Hooks.got.clear()
+    assert post(server.url, f"/api/games/{gid}/start", {"token": made["token"]}).is_success
+    wait_until(lambda: bool(Hooks.got), "no turn notice came")
+    assert Hooks.got[0]["url"] == f"https://elfenland.example.org/play/#/game/{gid}"
+
+
 def test_ranks() -> None:
     assert ranks([10, 12, 12, 3], [1, 2]) == [2, 1, 1, 3]
     assert ranks([5, 5], [0]) == [1, 2]  # a tie broken by the rules

@@ -20,6 +20,10 @@ from elfenland.cli import main
 
 @pytest.mark.parametrize(("argv", "said"), [
     (["serve", "--port", "99999"], "argument --port: a port is 0 to 65535, not 99999"),
+    (["serve", "--public-url", "ftp://example.org"], "argument --public-url: an http(s)"),
+    (["serve", "--public-url", "https://a:b@example.org"], "argument --public-url: an http"),
+    (["serve", "--public-url", "https://example.org/?x=1"], "argument --public-url: an http"),
+    (["serve", "--public-url", "https://example.org:99999"], "argument --public-url: not a"),
     (["serve", "--port", "-1"], "argument --port: a port is 0 to 65535"),
     (["serve", "--bot-delay", "-5"], "argument --bot-delay: must be 0 or more"),
     (["serve", "--bot-time-limit", "0"], "argument --bot-time-limit: must be more than 0"),
@@ -107,3 +111,11 @@ def test_port_0_announces_the_port_the_system_chose(tmp_path: pathlib.Path) -> N
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_public_url_is_kept_without_its_last_slash() -> None:
+    from elfenland.server.arguments import public_url
+
+    assert public_url("https://elfenland.example.org/play/") == \
+        "https://elfenland.example.org/play"
+    assert public_url("") == ""

@@ -25,9 +25,9 @@ from .helpers import create_game, start_game, take_turn
 
 pytestmark = pytest.mark.browser
 
-STATIC_EN: dict[str, str] = json.loads(
-    (Path(__file__).resolve().parents[2] / "src" / "elfenland" / "web" / "static" / "i18n"
-     / "en.json").read_text())
+I18N = Path(__file__).resolve().parents[2] / "src" / "elfenland" / "web" / "static" / "i18n"
+STATIC_EN: dict[str, str] = json.loads((I18N / "en.json").read_text())
+STATIC_FR: dict[str, str] = json.loads((I18N / "fr.json").read_text())
 
 #: Answers of the replay endpoint for step 1 come this late (ms): a slow server, or a
 #: long game's replay built on a loaded machine.
@@ -157,6 +157,14 @@ def test_replay_shows_each_seats_hand_as_it_was_once_the_game_is_over(page: Page
                            arg=len(want0))
     assert hand_titles(page) == names_of(want0)
     assert step_label(page).startswith("Action 30 ")
+    # Another seat's hand is named as its own, not "Your travel cards".
+    owner = page.inner_text("#replay-seat option[value='0']")
+    assert page.inner_text("#controls .hand .lbl") == f"Travel cards of {owner}"
+    assert page.inner_text("#controls .mine .lbl") == f"Counters of {owner}"
+    page.select_option("#replay-seat", "1")
+    page.wait_for_function("() => document.querySelector('#controls .hand .lbl')"
+                           ".textContent === 'Your travel cards'")
+    assert page.inner_text("#controls .mine .lbl") == "Your counters"
     page.select_option("#replay-seat", "")
     page.wait_for_selector("#controls[hidden]", state="attached")
 
@@ -187,6 +195,19 @@ def test_a_players_replay_of_a_running_game_shows_only_their_own_hand(browser: B
         wait_step(page, 1)
         first = replay_view(server, gid, 1, seat=0, token=mine["token"])
         assert hand_titles(page) == names_of(first["view"]["players"][0]["hand"])
+
+
+def test_a_king_of_the_elves_replay_names_whose_cards_and_gold_it_shows(
+        page: Page, server: str) -> None:
+    gid = bot_game(server, "king-of-the-elves", seed=24, players=2)
+    page.goto(f"{server}/#/replay/{gid}")
+    page.wait_for_selector(".replay #players .panel")
+    page.select_option("#replay-seat", "1")
+    page.wait_for_selector("#controls:not([hidden]) .hand-groups")
+    owner = page.inner_text("#replay-seat option[value='1']")
+    assert page.inner_text("#controls .lbl") == f"Cards of {owner}"
+    gold = replay_view(server, gid, seat=1)["view"]["players"][1]["gold"]
+    assert page.inner_text("#controls .row.small span") == f"Gold of {owner}: {gold}"
 
 
 def kingdom_refs(view: JSON) -> dict[str, list[str]]:
@@ -363,8 +384,24 @@ def test_the_replay_stays_at_hand_after_the_final_scores_are_closed(page: Page, 
     gid = bot_game(server, "elfenland", seed=26)
     page.goto(f"{server}/#/game/{gid}")
     page.wait_for_selector(".final #final-close")
+    # The download is the saved game, which the engine loads back (not the last view).
+    href = page.get_attribute("#record-link", "href")
+    assert href == f"/api/games/{gid}/record"
+    assert HTTP.get(f"{server}{href}").json()["format"] == "elfenland-game/1"
     page.click("#final-close")
     page.wait_for_selector(".final", state="detached")
     page.click("#replay-again")
     page.wait_for_selector(".replay #players .panel")
     assert page.url.endswith(f"#/replay/{gid}")
+
+
+def test_a_replay_that_cannot_be_shown_says_why_in_the_readers_language(
+        browser: Browser, server: str) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, locale="fr-FR")
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server}/#/replay/nosuchgame")
+        page.wait_for_selector("#replay-error")
+        assert page.inner_text("#replay-error") == STATIC_FR["error.not-found"]
+    finally:
+        ctx.close()

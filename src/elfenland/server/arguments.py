@@ -50,6 +50,25 @@ def positive(text: str) -> float:
     return value
 
 
+def public_url(text: str) -> str:
+    """The address players reach the server at (``https://elfenland.example.org``, a
+    path allowed): turn notices carry links under it.  No query, fragment or password."""
+    from urllib.parse import urlsplit
+
+    if not text.strip():
+        return ""  # links relative to the server
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises on a port out of range
+    except ValueError as exc:
+        raise BadValue(f"not a URL: {text!r} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query \
+            or parts.fragment or parts.password is not None or parts.username is not None:
+        raise BadValue(f"an http(s) address without query, fragment or password, "
+                       f"not {text!r}")
+    return text.strip().rstrip("/")
+
+
 def _int(text: str) -> int:
     try:
         return int(text)

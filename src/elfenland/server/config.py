@@ -115,3 +115,6 @@ class ServerConfig:
     #: Seconds SIGTERM waits for in-flight actions and queued messages before closing.
     drain_seconds: float = 5.0
     guard: Guard = field(default_factory=Guard)
+    #: Where players reach the server (``https://elfenland.example.org``): turn notices
+    #: then carry an absolute link to the game.  Empty: a link relative to the server.
+    public_url: str = ""

@@ -18,6 +18,7 @@ HTTP_STATUS: dict[str, int] = {
     "not-started": 409,
     "already-started": 409,
     "game-over": 409,
+    "not-over": 409,
     "wrong-phase": 409,
     "timed-out": 409,
     "cannot-undo": 409,

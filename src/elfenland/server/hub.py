@@ -157,7 +157,7 @@ class Hub:
         self.games: dict[str, LiveGame] = {}
         self._closing = False
         self.timers = Timers(self._on_deadline)
-        self.players = Players(store, config.guard, self._db_pool)
+        self.players = Players(store, config.guard, self._db_pool, config.public_url)
         #: "Your turn" notices, sent again after a restart if never settled (notices.py).
         self.notices = TurnNotices(self)
         self.chat_limiter = ChatLimiter(config.limits)

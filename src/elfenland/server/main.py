@@ -6,7 +6,7 @@ import argparse
 import socket
 import sys
 
-from .arguments import at_least, port, positive, seconds
+from .arguments import at_least, port, positive, public_url, seconds
 from .config import ClusterSettings, Guard, Limits, ServerConfig
 from .logs import env_defaults
 
@@ -53,6 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allowed-hosts", default="",
                         help="Host header values answered (*.example.org for subdomains); "
                              "default: every host")
+    parser.add_argument("--public-url", type=public_url, default="",
+                        help="where players reach this server (https://elfenland.example.org):"
+                             " turn notices then link to the game there")
     parser.add_argument("--header-timeout", type=positive, default=Guard.header_timeout,
                         help="seconds a connection has to send a request's headers")
     parser.add_argument("--max-connections", type=at_least(1), default=None,
@@ -87,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"elfenland serve: {exc}") from None
     config = ServerConfig(db=args.db, bot_delay=args.bot_delay,
                           bot_time_limit=args.bot_time_limit, limits=limits, cluster=cluster,
-                          drain_seconds=args.drain_seconds, guard=guard)
+                          drain_seconds=args.drain_seconds, guard=guard,
+                          public_url=args.public_url)
     try:
         listener = listen(args.host, args.port)
     except OSError as exc:

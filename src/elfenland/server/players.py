@@ -102,8 +102,10 @@ class Players:
     each game's end.  Webhook calls never hold up the loop nor each other (webhooks.py)."""
 
     def __init__(self, store: Store, guard: Guard | None = None,
-                 executor: Executor | None = None) -> None:
+                 executor: Executor | None = None, public_url: str = "") -> None:
         self.store = store
+        #: The server's address for players (``--public-url``), before each game's link.
+        self.public_url = public_url
         #: The threads store calls run on: the hub's, so that its shutdown waits for
         #: them before it closes the store (a SQLite connection closed under a running
         #: query crashes the process).
@@ -158,7 +160,7 @@ class Players:
             return False
         payload = {"type": "your-turn", "game": record.id, "kind": record.game,
                    "seat": seat, "seq": seq, "deadline": deadline,
-                   "url": f"/#/game/{record.id}", "player": player.id}
+                   "url": f"{self.public_url}/#/game/{record.id}", "player": player.id}
 
         async def settled(outcome: Outcome, calls: int) -> None:
             await self.db(self.store.record_turn_notice, TurnNoticeRecord(

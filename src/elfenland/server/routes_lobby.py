@@ -87,6 +87,22 @@ def lobby_routes(hub: Hub) -> APIRouter:
         state = await hub.cpu(build_state, record, actions[:upto])
         return {"step": upto, "steps": steps, "view": state.view(seat)}
 
+    @router.get("/api/games/{game_id}/record", summary="A finished game, saved")
+    async def record(game_id: str) -> Response:
+        """The finished game as the engine saves it (``state.serialize()``: the game, its
+        options, its seed and every action): ``elfenland.games.registry.deserialize``
+        loads it back, to replay, analyse or go on from any step.  Only once the game is
+        over: the seed gives away every hidden card."""
+        game = await hub.get(game_id, keep=False)
+        if game.record.status != "finished":
+            raise ServerError("not-over", "a game's record (with its seed, which gives "
+                                          "away every hidden card) is there once it is over")
+        actions, _ = effective_actions(await hub.db(hub.store.actions, game_id), game.events)
+        state = await hub.cpu(build_state, game.record, actions)
+        return Response(await hub.cpu(state.serialize), media_type="application/json",
+                        headers={"Content-Disposition":
+                                 f'attachment; filename="{game.record.game}-{game_id}.json"'})
+
     @router.get("/api/games/{game_id}/hint", summary="The best route for the seat to move",
              response_model=RouteHint)
     async def hint(game_id: str, token: str | None = Query(default=None, max_length=200)

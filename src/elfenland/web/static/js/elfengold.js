@@ -6,7 +6,7 @@ import { BoardView, MapIndex } from "./board.js";
 import {
   COUNTER_KINDS, PLAYER_COLOURS, TRANSPORTS, hiddenIcon, seatClass, seatShapeIcon, transportIcon,
 } from "./icons.js";
-import { t, tn } from "./i18n.js";
+import { holderLabel, t, tn } from "./i18n.js";
 import { ask } from "./confirm.js";
 import { ElfenlandUI } from "./elfenland.js";
 
@@ -128,6 +128,10 @@ export class ElfengoldUI {
   get mine() { return this.view && this.view.viewer !== null && this.view.viewer !== undefined; }
 
   me() { return this.mine ? this.view.players[this.view.viewer] : null; }
+
+  /** Whose hand the page shows when it is not the player's own (a replay viewed as
+   * another seat: its name), else null. */
+  owner() { return this.ctx.owner ? this.ctx.owner() : null; }
 
   update(view) {
     const changed = !this.view || this.view.phase !== view.phase || this.view.current_player !== view.current_player
@@ -601,7 +605,7 @@ export class ElfengoldUI {
     if (me) {
       const hand = [...(me.hand || [])].sort((a, b) => TRANSPORTS.indexOf(a) - TRANSPORTS.indexOf(b));
       const discarding = L.discards.size > 0;
-      parts.push(`<div class="row hand${discarding ? " discarding" : ""}"><span class="lbl">${esc(t(discarding ? "eg.discardChoose" : "hand.title"))}</span>
+      parts.push(`<div class="row hand${discarding ? " discarding" : ""}"><span class="lbl">${esc(discarding ? t("eg.discardChoose") : holderLabel("hand.title", "hand.titleOf", this.owner()))}</span>
         ${hand.length ? hand.map((k) => {
           const a = discarding ? L.discards.get(k) : null;
           return `<button type="button" class="hcard${a ? " can" : ""}" ${a ? `data-action="${esc(a)}"` : "tabindex=\"-1\""}
@@ -609,7 +613,7 @@ export class ElfengoldUI {
         }).join("") : `<span class="muted">${esc(t("hand.empty"))}</span>`}</div>`);
       const up = me.items || [];
       const down = me.face_down || [];
-      parts.push(`<div class="row mine" id="my-items"><span class="lbl">${esc(t("eg.yourItems"))}</span>
+      parts.push(`<div class="row mine" id="my-items"><span class="lbl">${esc(holderLabel("eg.yourItems", "eg.itemsOf", this.owner()))}</span>
         <span class="coins" id="my-coins" data-coins="${me.coins}">${esc(tn("eg.coins", me.coins))}</span>
         ${up.map((k) => `<span class="token" title="${esc(itemName(k))}">${itemIcon(k, 26)}</span>`).join("")}
         ${down.map((k) => `<span class="token" title="${esc(itemName(k))} (${esc(t("piece.secret"))})">${itemIcon(k, 26, "secret")}</span>`).join("")}

@@ -6,7 +6,7 @@ import {
   COUNTER_KINDS, PLAYER_COLOURS, TRANSPORTS, TRANSPORT_COLOURS, hiddenIcon, obstacleIcon,
   symbolInner, transportIcon,
 } from "./icons.js";
-import { t, tn } from "./i18n.js";
+import { holderLabel, t, tn } from "./i18n.js";
 import { showError, toast } from "./notify.js";
 import { moveForPick, paymentOf, pickOnly } from "./caravan.js";
 
@@ -128,6 +128,10 @@ export class ElfenlandUI {
   get mine() { return this.view && this.view.viewer !== null && this.view.viewer !== undefined; }
 
   me() { return this.mine ? this.view.players[this.view.viewer] : null; }
+
+  /** Whose hand the page shows when it is not the player's own (a replay viewed as
+   * another seat: its name), else null. */
+  owner() { return this.ctx.owner ? this.ctx.owner() : null; }
 
   update(view) {
     const phaseChanged = !this.view || this.view.phase !== view.phase
@@ -593,7 +597,7 @@ export class ElfenlandUI {
       const label = sending ? esc(t("discard.sending"))
         : discarding ? `<span id="discard-need" data-need="${need}">${esc(left > 0
           ? tn("discard.more", left) : t("discard.ready"))}</span>`
-        : esc(t(picking ? "caravan.pickLabel" : "hand.title"));
+        : esc(picking ? t("caravan.pickLabel") : holderLabel("hand.title", "hand.titleOf", this.owner()));
       parts.push(`<div class="row hand${discarding ? " discarding" : ""}${picking ? " picking" : ""}">
         <span class="lbl">${label}</span>
         ${hand.length ? hand.map((k, i) => {
@@ -624,7 +628,7 @@ export class ElfenlandUI {
       }
       const counters = [...(me.counters || []), ...(me.kept_counters || [])];
       const secret = me.secret || [];
-      parts.push(`<div class="row mine"><span class="lbl">${esc(t("counters.yours"))}</span>
+      parts.push(`<div class="row mine"><span class="lbl">${esc(holderLabel("counters.yours", "counters.of", this.owner()))}</span>
         ${counters.map((k) => `<span class="token" title="${esc(transportName(k))}">${transportIcon(k, 26)}</span>`).join("")}
         ${secret.map((k) => `<span class="token" title="${esc(transportName(k))} (${esc(t("piece.secret"))})">${transportIcon(k, 26, "secret")}</span>`).join("")}
         ${me.obstacle ? `<span class="token" title="${esc(t("piece.obstacle"))}">${obstacleIcon(PLAYER_COLOURS[v.viewer % 6], 26)}</span>` : ""}

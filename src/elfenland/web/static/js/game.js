@@ -510,7 +510,7 @@ export class GamePage {
         <td class="num">${v.scores[s]}</td><td class="muted small">${esc(this.ui.scoreDetail(v.players[s]))}</td></tr>`).join("")}</tbody></table>
       <div class="row">
         <a class="button primary" href="#/replay/${esc(this.id)}" id="replay-link">${esc(t("final.replay"))}</a>
-        <a class="button secondary" href="/api/games/${esc(this.id)}/replay" download="elfenland-${esc(this.id)}.json">${esc(t("final.replayData"))}</a>
+        <a class="button secondary" href="/api/games/${esc(this.id)}/record" download="${esc(v.game)}-${esc(this.id)}.json" id="record-link">${esc(t("final.replayData"))}</a>
         <a class="button secondary" href="#/">${esc(t("nav.lobby"))}</a>
         <button type="button" class="secondary" id="final-close">${esc(t("final.close"))}</button>
       </div></div>`;

@@ -53,6 +53,12 @@ const ELIDES = /^[aeiouyàâäæéèêëîïôöœùûü]/i;
 
 /** The text for key in the current language, falling back to English, with {name}
  * placeholders filled from params. */
+/** The label of what the page's seat holds: "Your cards", or, when the page shows another
+ * seat's hand (a replay viewed as that seat: ``owner`` is its name), "Cards of Bea". */
+export function holderLabel(yours, theirs, owner, params = {}) {
+  return owner ? t(theirs, { ...params, name: owner }) : t(yours, params);
+}
+
 export function t(key, params = {}) {
   let s = tables[lang]?.[key];
   if (s === undefined) s = tables.en?.[key];

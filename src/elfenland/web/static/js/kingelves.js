@@ -2,7 +2,7 @@
 // gold/thief/obstacle cards and banners beside them, the journey town by town, the hand and
 // the bank. As for Elfenland, every choice offered comes from the view's `legal` list.
 import { PLAYER_COLOURS, TRANSPORTS, castleInner, numberOn, seatClass, transportIcon } from "./icons.js";
-import { t, tn } from "./i18n.js";
+import { holderLabel, t, tn } from "./i18n.js";
 import { goldText } from "./follow.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -222,7 +222,7 @@ export class KingUI {
         if (g && g.kind === k) g.n += 1; else groups.push({ kind: k, n: 1 });
       }
       const discarding = discards.size > 0;
-      const label = discarding && v.pending_count ? tn("koe.discardMore", v.pending_count) : t(discarding ? "discard.choose" : "koe.hand");
+      const label = discarding && v.pending_count ? tn("koe.discardMore", v.pending_count) : (discarding ? t("discard.choose") : holderLabel("koe.hand", "koe.handOf", this.owner()));
       parts.push(`<div class="lbl">${esc(label)}</div>
         <ul class="hand-groups${discarding ? " discarding" : ""}">${groups.map(({ kind, n }) => {
           const a = discards.get(kind);
@@ -230,7 +230,7 @@ export class KingUI {
           return `<li data-kind="${esc(kind)}">${a ? `<button type="button" class="hgroup can" data-action="${esc(a)}" title="${esc(this.describeAction(a))}">${inner}</button>`
             : `<span class="hgroup">${inner}</span>`}</li>`;
         }).join("") || `<li class="muted">${esc(t("hand.empty"))}</li>`}</ul>`);
-      parts.push(`<div class="row small"><span>${esc(t("koe.yourGold", { n: me.gold ?? "?" }))}</span>
+      parts.push(`<div class="row small"><span>${esc(holderLabel("koe.yourGold", "koe.goldOf", this.owner(), { n: me.gold ?? "?" }))}</span>
         <span>${banner(PLAYER_COLOURS[v.viewer % 6])} × ${me.banners}</span>
         ${me.next_price && v.phase === "building" ? `<span class="muted">${esc(tn("koe.nextPrice", me.next_price))}</span>` : ""}</div>`);
     }
@@ -248,6 +248,10 @@ export class KingUI {
     if (v.pending) return "koe.help.pending";
     return v.phase === "journey" ? "koe.help.journey" : "koe.help.building";
   }
+
+  /** Whose hand the page shows when it is not the player's own (a replay viewed as
+   * another seat: its name), else null. */
+  owner() { return this.ctx.owner ? this.ctx.owner() : null; }
 
   phaseName() { return t(`phase.${this.view.phase}`); }
 

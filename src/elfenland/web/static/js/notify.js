@@ -23,6 +23,14 @@ export function toast(text, kind = "error", detail = "") {
 /** An error from the server in plain words: the code's text in the page's language.
  * The server's own message (English) is shown under it only on an English page, or when
  * the code has no text of its own: a translated title never sits over English. */
+/** An error in the reader's language: the text of its code (the server's own words,
+ * which are English, only for a code the tables do not know). */
+export function errorText(err) {
+  const code = err && err.code ? err.code : "network";
+  const key = `error.${code}`;
+  return has(key) ? t(key) : (err && err.message) || t("error.unknown");
+}
+
 export function showError(err) {
   const code = err && err.code ? err.code : "network";
   const key = `error.${code}`;

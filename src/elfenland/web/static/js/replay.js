@@ -7,7 +7,7 @@ import { applyI18n, t } from "./i18n.js";
 import { PLAYER_COLOURS, bootIcon, seatClass } from "./icons.js";
 import { gameTitle, seatLabel } from "./lobby.js";
 import { makeUI } from "./game.js";
-import { showError } from "./notify.js";
+import { errorText, showError } from "./notify.js";
 import { addReplayEvents } from "./replayevents.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -74,7 +74,11 @@ export class ReplayPage {
         </aside></div>`;
       applyI18n(this.app);
       this.ui = await makeUI(last.view, this.app.querySelector("#board"),
-        this.app.querySelector("#controls"), { act: () => {}, names: () => this.names(last.view), seat: null });
+        this.app.querySelector("#controls"), {
+          act: () => {}, names: () => this.names(last.view), seat: null,
+          owner: () => (this.seat === null || (this.mine && this.mine.seat === this.seat)
+            ? null : this.names(last.view)[this.seat]),
+        });
       this.app.querySelector(".replay-bar").addEventListener("click", (ev) => {
         const b = ev.target.closest("[data-go]");
         if (b) this.go(b.dataset.go);
@@ -90,7 +94,7 @@ export class ReplayPage {
         () => this.names(last.view));
     } catch (err) {
       showError(err);
-      this.app.innerHTML = `<section class="card narrow"><p>${esc(err.message)}</p>
+      this.app.innerHTML = `<section class="card narrow"><p id="replay-error">${esc(errorText(err))}</p>
         <a class="button primary" href="#/" data-i18n="nav.lobby"></a></section>`;
       applyI18n(this.app);
     }
