@@ -5,12 +5,14 @@ traceback."""
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -32,6 +34,9 @@ from elfenland.cli import main
     (["serve", "--games-per-host", "0"], "argument --games-per-host: must be at least 1"),
     (["serve", "--max-connections", "-2"], "argument --max-connections: must be at least 1"),
     (["serve", "--header-timeout", "soon"], "argument --header-timeout: not a number"),
+    (["serve", "--new-players-per-hour", "0"],
+     "argument --new-players-per-hour: must be more than 0"),
+    (["serve", "--work-per-address", "-3"], "argument --work-per-address: must be more"),
     (["cluster", "--db", "postgresql://x/y", "--processes", "0"],
      "argument --processes: must be at least 1"),
     (["cluster", "--db", "postgresql://x/y", "--port", "70000"], "argument --port: a port"),
@@ -119,3 +124,43 @@ def test_a_public_url_is_kept_without_its_last_slash() -> None:
     assert public_url("https://elfenland.example.org/play/") == \
         "https://elfenland.example.org/play"
     assert public_url("") == ""
+
+
+def test_an_operator_sets_the_creation_quota(tmp_path: pathlib.Path) -> None:
+    """``--new-players-per-hour 2``: an address makes two players at once, the third is
+    ``rate-limited`` (429 with Retry-After); the default would have let 30 through."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "elfenland.cli", "serve", "--port", "0",
+         "--db", str(tmp_path / "games.db"), "--new-players-per-hour", "2",
+         "--log-level", "warning"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        found = re.search(r"open http://127\.0\.0\.1:(\d+)/", server.stdout.readline())
+        assert found
+        base = f"http://127.0.0.1:{found.group(1)}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/healthz", timeout=5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server never answered"
+                time.sleep(0.2)
+
+        def new_player(name: str) -> int:
+            request = urllib.request.Request(
+                f"{base}/api/players", data=json.dumps({"name": name}).encode(),
+                headers={"Content-Type": "application/json"}, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=5) as answer:
+                    return int(answer.status)
+            except urllib.error.HTTPError as refused:
+                assert refused.headers.get("Retry-After")
+                assert json.loads(refused.read())["code"] == "rate-limited"
+                return int(refused.code)
+
+        assert [new_player(n) for n in ("Ann", "Bea", "Cy")] == [201, 201, 429]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

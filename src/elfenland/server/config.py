@@ -34,6 +34,26 @@ class Limits:
     replies_per_address: float = 20.0
     reply_address_burst: int = 200
     reply_entries: int = 50
+    #: HTTP work per client address (an IPv6 address's /64), over all its connections
+    #: (``http_ration.py``): every ``/api/`` request costs a unit, and one more for every
+    #: ``work_entries`` actions the server replays to answer it (a game it does not hold
+    #: read from the store, a replay's step, a record); the lobby listing costs 9.  A
+    #: unit is about a millisecond of one core, so an address keeps at most some 6 % of
+    #: a core busy once its burst is spent.  The burst lets a player step through a
+    #: whole 300-action game at 10 steps a second (about 3,000 units in 30 s, each step
+    #: reading the finished game again) without a refusal, and a room behind one NAT
+    #: open the lobby at once ("rate-limited", HTTP 429 with Retry-After).
+    work_per_address: float = 60.0
+    work_address_burst: int = 1500
+    work_entries: int = 50
+    #: New players (``POST /api/players``) per address: a burst (a class behind one
+    #: NAT), then this many an hour.  Only answers that created one count.
+    new_players_burst: int = 30
+    new_players_per_hour: float = 30.0
+    #: New games per address: a burst (never less than ``games_per_host``), then this
+    #: many an hour, so that finishing games fast does not grow the store without bound.
+    new_games_burst: int = 30
+    new_games_per_hour: float = 60.0
     #: Seconds between two tellings of who is at a table (a socket of a seat opened or
     #: closed): the first is told at once, later ones within this folded into one.
     presence_interval: float = 1.0

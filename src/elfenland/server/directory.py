@@ -51,12 +51,17 @@ class GameDirectory(Protocol):
 
     def seats_changed(self, game_id: str) -> None: ...
 
+    async def claim_finished(self, game_id: str) -> bool: ...
+
+    def release_finished(self, game_id: str) -> None: ...
+
     async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
 
 
 async def load_game(hub: Hub, game_id: str) -> LiveGame:
     """The game as the store holds it: its record, its events, its actions less those
-    taken back, replayed, and its clock; every seat counted as left just now.  The one way
+    taken back, replayed, its clock and its seats' players' token hashes (a linked seat
+    opens with its player's token); every seat counted as left just now.  The one way
     a game is read into memory, whichever directory asks."""
     record = await hub.db(hub.store.load_game, game_id)
     if record is None:
@@ -64,7 +69,8 @@ async def load_game(hub: Hub, game_id: str) -> LiveGame:
     events = await hub.db(hub.store.events, game_id)
     actions, rows = effective_actions(await hub.db(hub.store.actions, game_id), events)
     state = await hub.cpu(build_state, record, actions)
-    game = LiveGame(record, state, events=events, rows=rows)
+    game = LiveGame(record, state, events=events, rows=rows,
+                    player_hashes=await hub.db(hub.store.seat_player_hashes, game_id))
     clock = await hub.db(hub.store.load_clock, game_id)
     game.clock = Clock.loads(clock) if clock is not None else None
     now = time.monotonic()
@@ -140,6 +146,13 @@ class LocalGames:
 
     def seats_changed(self, game_id: str) -> None:
         """One process knows every socket: nothing to record."""
+
+    async def claim_finished(self, game_id: str) -> bool:
+        """A finished game left unrated is this process's to rate (it is the only one)."""
+        return True
+
+    def release_finished(self, game_id: str) -> None:
+        """Nothing was claimed."""
 
     async def with_presence(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Summaries whose ``connected`` flags also count other processes' sockets: one

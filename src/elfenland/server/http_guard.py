@@ -16,6 +16,9 @@ What it does before any handler runs, for every HTTP request and WebSocket:
 - **Bounded work**: a token longer than ``Guard.token_max`` is refused before anything
   looks it up; a JSON body nested deeper than ``Guard.json_depth`` is refused with a
   clear error instead of a ``RecursionError``.
+- **Rationed work**: each request's cost is spent from its address's ration before any
+  handler runs, creations from its address's quotas (``http_ration.py``); a refusal is
+  ``rate-limited`` (429 with ``Retry-After``).
 - **Security headers** on every answer: a Content-Security-Policy that lets the page
   load only its own scripts, ``X-Frame-Options``, ``X-Content-Type-Options`` and
   ``Referrer-Policy``.
@@ -34,6 +37,7 @@ from urllib.parse import parse_qsl, urlencode
 from .config import Guard
 from .connlimits import quiet_accept_errors
 from .errors import ServerError
+from .http_ration import Charge, HttpRation, Refusal
 from .netguard import TrustedProxies, parse_networks
 
 Scope = MutableMapping[str, Any]
@@ -158,6 +162,8 @@ class HttpGuard:
         self.guard = guard
         self.body_limit = body_limit
         self.proxies = TrustedProxies(parse_networks(guard.trusted_proxies))
+        #: Made from the hub's limits at the first request (``http_ration.py``).
+        self.ration: HttpRation | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -185,6 +191,10 @@ class HttpGuard:
             offered = [p.strip() for p in headers.get("sec-websocket-protocol", "").split(",")
                        if p.strip()]
             self._take_token(scope, headers, offered)
+            charge = await self._charge(scope)
+            if isinstance(charge, Refusal):
+                await self._refuse_rationed(scope, receive, send, charge, offered)
+                return
             if kind == "http" and scope.get("method") not in ("GET", "HEAD", "OPTIONS"):
                 receive = await self._checked_body(receive)
         except ServerError as exc:
@@ -192,7 +202,61 @@ class HttpGuard:
             return
         if kind == "websocket" and SUBPROTOCOL in offered:
             send = self._accept_subprotocol(send)
+        if charge.quota is not None:
+            send = self._settling(send, charge)
         await self.app(scope, receive, send)
+
+    async def _charge(self, scope: Scope) -> Charge | Refusal:
+        """Spend what the request costs from its address's ration (``http_ration.py``);
+        nothing to spend in an app without a hub."""
+        state = getattr(scope.get("app"), "state", None)
+        hub = getattr(state, "hub", None)
+        if hub is None:
+            return Charge()
+        if self.ration is None:
+            self.ration = HttpRation(hub.limits)
+        client = scope.get("client")
+        return await self.ration.charge(hub, scope["type"], str(scope.get("method", "GET")),
+                                        str(scope.get("path", "")),
+                                        scope.get("query_string", b""),
+                                        client[0] if client else "unknown")
+
+    @staticmethod
+    def _settling(send: Send, charge: Charge) -> Send:
+        """Give a creation back to the quota when the answer created nothing."""
+
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                charge.settle(int(message["status"]))
+            await send(message)
+
+        return wrapped
+
+    @staticmethod
+    async def _refuse_rationed(scope: Scope, receive: Receive, send: Send, refusal: Refusal,
+                               offered: list[str]) -> None:
+        """``rate-limited``: HTTP 429 with ``Retry-After``; a socket is accepted, told,
+        and closed with 1013 ("try again later"), as the hub's own ration does."""
+        error = ServerError("rate-limited", refusal.message)
+        if scope["type"] == "websocket":
+            accept: Message = {"type": "websocket.accept"}
+            if SUBPROTOCOL in offered:
+                accept["subprotocol"] = SUBPROTOCOL
+            try:
+                await receive()  # websocket.connect
+                await send(accept)
+                await send({"type": "websocket.send", "text": json.dumps(error.to_json())})
+                await send({"type": "websocket.close", "code": 1013,
+                            "reason": refusal.message[:100]})
+            except OSError:  # the client left already
+                pass
+            return
+        body = json.dumps(error.to_json()).encode()
+        await send({"type": "http.response.start", "status": error.status,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode()),
+                                (b"retry-after", str(refusal.retry_after).encode())]})
+        await send({"type": "http.response.body", "body": body})
 
     def _take_token(self, scope: Scope, headers: dict[str, str], offered: list[str]) -> None:
         """Bound every token, and hand a header's or subprotocol's to the handlers as the

@@ -36,7 +36,7 @@ from .botseats import bot_decision, decision_seed, resolve_level
 from .chat import ChatLimiter, clean_message, may_chat, recent_events, spectator_name, trim_chat
 from .clock import Clock, Timers
 from .config import ServerConfig
-from .directory import GameDirectory, LocalGames
+from .directory import GameDirectory, LocalGames, load_game
 from .errors import LeaseLost, ServerError, StoreUnavailable
 from .events import EventBus
 from .hints import check_hint, route_hint
@@ -54,15 +54,23 @@ from .lobby import (
     new_game_options,
     rules_name,
     summary,
-    unrated,
 )
 from .notices import TurnNotices
 from .ownership import SingleProcess
 from .players import Players
 from .ratelimit import KeyedBuckets
-from .store import EventRecord, Fence, GameRecord, Handover, SeatRecord, SqliteStore, Store
+from .store import (
+    RATING_KEY,
+    EventRecord,
+    Fence,
+    GameRecord,
+    Handover,
+    SeatRecord,
+    SqliteStore,
+    Store,
+)
 from .throttle import Throttle
-from .tokens import hash_token, new_game_id, new_token, token_matches
+from .tokens import hash_token, new_game_id, new_token
 from .undo import effective_actions, undo_refusal
 
 #: The live game's names, long imported from here.
@@ -295,17 +303,37 @@ class Hub:
         self._forget_if_idle(game)
 
     async def rate_missed(self) -> None:
-        """Rate the finished games a stopped process left unrated (killed, or its store
-        gone, between a game's last action and its rating: the two are stored apart)."""
+        """Decide the rating of each finished game a stopped process left undecided
+        (killed, or its store gone, between a game's last action and its rating: the two
+        are stored apart).  A game is decided once (rated, or left out by the policy
+        with the reason: ``Players.rate_finished``), so each start looks only at games
+        never decided.  Each is claimed first through the directory (in a cluster its
+        lease: of processes starting together, one decides it), and looked at again
+        once claimed (decided meanwhile?) before it is replayed."""
         for game_id in await self.db(self.store.unrated_finished_ids):
             if self._closing:
                 return
             try:
-                game = await self.get(game_id)
-                if game.record.status == "finished" and not game.rating:
-                    await self._rate_and_forget(game)
+                await self._rate_left_over(game_id)
             except Exception:  # one game must not keep the others from their ratings
                 log.exception("cannot rate game %s", game_id)
+
+    async def _rate_left_over(self, game_id: str) -> None:
+        game = self.games.get(game_id)
+        if game is not None and (game.rating or game in self._to_rate):
+            return  # being rated here already
+        if not await self.directory.claim_finished(game_id):
+            return  # another process holds it: that one decides it
+        try:
+            if await self.db(self.store.decided, game_id):
+                return
+            if game is None:
+                game = await load_game(self, game_id)  # not kept: only rated
+            if game.record.status == "finished" and not game.rating:
+                await self._rate_and_forget(game)
+        finally:
+            if game is None or not game.rating:
+                self.directory.release_finished(game_id)
 
     def locked(self, game: LiveGame) -> Locked:
         """The game's lock, with the game read again from the store first if a write of
@@ -322,6 +350,7 @@ class Hub:
         actions, rows = effective_actions(await self.db(self.store.actions, game.id), events)
         state = await self.cpu(build_state, record, actions)
         clock = await self.db(self.store.load_clock, game.id)
+        game.player_hashes = await self.db(self.store.seat_player_hashes, game.id)
         changed = state.history_length() != game.seq or record != game.record
         game.record, game.state, game.events, game.rows = record, state, events, rows
         game.clock = Clock.loads(clock) if clock is not None else None
@@ -381,8 +410,9 @@ class Hub:
 
     def _forget_if_idle(self, game: LiveGame) -> None:
         """Finished games nobody watches leave memory; the store keeps them."""
-        if game.record.status == "finished" and not game.connections and not game.rating:
-            self.games.pop(game.id, None)
+        if game.record.status == "finished" and not game.connections and not game.rating \
+                and self.games.get(game.id) is game:
+            del self.games[game.id]
             self.timers.cancel(game.id)
         if game.id not in self.games:
             self.directory.forgotten(game)
@@ -464,8 +494,9 @@ class Hub:
                               f"{host} has {self.limits.games_per_host} unfinished games; "
                               "finish one first")
         game = LiveGame(record, state, clock=clock)
-        if player is not None and creator is not None:
+        if player is not None and creator is not None and req.player:
             await self.players.link(record.id, creator, player)
+            game.player_hashes[creator] = hash_token(req.player)
         now = time.monotonic()
         game.left_at = {s.seat: now for s in seats}
         self.directory.created(game)
@@ -494,8 +525,9 @@ class Hub:
             seats[seat] = SeatRecord(seat, "human", clean_name(name, seat), None,
                                      hash_token(token))
             await self._save_seats(game, tuple(seats))
-            if player is not None:
+            if player is not None and player_token:
                 await self.players.link(game.id, seat, player)
+                game.player_hashes[seat] = hash_token(player_token)
             game.left_at[seat] = time.monotonic()
         self._broadcast_lobby(game)
         return game, seat, token
@@ -505,7 +537,7 @@ class Hub:
         async with self.locked(game):
             self._require_open(game)
             humans = [s for s in game.record.seats if s.token_hash is not None]
-            if humans and game.seat_of(token) is None:
+            if humans and not game.seats_of(token):
                 raise ServerError("bad-token", "only a seated player may start the game")
             level = resolve_level(fill or "greedy", game.record.game, len(game.record.seats))
             seats = tuple(SeatRecord(s.seat, "bot", None, level) if s.kind == "open" else s
@@ -533,13 +565,13 @@ class Hub:
             seats = list(game.record.seats)
             if not 0 <= seat < len(seats):
                 raise ServerError("not-found", f"no seat {seat}")
-            holder = game.seat_of(token)
-            if holder is None:
+            held = game.seats_of(token)
+            if not held:
                 raise ServerError("bad-token", "only a seated player may hand a seat to a bot")
             target = seats[seat]
             if target.kind != "human":
                 raise ServerError("seat-taken", f"seat {seat} is not held by a human")
-            if holder != seat and not self._absent(game, seat):
+            if seat not in held and not self._absent(game, seat):
                 raise ServerError(
                     "bad-token", f"seat {seat}'s player is here (or left less than "
                                  f"{self.limits.absent_after:g} s ago); only they may hand "
@@ -557,8 +589,9 @@ class Hub:
             seats = list(game.record.seats)
             if not 0 <= seat < len(seats):
                 raise ServerError("not-found", f"no seat {seat}")
-            if not token_matches(token, seats[seat].token_hash):
-                raise ServerError("bad-token", f"that is not seat {seat}'s token")
+            if seat not in game.seats_of(token):
+                raise ServerError("bad-token", f"that is not seat {seat}'s token, nor its "
+                                               "player's")
             if game.clock is not None and game.clock.out_for_good(seat):
                 raise ServerError("timed-out", f"seat {seat} ran out of time "
                                   f"{game.clock.max_timeouts} times: a bot plays it to the end")
@@ -690,12 +723,13 @@ class Hub:
             self._broadcast_update(game)
         self._kick(game)
 
-    async def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
+    async def hint(self, game_id: str, token: str | None, seat: int | None = None
+                   ) -> dict[str, Any]:
         """The planner's best route for the seat to act, on a copy of the state taken under
         the game's lock (so never a state whose action is not stored yet), planned in the
-        thread pool."""
+        thread pool.  ``seat`` names the seat when a player token holds several."""
         game = await self.get(game_id, keep=False)
-        seat = game.seat_of(token)
+        seat = game.seat_of(token, seat)
         if seat is None:
             raise ServerError("bad-token", "a route hint needs the token of a seat of this game")
         async with self.locked(game):
@@ -800,17 +834,16 @@ class Hub:
     async def _rate(self, game: LiveGame) -> None:
         """Update the ratings of a game that just ended, and tell the table.  A game whose
         creator chose the seed (#12), with the route hint (#26) or whose rules are custom
-        (#22) is unrated."""
-        if unrated(game.record):
-            return
+        (#22) is unrated: that decision is stored instead (``Players.rate_finished``),
+        so that a start does not look at the game again."""
         game.rating = True
         self._to_rate.discard(game)
         pending = False
         try:
             state = game.state
-            new = await self.players.rate_finished(game.record, list(state.scores()),
-                                                   list(state.winners()), game.seq, now_iso(),
-                                                   self._fence(game.id))
+            decided = await self.players.rate_finished(
+                game.record, list(state.scores()), list(state.winners()), game.seq,
+                now_iso(), self._fence(game.id))
         except Exception as exc:
             if isinstance(exc, StoreUnavailable) or (isinstance(exc, ServerError)
                                                      and exc.code == "unavailable"):
@@ -828,9 +861,11 @@ class Hub:
             # Its last players may have left meanwhile: the game could not leave memory
             # (nor, in a cluster, its lease) before its rating was stored.
             game.rating = pending
-        if new:
+        if decided is not None:
             game.events = await self.db(self.store.events, game.id)
-            self._broadcast_event(game, game.events[-1])
+            for event in game.events:
+                if event.key == RATING_KEY:
+                    self._broadcast_event(game, event)
 
     # -- clocks ----------------------------------------------------------------------
     def _arm(self, game: LiveGame) -> None:

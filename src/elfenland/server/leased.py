@@ -68,7 +68,26 @@ class LeasedGames:
         await self.presence.start(max(0.2, self.settings.lease_seconds / 3),
                                   self._presence_gone)
         self._lease_task = asyncio.create_task(self._lease_loop())
+        self.hub._background(self._rate_missed())
         log.info("server %s up", self.name)
+
+    async def _rate_missed(self, wait: float = 30.0) -> None:
+        """Decide the ratings finished games were left without (``Hub.rate_missed``),
+        once this process's session is up (its claims need it).  Every process of a
+        cluster does so at its start; each game is claimed first (``claim_finished``),
+        so one process decides it, and its ``rated`` key keeps it once anyway."""
+        until = time.monotonic() + wait
+        while not self.leases.alive:
+            if self.hub.closing or time.monotonic() > until:
+                log.warning("server %s: no PostgreSQL session; finished games left "
+                            "unrated wait for the next start", self.name)
+                return
+            await asyncio.sleep(0.1)
+        try:
+            await self.hub.rate_missed()
+        except Exception as exc:  # the store is away: the games are rated at a next start
+            log.warning("server %s: cannot look for finished games left unrated: %s",
+                        self.name, exc)
 
     def stop_background(self) -> None:
         if self._lease_task is not None:
@@ -139,6 +158,21 @@ class LeasedGames:
     def forgotten(self, game: LiveGame) -> None:
         """The game left memory: stop writing it (its lease lapses at the next renewal)."""
         self.leases.forget(game.id)
+
+    async def claim_finished(self, game_id: str) -> bool:
+        """Claim a finished game's lease to decide its rating (not waiting: a process
+        that holds it, alive, rates it itself or left it to a later start).  The rating
+        is then stored with this process's fence, so a process that held the game before
+        and stalled cannot store one too."""
+        if self.hub.draining:
+            return False
+        return await self.hub.db(self.leases.claim, game_id) is not None
+
+    def release_finished(self, game_id: str) -> None:
+        """The finished game is rated (or was left alone): its lease lapses at the next
+        renewal, unless this process still serves the game."""
+        if game_id not in self.hub.games:
+            self.leases.forget(game_id)
 
     async def _load(self, game_id: str) -> LiveGame:
         return await load_game(self.hub, game_id)

@@ -10,6 +10,7 @@ shows nothing.  ``Connection`` is one WebSocket's outgoing side.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import time
@@ -26,7 +27,7 @@ from .errors import ServerError, StoreConflict
 from .lobby import engine_options, summary
 from .ratelimit import TokenBucket
 from .store import EventRecord, Fence, GameRecord, Store
-from .tokens import token_matches
+from .tokens import hash_token
 
 __all__ = ["PLAY_ONLY_KEYS", "RECONNECT", "Connection", "Host", "LiveGame", "build_state",
            "event_json", "now_iso"]
@@ -131,6 +132,10 @@ class LiveGame:
     #: (seq, seat) of the last turn this process saw begin, or whose notice it sent
     #: again after loading the game (notices.py): a notice of another turn is moot.
     turn_began: tuple[int, int] | None = None
+    #: Seat -> the sha256 of its linked player's token (``seat_players``): a linked seat
+    #: opens with its player's token as well as its own.  Loaded with the game, updated
+    #: when a player takes a seat (links are made only at create and join).
+    player_hashes: dict[int, str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -140,13 +145,34 @@ class LiveGame:
     def seq(self) -> int:
         return self.state.history_length()
 
-    def seat_of(self, token: str | None) -> int | None:
-        """The seat whose token this is, checking every seat so timing says nothing."""
-        found = None
+    def seats_of(self, token: str | None) -> list[int]:
+        """Every seat the token opens: the seat whose own token it is, or the seats linked
+        to the player whose token it is.  Every seat's hash and every link is compared,
+        whatever matches, so timing says nothing."""
+        if not token:
+            return []
+        digest = hash_token(token)
+        found = []
         for s in self.record.seats:
-            if token_matches(token, s.token_hash):
-                found = s.seat
+            own = s.token_hash is not None and hmac.compare_digest(digest, s.token_hash)
+            linked = self.player_hashes.get(s.seat)
+            by_player = linked is not None and hmac.compare_digest(digest, linked)
+            if own or by_player:
+                found.append(s.seat)
         return found
+
+    def seat_of(self, token: str | None, seat: int | None = None) -> int | None:
+        """The seat the token opens (None: none).  ``seat`` names the one wanted: None if
+        the token does not open it.  Without it, a player token linked to several seats
+        of the game is refused (``bad-token``): it has to name one."""
+        seats = self.seats_of(token)
+        if seat is not None:
+            return seat if seat in seats else None
+        if len(seats) > 1:
+            raise ServerError("bad-token", "this player holds seats "
+                              f"{', '.join(str(s) for s in seats)} of this game: "
+                              "name the seat (seat=…)")
+        return seats[0] if seats else None
 
     def connected(self) -> set[int]:
         return {c.seat for c in self.connections if c.seat is not None and not c.dropped}

@@ -26,6 +26,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="unfinished games one address may have")
     parser.add_argument("--rate", type=positive, default=Limits.messages_per_second,
                         help="messages per second one connection may send")
+    parser.add_argument("--new-games-per-hour", type=positive,
+                        default=Limits.new_games_per_hour,
+                        help="games one address may create an hour, after a burst of "
+                             "--games-per-host (at least 30)")
+    parser.add_argument("--new-players-per-hour", type=positive,
+                        default=Limits.new_players_per_hour,
+                        help="players one address may create an hour, after a burst of "
+                             "as many")
+    parser.add_argument("--work-per-address", type=positive, default=Limits.work_per_address,
+                        help="HTTP work units a second one address may spend (a request, "
+                             "and one per 50 actions replayed), after a burst of 25 "
+                             "seconds' worth")
     parser.add_argument("--absent-after", type=seconds, default=Limits.absent_after,
                         help="seconds without a connection after which another player may "
                              "hand a seat to a bot")
@@ -76,7 +88,12 @@ def run(args: argparse.Namespace) -> int:
 
     limits = Limits(games_per_host=args.games_per_host, messages_per_second=args.rate,
                     burst=max(Limits.burst, int(args.rate * 2)),
-                    absent_after=args.absent_after, min_per_move=args.min_move_seconds)
+                    absent_after=args.absent_after, min_per_move=args.min_move_seconds,
+                    new_games_per_hour=args.new_games_per_hour,
+                    new_players_per_hour=args.new_players_per_hour,
+                    new_players_burst=max(1, round(args.new_players_per_hour)),
+                    work_per_address=args.work_per_address,
+                    work_address_burst=max(1, round(args.work_per_address * 25)))
     cluster = (ClusterSettings(lease_seconds=args.lease_seconds, name=args.name)
                if args.cluster else None)
     try:

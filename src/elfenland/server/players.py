@@ -24,15 +24,18 @@ from pydantic import BaseModel, Field
 from .config import Guard
 from .errors import ServerError
 from .live import now_iso
+from .lobby import unrated
 from .netguard import OutboundPolicy, own_addresses
-from .ratings import bot_turns, movers, rated_participants
+from .ratings import MIN_HUMANS, bot_turns, decide, movers
 from .store import (
+    RATING_KEY,
     EventRecord,
     Fence,
     GameRecord,
     Handover,
     PlayerRecord,
     RatingRecord,
+    RatingsMoved,
     Store,
     TurnNoticeRecord,
 )
@@ -41,6 +44,9 @@ from .webhooks import URL_MAX as WEBHOOK_MAX
 from .webhooks import Outcome, Verdict, WebhookLimits, WebhookSender, check_syntax
 
 log = logging.getLogger("elfenland.server")
+#: Times a game's rating is computed before giving up while other games' ratings keep
+#: moving the same players' (``RatingsMoved``).
+RATING_TRIES = 5
 
 
 class NewPlayer(BaseModel):
@@ -166,35 +172,58 @@ class Players:
             await self.db(self.store.record_turn_notice, TurnNoticeRecord(
                 record.id, seq, seat, player.id, turn_row, outcome, calls, now_iso()))
 
-        self.webhooks.notify(player.id, player.webhook, payload, wanted, settled)
+        # One notice per game waits in the player's queue: a later turn's replaces it.
+        self.webhooks.notify(player.id, player.webhook, payload, wanted, settled,
+                             group=record.id)
         return True
 
     async def rate_finished(self, record: GameRecord, scores: list[int], winners: list[int],
                             seq: int, created: str, fence: Fence | None = None
-                            ) -> list[RatingRecord]:
-        """Rate a finished game once (its ``rated`` event's key makes sure)."""
+                            ) -> EventRecord | None:
+        """Decide a finished game's rating, once: rated (the ratings with a ``rated``
+        event), or left out by the policy (an ``unrated`` event with the reason), both
+        under the key ``rated``, so that the start-up scan (``unrated_finished_ids``)
+        looks at a game only until it is decided.  A game with fewer than two players
+        linked to its seats is never rated and never listed: nothing is stored for it.
+        The event stored, or None (nothing to store, or decided already)."""
         from .hub import build_state  # the hub imports this module
 
         seated = await self.seated(record.id)
-        events = await self.db(self.store.events, record.id)
-        actions, _ = effective_actions(await self.db(self.store.actions, record.id), events)
-        handovers = [Handover(seat, at, to_bot) for seat, at, to_bot in
-                     await self.db(self.store.handovers, record.id)]
-        played = await self.db(lambda: movers(build_state(record), actions))
-        chosen = rated_participants(record, seated, played,
-                                    bot_turns(played, events, handovers))
-        if not chosen:
-            return []
+        if len({p.id for p in seated.values()}) < MIN_HUMANS:
+            return None
+        if unrated(record):  # no replay needed to know that
+            decision = decide(record, seated, [], {})
+        else:
+            events = await self.db(self.store.events, record.id)
+            actions, _ = effective_actions(await self.db(self.store.actions, record.id),
+                                           events)
+            handovers = [Handover(seat, at, to_bot) for seat, at, to_bot in
+                         await self.db(self.store.handovers, record.id)]
+            played = await self.db(lambda: movers(build_state(record), actions))
+            decision = decide(record, seated, played, bot_turns(played, events, handovers))
+        if not decision.chosen:
+            event = EventRecord("unrated", None, seq, decision.body(), created,
+                                key=RATING_KEY)
+            stored: EventRecord | None = await self.db(
+                self.store.add_event, record.id, event, None, None, fence)
+            return stored
         all_places = ranks(scores, winners)
-        participants = [(pid, name) for _, pid, name in chosen]
-        places = [all_places[seat] for seat, _, _ in chosen]
-        known = {r.player_id: r for r in await self.db(
-            self.store.ratings, record.game, [p for p, _ in participants])}
-        new = rate(record.game, participants, places, known)
-        event = EventRecord("rated", None, seq,
-                            {"ratings": [rating_json(r) for r in new]}, created, key="rated")
-        done = await self.db(self.store.rate_game, record.id, event, new, fence)
-        return new if done else []
+        participants = [(pid, name) for _, pid, name in decision.chosen]
+        places = [all_places[seat] for seat, _, _ in decision.chosen]
+        for _ in range(RATING_TRIES):
+            known = {r.player_id: r for r in await self.db(
+                self.store.ratings, record.game, [p for p, _ in participants])}
+            new = rate(record.game, participants, places, known)
+            event = EventRecord("rated", None, seq,
+                                {"ratings": [rating_json(r) for r in new]}, created,
+                                key=RATING_KEY)
+            try:
+                done = await self.db(self.store.rate_game, record.id, event, new, fence)
+            except RatingsMoved as exc:  # another game's rating came first: again
+                log.info("game %s is rated again: %s", record.id, exc)
+                continue
+            return event if done else None
+        raise RatingsMoved(f"the ratings of game {record.id} kept moving")
 
     def close(self) -> None:
         """Stop sending: notices still queued or in flight are dropped unsettled, so the

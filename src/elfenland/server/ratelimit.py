@@ -4,6 +4,7 @@ more sockets buys nothing."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -37,6 +38,17 @@ class TokenBucket:
             self.tokens -= cost
             return True
         return False
+
+    def give(self, tokens: float = 1.0) -> None:
+        """Give back tokens taken for something that did not happen (up to a burst)."""
+        self.take(0.0)  # brings the count up to now
+        self.tokens = min(self.burst, self.tokens + tokens)
+
+    def wait(self, cost: float = 1.0) -> float:
+        """Seconds until ``cost`` tokens (at most a whole burst) are there."""
+        now = self.clock()
+        have = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        return max(0.0, min(cost, self.burst) - have) / self.rate if self.rate > 0 else math.inf
 
 
 class KeyedBuckets:

@@ -24,6 +24,7 @@ A rating is worth something only if it cannot be had without playing other peopl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ..core.game import GameState
 from .botseats import bot_title
@@ -84,27 +85,62 @@ def human_played(seat: int, movers: Sequence[int], bots: Mapping[int, int]) -> b
     return bots.get(seat, 0) <= BOT_SHARE * turns
 
 
-def rated_participants(record: GameRecord, seated: Mapping[int, PlayerRecord],
-                       movers: Sequence[int], bots: Mapping[int, int]
-                       ) -> list[tuple[int, str, str]]:
-    """The (seat, rating id, name) of each rated participant; empty when the game is not
-    rated at all."""
+@dataclass(frozen=True)
+class Decision:
+    """The policy's answer for one finished game: its rated participants (seat, rating
+    id, name), or none and why (``reason``: ``unrated-table`` — a chosen seed, custom
+    rules or the route hint —, or ``too-few-players`` — fewer than ``MIN_HUMANS``
+    distinct players' seats left —), with each linked seat left out and why
+    (``two-seats``, ``bot-played``, ``no-token``)."""
+
+    chosen: list[tuple[int, str, str]]
+    reason: str | None = None
+    left_out: dict[int, str] = field(default_factory=dict)
+
+    def body(self) -> dict[str, object]:
+        """The ``unrated`` event's body: the reason, and the seats left out."""
+        return {"reason": self.reason,
+                "left_out": [{"seat": s, "why": w} for s, w in sorted(self.left_out.items())]}
+
+
+#: A game marked ``unrated`` (a chosen seed, custom rules, the route hint).
+UNRATED_TABLE = "unrated-table"
+#: Fewer than ``MIN_HUMANS`` distinct players' seats are rated after the policy.
+TOO_FEW_PLAYERS = "too-few-players"
+
+
+def decide(record: GameRecord, seated: Mapping[int, PlayerRecord], movers: Sequence[int],
+           bots: Mapping[int, int]) -> Decision:
+    """The policy's decision for a finished game (``rated_participants``, with why not)."""
     if seed_facts(record)["unrated"]:
-        return []
+        return Decision([], UNRATED_TABLE)
     holders: dict[str, int] = {}
     for held in seated.values():
         holders[held.id] = holders.get(held.id, 0) + 1
     humans: list[tuple[int, str, str]] = []
     machines: list[tuple[int, str, str]] = []
+    left_out: dict[int, str] = {}
     for s in record.seats:
         player = seated.get(s.seat)
         if player is not None:
-            if holders[player.id] == 1 and human_played(s.seat, movers, bots) \
-                    and s.token_hash is not None:
+            if holders[player.id] != 1:
+                left_out[s.seat] = "two-seats"
+            elif not human_played(s.seat, movers, bots):
+                left_out[s.seat] = "bot-played"
+            elif s.token_hash is None:
+                left_out[s.seat] = "no-token"
+            else:
                 humans.append((s.seat, player.id, player.name))
         elif s.kind == "bot" and s.token_hash is None and s.level:
             machines.append((s.seat, f"bot:{s.level}", bot_title(s.level)))
     if len({pid for _, pid, _ in humans}) < MIN_HUMANS:
-        return []
-    return sorted(humans + machines)
+        return Decision([], TOO_FEW_PLAYERS, left_out)
+    return Decision(sorted(humans + machines), None, left_out)
 
+
+def rated_participants(record: GameRecord, seated: Mapping[int, PlayerRecord],
+                       movers: Sequence[int], bots: Mapping[int, int]
+                       ) -> list[tuple[int, str, str]]:
+    """The (seat, rating id, name) of each rated participant; empty when the game is not
+    rated at all."""
+    return decide(record, seated, movers, bots).chosen

@@ -17,7 +17,6 @@ from .errors import ServerError
 from .hints import RouteHint
 from .hub import Hub, build_state, event_json
 from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat
-from .tokens import token_matches
 from .undo import effective_actions
 
 
@@ -77,10 +76,11 @@ def lobby_routes(hub: Hub) -> APIRouter:
         if seat is not None:
             if not 0 <= seat < record.players:
                 raise ServerError("not-found", f"no seat {seat}")
-            if record.status != "finished" and not token_matches(
-                    token, record.seats[seat].token_hash):
+            # The seat's own token, or the token of the player linked to it.
+            if record.status != "finished" and seat not in game.seats_of(token):
                 raise ServerError("bad-token",
-                                  "a seat's view of a running game needs that seat's token")
+                                  "a seat's view of a running game needs that seat's token "
+                                  "(or its player's)")
         actions, _ = effective_actions(await hub.db(hub.store.actions, game_id), game.events)
         steps = len(actions)
         upto = steps if step is None else min(step, steps)
@@ -105,11 +105,12 @@ def lobby_routes(hub: Hub) -> APIRouter:
 
     @router.get("/api/games/{game_id}/hint", summary="The best route for the seat to move",
              response_model=RouteHint)
-    async def hint(game_id: str, token: str | None = Query(default=None, max_length=200)
-                   ) -> dict[str, Any]:
-        """Elfenland's move phase only, for the seat to act (its token): the movement
+    async def hint(game_id: str, token: str | None = Query(default=None, max_length=200),
+                   seat: int | None = None) -> dict[str, Any]:
+        """Elfenland's move phase only, for the seat to act (its token, or its linked
+        player's; ``seat`` names it when that player holds several): the movement
         planner's best journey from the server's state."""
-        return await hub.hint(game_id, token)
+        return await hub.hint(game_id, token, seat)
 
     @router.get("/api/games/{game_id}/actions", summary="Every action's public text")
     async def actions(game_id: str) -> dict[str, Any]:

@@ -49,7 +49,16 @@ def play_routes(hub: Hub) -> APIRouter:
         token = ws.query_params.get("token")
         seat = None
         if token is not None:
-            seat = game.seat_of(token)
+            # The seat's own token, or its linked player's (``seat=K`` names the seat of
+            # a player holding several).
+            try:
+                wanted = ws.query_params.get("seat")
+                seat = game.seat_of(token, int(wanted) if wanted is not None else None)
+            except ValueError:
+                seat = None
+            except ServerError as exc:
+                await _refuse(ws, exc, 4403)
+                return
             if seat is None:
                 await _refuse(ws, ServerError("bad-token", "no seat of this game has that token"),
                               4403)

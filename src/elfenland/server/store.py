@@ -114,6 +114,15 @@ NOTICE_GIVEN_UP = "given-up"
 NOTICE_MOOT = "moot"
 #: A running game's turns up to ``turn_row`` when the database gained the table.
 NOTICE_FLOOR = "before-upgrade"
+#: The key of a finished game's rating decision: its ``rated`` event (ratings stored) or
+#: its ``unrated`` one (the policy left it out); the unique (game, key) index makes the
+#: decision once per game.
+RATING_KEY = "rated"
+
+
+class RatingsMoved(StoreConflict):
+    """A rating changed between its reading and a game's rating that builds on it: the
+    game's rating is computed again (``Store.rate_game``)."""
 
 
 @dataclass(frozen=True)
@@ -498,17 +507,18 @@ class Store(ABC):
             return [str(r[0]) for r in cur.fetchall()]
 
     def unrated_finished_ids(self) -> list[str]:
-        """Finished games with two players or more linked to their seats and no
-        ``rated`` event: rated games whose rating was never stored (the process stopped
-        between the game's last action and its rating), and games the rating policy
-        leaves out (looked at again, cheaply, at each start)."""
+        """Finished games with two players or more linked to their seats whose rating was
+        never decided (no event under the key ``rated``: neither a ``rated`` event nor
+        the policy's ``unrated`` one): the process stopped, or its store went away,
+        between the game's last action and the decision.  A game is decided once, so it
+        is listed until then only."""
         with self._tx(write=False) as cur:
             cur.execute(self._q(
                 "SELECT g.id FROM games g WHERE g.status = ? AND "
                 "(SELECT COUNT(DISTINCT s.player_id) FROM seat_players s "
                 "WHERE s.game_id = g.id) >= 2 AND NOT EXISTS (SELECT 1 FROM events e "
                 "WHERE e.game_id = g.id AND e.key = ?) ORDER BY g.created"),
-                ("finished", "rated"))
+                ("finished", RATING_KEY))
             return [str(r[0]) for r in cur.fetchall()]
 
     def count_unfinished(self, host: str) -> int:
@@ -633,6 +643,15 @@ class Store(ABC):
                 "JOIN players p ON p.id = s.player_id WHERE s.game_id = ?"), (game_id,))
             return {int(r[0]): PlayerRecord(r[1], r[2], r[3], r[4]) for r in cur.fetchall()}
 
+    def seat_player_hashes(self, game_id: str) -> dict[int, str]:
+        """Seat -> the sha256 of the token of the player linked to it: a linked seat
+        opens with its player's token too (docs/protocol.md, tokens)."""
+        with self._tx(write=False) as cur:
+            cur.execute(self._q(
+                "SELECT s.seat, p.token_hash FROM seat_players s "
+                "JOIN players p ON p.id = s.player_id WHERE s.game_id = ?"), (game_id,))
+            return {int(r[0]): str(r[1]) for r in cur.fetchall()}
+
     def player_games(self, player_id: str) -> list[tuple[str, int]]:
         """(game id, seat) of every unfinished game the player sits in."""
         with self._tx(write=False) as cur:
@@ -662,23 +681,38 @@ class Store(ABC):
     def rate_game(self, game_id: str, event: EventRecord, ratings: list[RatingRecord],
                   fence: Fence | None = None) -> bool:
         """Store a finished game's rating changes with its ``rated`` event in one
-        transaction; False (and nothing changed) if the game was rated already."""
+        transaction; False (and nothing changed) if the game's rating was decided already
+        (the event's key).  Each new rating is stored only over the one it was computed
+        from (``games`` one less, or none for a first game): if another game's rating
+        moved it meanwhile (another process, or another game of this one), nothing is
+        stored and ``RatingsMoved`` is raised, for the caller to compute again."""
         try:
             with self._tx() as cur:
                 self._guard(cur, game_id, None, fence)
                 self._insert_event(cur, game_id, event)
-                for r in ratings:
+                # Two bots of one level at a table are one rating: the last seat's counts.
+                for r in {r.player_id: r for r in ratings}.values():
                     cur.execute(self._q(
                         "INSERT INTO ratings (player_id, game, name, mu, sigma, games) "
                         "VALUES (?,?,?,?,?,?) ON CONFLICT (player_id, game) DO UPDATE SET "
                         "name = excluded.name, mu = excluded.mu, sigma = excluded.sigma, "
-                        "games = excluded.games"),
-                        (r.player_id, r.game, r.name, r.mu, r.sigma, r.games))
+                        "games = excluded.games WHERE ratings.games = ?"),
+                        (r.player_id, r.game, r.name, r.mu, r.sigma, r.games, r.games - 1))
+                    if cur.rowcount != 1:
+                        raise RatingsMoved(f"the rating of {r.player_id} moved meanwhile")
         except Exception as exc:
             if self._is_conflict(exc):
                 return False
             raise
         return True
+
+    def decided(self, game_id: str) -> bool:
+        """Whether the game's rating was decided: rated, or left out by the policy (an
+        event under the key ``rated`` either way)."""
+        with self._tx(write=False) as cur:
+            cur.execute(self._q("SELECT 1 FROM events WHERE game_id = ? AND key = ?"),
+                        (game_id, RATING_KEY))
+            return cur.fetchone() is not None
 
     # -- turn notices ------------------------------------------------------------------
     def turn_notice_due(self, game_id: str, seq: int, seat: int, turn_row: int) -> bool:

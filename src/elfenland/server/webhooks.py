@@ -12,9 +12,17 @@ A webhook is a URL a stranger gave us, so every call is treated as hostile:
 - **How long**: one deadline for the whole call — resolution, connection, sending and
   reading the answer — because httpx's timeouts are per phase, and an answer dripping a
   byte every few seconds never trips a per-read timeout.
-- **How many**: at most one call in flight per player (their notices wait in a short
-  queue of their own, the oldest dropped with a log line when it is full), and a bound
-  on calls in flight in all, so a slow webhook holds only its own player's notices.
+- **How many**: at most one call in flight per player, and a bound on calls in flight
+  in all, so a slow webhook holds only its own player's notices.  A player's notices
+  wait in a short queue of their own (``WebhookLimits.queue``), at most one per game
+  (a notice's ``group``): a newer turn's notice of a game takes the place of the older
+  one still waiting, whose turn has passed.  When notices of more games wait than the
+  queue holds, the oldest is set aside, not dropped: once the queue has room again it
+  comes back, if its ``wanted`` still says ``send`` (a moot one is settled as such, one
+  whose game is served elsewhere now is dropped for that process to send).  At most
+  ``WebhookLimits.aside`` notices are set aside per player (one per game); beyond that,
+  and for a notice that cannot say whether it is still wanted, the oldest is dropped
+  with a log line (a restart sends it again if its turn is still on).
 - **How often**: a call that failed (no answer, cut, refused, a 5xx, 408 or 429) is
   tried again after each of ``WebhookLimits.retries`` (seconds), by the player's own
   worker, so the player's later notices wait behind it; a 2xx answer delivers it, any
@@ -30,7 +38,7 @@ import asyncio
 import json
 import logging
 import unicodedata
-from collections import deque
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -53,8 +61,12 @@ ANSWER_READ = 1024
 class WebhookLimits:
     #: Seconds one call may take in all (resolution, connection, request and answer).
     deadline: float = 5.0
-    #: Notices one player's webhook may have waiting; more drop the oldest.
+    #: Notices one player's webhook may have waiting, one per game; the oldest of more
+    #: is set aside until there is room.
     queue: int = 8
+    #: Notices (one per game) one player may have set aside beyond ``queue``; more drop
+    #: the oldest.
+    aside: int = 256
     #: Calls in flight over all players.
     in_flight: int = 64
     #: Seconds before each new try of a notice whose call failed (none: tried once).
@@ -83,6 +95,31 @@ class Notice:
     payload: dict[str, Any]
     wanted: Callable[[], Verdict] | None = None
     settled: Settled | None = None
+    #: Notices of one group (a game) replace each other while they wait: only the
+    #: newest matters.  None: never replaced.
+    group: str | None = None
+
+
+class PlayerQueue:
+    """One player's waiting notices: at most ``limit`` in the queue, at most one per
+    group, in order of arrival; the oldest of more is set aside (``aside``, also one per
+    group), to come back when there is room (``WebhookSender._refill``)."""
+
+    __slots__ = ("aside", "n", "waiting")
+
+    def __init__(self) -> None:
+        self.waiting: OrderedDict[object, Notice] = OrderedDict()
+        self.aside: OrderedDict[object, Notice] = OrderedDict()
+        self.n = 0  # numbers the notices without a group (each its own key)
+
+    def key(self, notice: Notice) -> object:
+        if notice.group is not None:
+            return ("group", notice.group)
+        self.n += 1
+        return self.n
+
+    def __bool__(self) -> bool:
+        return bool(self.waiting or self.aside)
 
 
 def check_syntax(url: str | None) -> str | None:
@@ -118,12 +155,18 @@ class WebhookSender:
     def __init__(self, policy: OutboundPolicy, limits: WebhookLimits | None = None) -> None:
         self.policy = policy
         self.limits = limits or WebhookLimits()
-        self._queues: dict[str, deque[Notice]] = {}
+        self._queues: dict[str, PlayerQueue] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._slots: asyncio.Semaphore | None = None
         self._client: httpx.AsyncClient | None = None
-        #: Notices dropped because their player's queue was full (for tests and ops).
+        #: Notices dropped because their player's queue was full and too many waited
+        #: aside (for tests and ops).
         self.dropped = 0
+        #: Notices set aside from a full queue, and those that came back from there.
+        self.set_aside = 0
+        self.came_back = 0
+        #: Waiting notices replaced by a newer one of their group (a later turn).
+        self.replaced = 0
 
     async def check(self, url: str | None) -> str | None:
         """A URL a player registers: well formed and, resolved now, allowed."""
@@ -136,25 +179,69 @@ class WebhookSender:
 
     def notify(self, player: str, url: str, payload: dict[str, Any],
                wanted: Callable[[], Verdict] | None = None,
-               settled: Settled | None = None) -> None:
-        """Queue a notice for ``player``'s webhook; returns at once.  A notice dropped
-        because the queue is full is not settled (a restart sends it again if its turn
-        is still on)."""
-        queue = self._queues.setdefault(player, deque())
-        if len(queue) >= self.limits.queue:
-            queue.popleft()
-            self.dropped += 1
-            log.warning("webhook queue of player %s is full (%d): the oldest notice is "
-                        "dropped", player, self.limits.queue)
-        queue.append(Notice(url, payload, wanted, settled))
+               settled: Settled | None = None, group: str | None = None) -> None:
+        """Queue a notice for ``player``'s webhook; returns at once.  A waiting notice of
+        the same ``group`` is replaced (not settled: its turn passed, and the store
+        keeps the latest turn's record only).  A full queue sets its oldest notice
+        aside, to come back when there is room (see the module's text); one dropped is
+        not settled (a restart sends it again if its turn is still on)."""
+        queue = self._queues.setdefault(player, PlayerQueue())
+        notice = Notice(url, payload, wanted, settled, group)
+        key = queue.key(notice)
+        if key in queue.waiting:
+            queue.waiting[key] = notice  # its place in the line, the newer turn's news
+            self.replaced += 1
+        else:
+            if queue.aside.pop(key, None) is not None:
+                self.replaced += 1
+            if len(queue.waiting) >= self.limits.queue:
+                self._set_aside(player, queue)
+            queue.waiting[key] = notice
         if player not in self._workers:
             self._workers[player] = asyncio.create_task(self._work(player))
+
+    def _set_aside(self, player: str, queue: PlayerQueue) -> None:
+        """The queue is full: its oldest notice waits aside (or, if it cannot tell
+        whether it is still wanted, or too many wait aside, the oldest goes)."""
+        key, oldest = queue.waiting.popitem(last=False)
+        if oldest.wanted is None:
+            self._drop(player, "the queue is full")
+            return
+        queue.aside[key] = oldest
+        self.set_aside += 1
+        if len(queue.aside) > self.limits.aside:
+            queue.aside.popitem(last=False)
+            self._drop(player, f"{self.limits.aside} more wait aside")
+
+    def _drop(self, player: str, why: str) -> None:
+        self.dropped += 1
+        log.warning("webhook queue of player %s: %s (%d), the oldest notice is dropped",
+                    player, why, self.limits.queue)
+
+    def _refill(self, queue: PlayerQueue) -> list[Notice]:
+        """Bring notices set aside back into the queue while it has room, oldest first,
+        those still wanted; the moot ones, to be settled as such."""
+        moot: list[Notice] = []
+        while queue.aside and len(queue.waiting) < self.limits.queue:
+            key, notice = queue.aside.popitem(last=False)
+            verdict = notice.wanted() if notice.wanted is not None else "send"
+            if verdict == "send":
+                queue.waiting[key] = notice
+                self.came_back += 1
+            elif verdict == "moot":
+                moot.append(notice)
+            # "elsewhere": another process serves the game now, and sends it if need be
+        return moot
 
     async def _work(self, player: str) -> None:
         try:
             queue = self._queues[player]
             while queue:
-                await self._deliver(queue.popleft())
+                for notice in self._refill(queue):
+                    await self._settle(notice, "moot", 0)
+                if not queue.waiting:
+                    continue
+                await self._deliver(queue.waiting.popitem(last=False)[1])
         finally:
             self._workers.pop(player, None)
             if not self._queues.get(player):
@@ -186,6 +273,10 @@ class WebhookSender:
                 break
         else:
             log.warning("webhook %s given up after %d calls", _shown(notice.url), calls)
+        await self._settle(notice, outcome, calls)
+
+    @staticmethod
+    async def _settle(notice: Notice, outcome: Outcome, calls: int) -> None:
         if notice.settled is not None:
             try:
                 await notice.settled(outcome, calls)

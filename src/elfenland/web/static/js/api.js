@@ -43,7 +43,7 @@ export const api = {
   start: (id, body) => call("POST", `/api/games/${id}/start`, body),
   toBot: (id, seat, body) => call("POST", `/api/games/${id}/seats/${seat}/bot`, body),
   takeBack: (id, seat, body) => call("POST", `/api/games/${id}/seats/${seat}/take`, body),
-  hint: (id, token) => call("GET", `/api/games/${id}/hint`, undefined, token),
+  hint: (id, token, seat) => call("GET", `/api/games/${id}/hint${seat === null || seat === undefined ? "" : `?seat=${seat}`}`, undefined, token),
   replay: (id, step, seat, token) => {
     const q = new URLSearchParams();
     if (step !== undefined && step !== null) q.set("step", step);

@@ -51,6 +51,10 @@ export class ChatBox {
     const names = this.names();
     const who = e.seat !== null && e.seat !== undefined ? names[e.seat] || "" : "";
     if (e.kind === "undo") return t("event.undo", { name: who });
+    if (e.kind === "rated") return t("event.rated");
+    if (e.kind === "unrated") {
+      return t(e.reason === "unrated-table" ? "event.unratedTable" : "event.unratedFew");
+    }
     if (e.kind === "timeout") {
       return t(e.for_good ? "event.takeover" : "event.timeout", { name: who, n: e.timeouts });
     }

@@ -2,11 +2,15 @@
 // … up to 5 s), reconnects with `since` = the last log entry it holds, and the server's
 // `update` brings the view and the missing log back. The seat's token travels as a
 // WebSocket subprotocol (`token.<token>` beside `elfenland`), never in the URL, which
-// proxies and access logs keep.
+// proxies and access logs keep. A player's token opens the seats linked to the player:
+// `seat` then names the seat (not a secret, so in the URL).
 export class GameConnection {
   constructor(gameId, token, handlers) {
     this.gameId = gameId;
     this.token = token;
+    /** The seat asked for (a player's token may open two seats of one table); null: the
+     * token's own. */
+    this.seat = null;
     this.h = handlers; // {hello, update, lobby, error, status}
     this.since = 0;
     this.seq = null;
@@ -24,6 +28,7 @@ export class GameConnection {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const q = new URLSearchParams();
     if (this.since) q.set("since", String(this.since));
+    if (this.token && this.seat !== null && this.seat !== undefined) q.set("seat", String(this.seat));
     const qs = q.toString();
     return `${proto}//${location.host}/ws/games/${this.gameId}${qs ? `?${qs}` : ""}`;
   }

@@ -156,6 +156,36 @@ export class ElfengoldUI {
     const stepped = before && view.phase === "move" && this.mine
       && before.players[view.viewer].boot !== this.me().boot;
     if (this.mine && view.current_player === view.viewer && (turnCame || stepped)) this.zoomToAction(view);
+    // After the table's other parts (the help, a round's summary above the controls) have
+    // been drawn for this view: measured then, once the page's render is over.
+    if (this.mine && view.current_player === view.viewer && changed && (view.legal || []).length) {
+      cancelAnimationFrame(this.aboveHandFrame);
+      this.aboveHandFrame = requestAnimationFrame(() => this.keepAboveHand());
+    }
+  }
+
+  /** On a phone held upright the hand is a bar fixed at the foot of the screen, over the
+   * page: what came after it in the page lay under it (in the auction, "Yours:", what one
+   * owns while bidding). When it becomes this player's turn (and after each of their
+   * steps), the page scrolls as little as it can so that the turn's controls, down to
+   * "Yours:", stand between the top bar and the hand bar; taller than that room, their
+   * top comes first. Elsewhere (a desk, a phone on its side) the hand is in the page's
+   * flow: nothing is done. */
+  keepAboveHand() {
+    const el = this.controlsEl;
+    const bar = el && el.isConnected ? el.querySelector(".hand") : null;
+    if (!bar || getComputedStyle(bar).position !== "fixed") return;
+    const boxes = [...el.children].filter((c) => c !== bar && c.getClientRects().length)
+      .map((c) => c.getBoundingClientRect());
+    if (!boxes.length) return;
+    const top = Math.min(...boxes.map((b) => b.top));
+    const bottom = Math.max(...boxes.map((b) => b.bottom));
+    const topbar = document.getElementById("topbar");
+    const ceiling = (topbar ? Math.max(0, topbar.getBoundingClientRect().bottom) : 0) + 6;
+    const floor = bar.getBoundingClientRect().top - 6;
+    let dy = bottom > floor ? bottom - floor : 0;
+    if (top - dy < ceiling) dy = top - ceiling;
+    if (Math.abs(dy) >= 1) window.scrollBy({ top: dy, left: 0, behavior: "instant" });
   }
 
   /** On a small screen, when the turn becomes this player's, the board zooms to where the
@@ -750,6 +780,7 @@ export class ElfengoldUI {
   }
 
   destroy() {
+    cancelAnimationFrame(this.aboveHandFrame);
     this.closeMenu();
     document.removeEventListener("keydown", this.onKey);
   }

@@ -12,7 +12,7 @@ import { UndoButton } from "./undo.js";
 import { TurnAlert } from "./turnalert.js";
 import { openDialog } from "./dialog.js";
 import { Guide, isTutorial } from "./guide.js";
-import { playerToken } from "./players.js";
+import { playerSeat, playerToken } from "./players.js";
 import { HotseatCover } from "./hotseat.js";
 import { Pacer, RoundSummary, pacePrefHTML, setPace } from "./follow.js";
 import { askedAction, bindConfirmPref, confirmAction, confirmPrefHTML, dropConfirm } from "./confirm.js";
@@ -68,6 +68,11 @@ export class GamePage {
   get seat() { return this.mine ? this.mine.seat : null; }
 
   async start() {
+    // No seat token for this table here, but a player: another device of the player (a
+    // turn notice's link, "Your games") sits at the player's own seat, whose credential
+    // the player's token is as well (docs/protocol.md).
+    if (!this.mine && playerToken()) this.mine = await playerSeat(this.id);
+    if (this.destroyed) return;
     // The socket opens at once: its view often arrives before the HTTP answer.
     this.connect();
     try {
@@ -117,6 +122,7 @@ export class GamePage {
       },
       status: (s) => this.setConn(s),
     });
+    if (this.mine && this.mine.player) this.conn.seat = this.mine.seat;
     this.conn.open();
     window.__elfenland = { page: this, conn: this.conn };
   }
@@ -287,7 +293,8 @@ export class GamePage {
       act: (text) => this.act(text),
       send: (text) => this.send(text),
       confirm: (text, question) => confirmAction(this.view ? this.view.game : "", text, question),
-      hint: () => api.hint(this.id, this.mine ? this.mine.token : ""),
+      hint: () => api.hint(this.id, this.mine ? this.mine.token : "",
+        this.mine && this.mine.player ? this.mine.seat : null),
       // Offered only at a table created with route hints (an unrated one).
       hintOn: () => !!(this.summary && this.summary.route_hint),
       names: () => this.names(),
@@ -539,6 +546,7 @@ export class GamePage {
   }
 
   destroy() {
+    this.destroyed = true;
     clearTimeout(this.poll);
     if (this.conn) this.conn.close();
     if (this.ui && this.ui.destroy) this.ui.destroy();

@@ -1,10 +1,12 @@
 // The page's entry: languages, the toasts for errors, and the routes
-// #/ (lobby), #/game/<id> (a table) and #/replay/<id> (a finished game step by step).
+// #/ (lobby), #/game/<id> (a table), #/replay/<id> (a finished game step by step) and
+// #/player/<token> (this device becomes a player: the link another device offers).
 import { applyI18n, currentLang, initI18n, onLangChange, setLang } from "./i18n.js";
 import { renderLobby } from "./lobby.js";
 import { GamePage, loadMap } from "./game.js";
 import { ReplayPage } from "./replay.js";
 import { LeaderboardPage } from "./leaderboard.js";
+import { DevicePage } from "./device.js";
 import { installRulesButton, relabelRules } from "./rulesaid.js";
 
 let page = null;
@@ -28,7 +30,9 @@ async function route() {
   // Elfenland and Elfengold tables draw the board: start fetching it with the table's
   // first view (a King of the Elves table leaves it unused; the lobby never asks).
   if (m) loadMap().catch(() => {});
-  if (m && m[1] === "game") page = new GamePage(app, m[2]);
+  const device = hash.match(/^#\/player\/([A-Za-z0-9_-]+)/);
+  if (device) page = new DevicePage(app, device[1]);
+  else if (m && m[1] === "game") page = new GamePage(app, m[2]);
   else if (m && m[1] === "replay") page = new ReplayPage(app, m[2]);
   else if (hash.startsWith("#/leaderboard")) page = new LeaderboardPage(app);
   else page = renderLobby(app);

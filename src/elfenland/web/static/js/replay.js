@@ -1,7 +1,7 @@
 // A game step by step, from the server's replay endpoint: the same board and panels as
 // the live table, a slider over the actions, and play/pause. The views are a seat's
 // (its hand shown, read-only) or the public one: while the game runs only this browser's
-// own seat (its token), once it is over any seat (docs/protocol.md, the replay).
+// own seat (its token, or its player's), once it is over any seat (docs/protocol.md, the replay).
 import { api, savedSeat } from "./api.js";
 import { applyI18n, t } from "./i18n.js";
 import { PLAYER_COLOURS, bootIcon, seatClass } from "./icons.js";
@@ -9,6 +9,7 @@ import { gameTitle, seatLabel } from "./lobby.js";
 import { makeUI } from "./game.js";
 import { errorText, showError } from "./notify.js";
 import { addReplayEvents } from "./replayevents.js";
+import { playerSeat, playerToken } from "./players.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -35,6 +36,10 @@ export class ReplayPage {
       // The summary first: whose views may be asked for depends on the game's status.
       const { game } = await api.game(this.id);
       this.summary = game;
+      // Another device of the seat's player: the player's token opens the seat's view.
+      if (!this.mine && playerToken() && game.status !== "finished") {
+        this.mine = await playerSeat(this.id);
+      }
       const seats = this.seats();
       this.seat = this.mine && seats.includes(this.mine.seat) ? this.mine.seat : null;
       let last;

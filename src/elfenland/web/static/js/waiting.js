@@ -5,6 +5,7 @@ import { savedSeat } from "./api.js";
 import { t } from "./i18n.js";
 import { showError, toast } from "./notify.js";
 import { playerApi, savePlayer, savedPlayer } from "./players.js";
+import { drawDeviceBox } from "./device.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -20,7 +21,8 @@ export function playerPanelHTML() {
         <button type="button" class="link" id="notify-allow" data-i18n="notify.ask" hidden></button></p>
       <button type="submit" class="secondary" id="player-save" data-i18n="player.save"></button>
       <a href="#/leaderboard" id="leaderboard-link" data-i18n="leaderboard.link"></a>
-    </form></details>`;
+    </form>
+    <div id="device-box" class="device-box" hidden></div></details>`;
 }
 
 function drawNotify(root) {
@@ -34,6 +36,7 @@ function drawNotify(root) {
 export function wirePlayerPanel(root, createForm) {
   const form = root.querySelector("#player-form");
   drawNotify(root);
+  drawDeviceBox(root);
   root.querySelector("#notify-allow").addEventListener("click", async () => {
     try { await Notification.requestPermission(); } catch { /* the browser said no */ }
     drawNotify(root);
@@ -49,6 +52,7 @@ export function wirePlayerPanel(root, createForm) {
     try {
       await savePlayer(name, form.webhook.value.trim());
       toast(t("player.saved"), "info");
+      drawDeviceBox(root);
     } catch (err) { showError(err); }
   });
 }
