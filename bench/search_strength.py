@@ -90,6 +90,11 @@ The strength of two workers: ``--set workers=2`` in a match (each worker gets
 ``--budget`` CPU seconds of its own, so the quick spends twice the CPU of ``search``
 in the same wall time on two free cores).
 
+``--only cost`` (Elfenland, ``--match two|four`` for the players): where a ``quick``
+rollout's CPU goes: CPU a rollout, the compiled planner's share and searches a rollout
+(under ``cProfile``), and its calls replayed alone (a wish journey, a journey on the
+laid counters, an empty hand: the part that is not search).
+
 ``--only timing``: the bots at their default wall-clock budgets (``time.perf_counter``,
 what a game uses), four of a kind at the table: wall seconds per decision, median,
 99th percentile and worst, with the load average: whether the budget holds on this
@@ -362,13 +367,14 @@ def timing(game: str, games: int) -> None:
               flush=True)
 
 
-def searched_positions(game: str, count: int) -> list[tuple[Any, list[Any]]]:
+def searched_positions(game: str, count: int, players: int = 4
+                       ) -> list[tuple[Any, list[Any]]]:
     """Positions where both levels search (several root actions), with those roots."""
     out: list[tuple[Any, list[Any]]] = []
     seed = 0
     while len(out) < count:
-        state: Any = elfenland.new_game(game, players=4, seed=900 + seed)
-        greedy = [make_bot("greedy", game, seed * 8 + q) for q in range(4)]
+        state: Any = elfenland.new_game(game, players=players, seed=900 + seed)
+        greedy = [make_bot("greedy", game, seed * 8 + q) for q in range(players)]
         probe: Any = make_bot("quick", game, seed)
         while not state.is_terminal() and len(out) < count:
             if game == "elfenland":
@@ -390,6 +396,74 @@ def searched_positions(game: str, count: int) -> list[tuple[Any, list[Any]]]:
             state.apply_action(greedy[state.current_player()].choose(state))
         seed += 1
     return out
+
+
+def rollout_cost(count: int, deals: int, players: int) -> None:
+    """Where an Elfenland ``quick`` rollout's CPU goes: the level's own search of
+    ``deals`` deals a root on ``count`` searched positions, timed, then again under
+    ``cProfile`` for the compiled planner's share (a C function's own time is not
+    slowed by the profiler); then the planner's calls of one more such run replayed
+    alone, wish journeys (counters on empty roads) apart from journeys on the laid
+    counters (the evaluation's), and each with an empty hand (reading the arguments
+    and building the bounds' tables, no search)."""
+    import cProfile
+    import pstats
+
+    from elfenland.bots import planner
+
+    positions = searched_positions("elfenland", count, players)
+
+    def run() -> int:
+        n = 0
+        for i, (state, roots) in enumerate(positions):
+            bot: Any = make_bot("quick", "elfenland", i)
+            bot.iterations, bot.seconds = deals * len(roots), 1e9
+            bot.search(state, roots)
+            n += bot.rollouts
+        return int(n)
+
+    t0 = time.thread_time()
+    n = run()
+    per = (time.thread_time() - t0) / n
+    profile = cProfile.Profile()
+    profile.enable()
+    run()
+    profile.disable()
+    stats: Any = pstats.Stats(profile)
+    c = next(v for k, v in stats.stats.items()
+             if k[2] == "<built-in method elfenland.bots._planner.search>")
+    searches, c_time = c[1] / n, c[2] / n
+    real = planner._planner  # type: ignore[attr-defined]
+    calls: list[tuple[Any, ...]] = []
+
+    class Spy:
+        @staticmethod
+        def search(*a: Any) -> Any:
+            calls.append(a)
+            return real.search(*a)
+
+    planner._planner = Spy()  # type: ignore[attr-defined]
+    try:
+        run()
+    finally:
+        planner._planner = real  # type: ignore[attr-defined]
+
+    def each(group: list[tuple[Any, ...]]) -> float:
+        t = time.thread_time()
+        for a in group:
+            real.search(*a)
+        return (time.thread_time() - t) / max(1, len(group)) * 1e6
+
+    wild = [a for a in calls if any(e[7] for row in a[2] for e in row)]
+    laid = [a for a in calls if not any(e[7] for row in a[2] for e in row)]
+    empty = [(*a[:8], (0,) * 7, *a[9:]) for a in calls]
+    print(f"elfenland, {players} players: {len(positions)} searched positions, {deals} "
+          f"deals a root: {per * 1000:.3f} ms of CPU a rollout, of which the compiled "
+          f"planner's search {c_time * 1000:.3f} ms ({c_time / per:.0%}; "
+          f"{searches:.1f} searches a rollout); replayed alone: a wish journey "
+          f"{each(wild):.0f} us ({len(wild)}), a journey on the laid counters "
+          f"{each(laid):.0f} us ({len(laid)}), either with an empty hand {each(empty):.0f} "
+          f"us; load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
 def speed(game: str, count: int, deals: int) -> None:
@@ -507,7 +581,8 @@ def main() -> int:
     parser.add_argument("--oracle-fixed", action="store_true",
                         help="--oracle tells one random deal per decision, not the truth")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
-    parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel"),
+    parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel",
+                                           "cost"),
                         default=None)
     parser.add_argument("--positions", type=int, default=50,
                         help="--only speed, agreement, parallel")
@@ -548,6 +623,11 @@ def main() -> int:
         return 0
     if args.only == "speed":
         speed(args.game, args.positions, args.deals)
+        return 0
+    if args.only == "cost":
+        if args.game != "elfenland":
+            raise SystemExit("--only cost: Elfenland (its rollouts' compiled planner)")
+        rollout_cost(args.positions, args.deals, 2 if args.match == "two" else 4)
         return 0
     if args.only == "timing":
         timing(args.game, args.games)

@@ -139,9 +139,10 @@ def test_cluster_survives_terminated_sessions_and_a_restart(private_pg: PrivateP
     with psycopg.connect(private_pg.url) as conn:
         epochs: dict[str, int] = dict(
             conn.execute("SELECT game_id, epoch FROM leases").fetchall())
-    # No ping-pong: a game changes hands a few times at most (its first claim, a
-    # takeover after the restart, a hand-back), not in a loop.
-    assert max(epochs.values(), default=1) <= 4, epochs
+    # No ping-pong: a game changes hands a few times at most, not in a loop: its first
+    # claim, then for each of the two faults (every session terminated, the restart) a
+    # takeover and a hand-back (a CI run under load saw 5).
+    assert max(epochs.values(), default=1) <= 5, epochs
     assert all(text.count("lost game") <= 12 for text in logs.values()), logs
 
 
