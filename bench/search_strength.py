@@ -431,16 +431,18 @@ def rollout_cost(count: int, deals: int, players: int) -> None:
     profile.disable()
     stats: Any = pstats.Stats(profile)
     c = next(v for k, v in stats.stats.items()
-             if k[2] == "<built-in method elfenland.bots._planner.search>")
+             if k[2] == "<built-in method elfenland.bots._planner.plan>")
     searches, c_time = c[1] / n, c[2] / n
     real = planner._planner  # type: ignore[attr-defined]
     calls: list[tuple[Any, ...]] = []
 
     class Spy:
         @staticmethod
-        def search(*a: Any) -> Any:
+        def plan(*a: Any) -> Any:
             calls.append(a)
-            return real.search(*a)
+            return real.plan(*a)
+
+        tables = staticmethod(real.tables)
 
     planner._planner = Spy()  # type: ignore[attr-defined]
     try:
@@ -451,12 +453,12 @@ def rollout_cost(count: int, deals: int, players: int) -> None:
     def each(group: list[tuple[Any, ...]]) -> float:
         t = time.thread_time()
         for a in group:
-            real.search(*a)
+            real.plan(*a)
         return (time.thread_time() - t) / max(1, len(group)) * 1e6
 
-    wild = [a for a in calls if any(e[7] for row in a[2] for e in row)]
-    laid = [a for a in calls if not any(e[7] for row in a[2] for e in row)]
-    empty = [(*a[:8], (0,) * 7, *a[9:]) for a in calls]
+    wild = [a for a in calls if a[3]]
+    laid = [a for a in calls if not a[3]]
+    empty = [(*a[:13], (0,) * 7, *a[14:]) for a in calls]
     print(f"elfenland, {players} players: {len(positions)} searched positions, {deals} "
           f"deals a root: {per * 1000:.3f} ms of CPU a rollout, of which the compiled "
           f"planner's search {c_time * 1000:.3f} ms ({c_time / per:.0%}; "

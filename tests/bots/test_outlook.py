@@ -54,3 +54,38 @@ def test_look_ahead_collects_as_many_towns_as_the_planner(seed: int) -> None:
         assert action in sim.legal_actions()
         sim.apply_action(action)
     assert sim.boots[p] == (chosen.steps[-1].to if chosen.steps else state.boots[p])
+
+
+def _reference_outlook(distances: list[list[int]], start: int, remaining: list[int],
+                       rounds_left: int) -> tuple[int, int]:
+    """The walk as first written (sets and sums), which ``outlook`` must equal."""
+    budget = rounds_left * LINKS_PER_ROUND
+    here, todo, reached, length = start, set(remaining), 0, 0
+    while todo:
+        row = distances[here]
+        nxt = min(todo, key=lambda u: (row[u],
+                                       -sum(1 for v in todo if distances[u][v] == 1), u))
+        length += row[nxt]
+        reached += length <= budget
+        todo.discard(nxt)
+        here = nxt
+    return reached, -length
+
+
+def test_outlook_equals_the_reference_walk_on_the_board_and_random_graphs() -> None:
+    import elfenland
+
+    board = elfenland.new_game("elfenland", players=2, seed=1).board  # type: ignore[attr-defined]
+    rng = random.Random(4)
+    tables = [board.distances, [list(r) for r in board.distances]]
+    for _ in range(20):  # random symmetric graphs with ties
+        n = rng.randrange(2, 30)
+        d = [[0 if a == b else rng.randrange(1, 4) for b in range(n)] for a in range(n)]
+        tables.append([[min(d[a][b], d[b][a]) for b in range(n)] for a in range(n)])
+    for table in tables:
+        n = len(table)
+        for _ in range(60):
+            todo = rng.sample(range(n), rng.randrange(n + 1))
+            start, left = rng.randrange(n), rng.randrange(5)
+            assert outlook(table, start, todo, left) == _reference_outlook(
+                [list(r) for r in table], start, todo, left)

@@ -52,6 +52,17 @@ class _Counting:
             self.answered += 1
         return got
 
+    def plan(self, *args: Any) -> Any:
+        got = self.real.plan(*args)
+        if got is None:
+            self.declined += 1
+        else:
+            self.answered += 1
+        return got
+
+    def tables(self, *args: Any) -> Any:
+        return self.real.tables(*args)
+
 
 @pytest.fixture
 def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Counting]:
@@ -174,9 +185,12 @@ def test_declined_search_falls_back_to_pure(monkeypatch: pytest.MonkeyPatch) -> 
     class Declining:
         calls = 0
 
-        def search(self, *args: Any) -> None:
+        def plan(self, *args: Any) -> None:
             Declining.calls += 1
             return None
+
+        def tables(self, *args: Any) -> object:
+            return object()
 
     monkeypatch.setattr(planner, "_planner", Declining())
     monkeypatch.delenv("ELFENLAND_ENGINE", raising=False)
@@ -198,3 +212,82 @@ def test_backend_follows_engine_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert planner.planner_backend() == "compiled"
     monkeypatch.delenv("ELFENLAND_ENGINE")
     assert planner.planner_backend() == "compiled"
+
+
+def _plan_args(state: ElfenlandState) -> list[Any]:
+    """``plan``'s arguments as ``plan_journey`` gives them, for the player to act."""
+    p = state.current
+    rules = state.rules
+    return [planner._compiled_tables(state.board), state.route_counter, state.route_obstacle,
+            (), rules.caravan_cards, rules.caravan_cards + 1, 0, rules.mare_magnum_rafts,
+            rules.mare_nebulae_rafts, -1, None, rules.hand_limit, planner.PREFERENCE,
+            tuple(state.hands[p]), state.boots[p], state.visited[p], False]
+
+
+def test_plan_declines_what_it_cannot_pack_and_refuses_what_is_not_a_plan() -> None:
+    """``plan`` answers None (the pure planner then runs) for what its arrays cannot hold,
+    raises a typed error for arguments of the wrong kind, and never crashes."""
+    rng = random.Random(11)
+    state = random_move_position(rng, max_cards=6, counter_chance=0.7)
+    args = _plan_args(state)
+    assert planner._planner.plan(*args) is not None
+    declined: list[tuple[int, Any]] = [
+        (13, (1, 0, 0, 0, 0, 0, 64)),  # 64 cards of a kind
+        (13, (1, 2, 3)),  # not 7 kinds
+        (13, (0, 0, 0, 0, 0, 0, -1)),
+        (1, [0] * 3),  # fewer counters than routes
+        (1, [99] * len(state.route_counter)),  # no such counter kind
+        (2, ["x"] * len(state.route_obstacle)),
+        (3, (9,)),  # no such wild kind
+        (3, tuple(range(7)) * 2),
+        (9, len(state.board.towns)),  # target out of range
+        (9, -2),
+        (10, [1, 2]),  # an end bonus per town, not two
+        (10, [-1] * len(state.board.towns)),
+        (14, -1),  # town out of range
+        (14, 10**6),
+        (15, -1),  # visited
+        (15, 2**80),
+        (11, 10**4),  # hand limit
+        (4, 10**6),  # a caravan of a million cards
+        (7, 0),  # Mare Magnum for no raft
+    ]
+    for i, value in declined:
+        bad = list(args)
+        bad[i] = value
+        assert planner._planner.plan(*bad) is None, (i, value)
+    for i, value in [(0, object()), (0, None), (1, 5), (3, None), (4, "x"), (14, 1.5)]:
+        bad = list(args)
+        bad[i] = value
+        with pytest.raises((TypeError, ValueError)):
+            planner._planner.plan(*bad)
+    with pytest.raises(TypeError):
+        planner._planner.plan(*args[:-1])
+    assert planner._planner.plan(*args) is not None  # nothing left behind
+
+
+def test_tables_refuse_a_board_out_of_range() -> None:
+    board = random_move_position(random.Random(2)).board
+    links, flat = planner._board_tables(board)
+    good = [links, flat, board.capital, planner._COST]
+    assert planner._planner.tables(*good) is not None
+    for i, value in [(0, []), (0, [[]] * 65), (1, flat[:-1]), (2, -1), (2, len(links)),
+                     (3, planner._COST[:6]), (3, [(0,) * 6] * 7),
+                     (0, [[(0, 0, 99, 0, 0, 0)]] * len(links)),
+                     (0, [[(0, 0, 0, 0, 7, 0)]] * len(links)),
+                     (0, [[(-1, 0, 0, 0, 0, 0)]] * len(links))]:
+        bad = list(good)
+        bad[i] = value
+        with pytest.raises(ValueError):
+            planner._planner.tables(*bad)
+
+
+def test_a_board_with_more_routes_than_the_counters_read_is_declined() -> None:
+    """Counters shorter than the board's routes: the C code declines, reading nothing
+    past the end (the sanitizers run this file)."""
+    state = random_move_position(random.Random(8), counter_chance=0.5)
+    args = _plan_args(state)
+    for cut in (0, 1, len(state.route_counter) - 1):
+        bad = list(args)
+        bad[1] = state.route_counter[:cut]
+        assert planner._planner.plan(*bad) is None

@@ -113,13 +113,13 @@ def test_the_searchers_later_placements_are_chosen_in_a_tree(monkeypatch: Any) -
     me = state.current
     roots = candidates(state, ElfenlandQuickBot(0).greedy)
     asked: list[tuple[int, Phase]] = []
-    real = candidates
+    real = quick.candidate_ids
 
-    def spy(s: ElfenlandState, greedy: Any, *rest: Any) -> list[Any]:
+    def spy(s: ElfenlandState, *rest: Any) -> list[int]:
         asked.append((s.current, s.phase))
-        return real(s, greedy, *rest)
+        return real(s, *rest)
 
-    monkeypatch.setattr(quick, "candidates", spy)
+    monkeypatch.setattr(quick, "candidate_ids", spy)
     bot = ElfenlandQuickBot(2, iterations=40, seconds=60.0)
     assert bot.own_tree is True
     assert bot.search(state, roots) in roots
@@ -425,3 +425,22 @@ def test_block_leader_blocks_beside_the_leading_rival_only() -> None:
     assert replaced >= 3
     for state in placing_states(2, range(1, 4)):
         assert roots(state, True) == candidates(state, ElfenlandQuickBot(0).greedy)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_the_trees_candidate_ids_are_the_search_bots_candidates(players: int) -> None:
+    """``candidate_ids`` (the rollouts' own tree, on ids) lists what ``candidates``
+    lists, in its order, on placement positions and on deals of them, obstacles held
+    and laid included."""
+    from elfenland.bots.elfenland_quick import candidate_ids
+
+    checked = 0
+    with_obstacle = 0
+    for state in placing_states(players, range(40, 40 + 24 // players)):
+        plans = _Plans()
+        for det in (state, state.resample_from_infostate(state.current, Rng(checked))):
+            want = [a.id for a in candidates(det, None, plans.wish)]
+            assert candidate_ids(det, plans.wish) == want
+            checked += 1
+            with_obstacle += any(from_id(i).kind is Kind.OBSTACLE for i in want)
+    assert checked > 40 and with_obstacle > 0

@@ -39,6 +39,12 @@ typedef struct {
     int to, kind, n, any, caravan;
 } PEdge;
 
+/* What ``plan`` reports of a step besides its price: the route, its direction, how it
+ * is paid (``Pay``) and whether it is a wild step (a counter assumed placed). */
+typedef struct {
+    int route, dir, pay, wild;
+} PMeta;
+
 typedef struct {
     uint64_t vis;
     uint64_t packed; /* hand 7 x 6 bits, owed 8 bits, town 7 bits, bit 63 = used */
@@ -60,12 +66,14 @@ typedef struct {
     int cheap_order[NK]; /* least preferred first: the cards owed are given */
     int nedges[MAXT];
     PEdge edges[MAXT][MAXE];
+    PMeta meta[MAXT][MAXE]; /* filled by ``plan`` only */
     int64_t place[MAXT];
     int64_t *ceil;    /* nt x stride */
     uint64_t *within; /* nt x stride */
     int nearest_len[MAXT];
     int nearest_cost[MAXT][MAXT];
     int nearest_town[MAXT][MAXT];
+    uint64_t reached; /* the towns whose within and nearest tables are filled */
     int n_entry;
     int entry_cost[MAXT + 1];
     uint64_t entry_mask[MAXT + 1];
@@ -75,6 +83,8 @@ typedef struct {
     size_t cap, count;
     int failed; /* 1: out of memory or too deep */
 } Search;
+
+static inline const uint64_t *within_of(Search *s, int t);
 
 static inline uint64_t
 pack(int town, const int *hand, int owed)
@@ -196,9 +206,9 @@ useful(const Search *s, const int *hand, int owed)
 }
 
 static int64_t
-more_towns(const Search *s, int to, int left, uint64_t open_towns)
+more_towns(Search *s, int to, int left, uint64_t open_towns)
 {
-    uint64_t cand = s->within[to * s->stride + left] & open_towns;
+    uint64_t cand = within_of(s, to)[left] & open_towns;
     if (!cand)
         return 0;
     int first = 0;
@@ -252,7 +262,7 @@ best(Search *s, int town, const int *hand, int owed, uint64_t visited, int64_t a
     for (int k = 0; k < NK; k++)
         total += hand[k];
     int left = total - owed;
-    uint64_t key_vis = visited & s->within[town * s->stride + left];
+    uint64_t key_vis = visited & within_of(s, town)[left];
     uint64_t key = pack(town, hand, owed);
     Entry *hit = find(s, key_vis, key);
     if (hit && (hit->exact || hit->value <= alpha))
@@ -336,54 +346,74 @@ best(Search *s, int town, const int *hand, int owed, uint64_t visited, int64_t a
 }
 
 /* Cheapest step prices: per town, the towns reachable with c cards at most, and the
- * others by cost; the towns grouped by the cheapest step entering them (``_reach``). */
+ * others by cost; the towns grouped by the cheapest step entering them (``_reach``).
+ * Every step costs at least one card and costs above the hand's cards do not matter, so
+ * Dijkstra's queue is a bucket per cost (a bit mask of towns): a start costs its edges
+ * and its cards, not the square of the towns. */
 static void
-reach(Search *s)
+reach_from(Search *s, int start)
 {
     int nt = s->nt, mc = s->max_cards;
-    for (int start = 0; start < nt; start++) {
-        int cost[MAXT], done[MAXT];
-        for (int t = 0; t < nt; t++) {
+    {
+        int cost[MAXT];
+        uint64_t bucket[MAXCARDS + 1], fin[MAXCARDS + 1];
+        for (int t = 0; t < nt; t++)
             cost[t] = mc + 1;
-            done[t] = 0;
-        }
-        cost[start] = 0;
-        for (;;) {
-            int t = -1;
-            for (int u = 0; u < nt; u++)
-                if (!done[u] && cost[u] <= mc && (t < 0 || cost[u] < cost[t]))
-                    t = u;
-            if (t < 0)
-                break;
-            done[t] = 1;
-            for (int i = 0; i < s->nedges[t]; i++) {
-                const PEdge *e = &s->edges[t][i];
-                int p = e->any ? (e->n < e->any ? e->n : e->any) : e->n;
-                if (cost[t] + p < cost[e->to])
-                    cost[e->to] = cost[t] + p;
-            }
-        }
-        uint64_t *masks = &s->within[start * s->stride];
         for (int c = 0; c <= mc; c++)
-            masks[c] = 0;
-        int len = 0;
+            bucket[c] = fin[c] = 0;
+        cost[start] = 0;
+        bucket[0] = (uint64_t)1 << start;
         for (int c = 0; c <= mc; c++) {
-            for (int t = 0; t < nt; t++) {
-                if (t != start && cost[t] == c) {
-                    masks[c] |= (uint64_t)1 << t;
-                    s->nearest_cost[start][len] = c;
-                    s->nearest_town[start][len] = t;
-                    len++;
+            while (bucket[c]) {
+                int t = __builtin_ctzll(bucket[c]);
+                bucket[c] &= bucket[c] - 1;
+                if (t != start)
+                    fin[c] |= (uint64_t)1 << t;
+                for (int i = 0; i < s->nedges[t]; i++) {
+                    const PEdge *e = &s->edges[t][i];
+                    int p = e->any ? (e->n < e->any ? e->n : e->any) : e->n;
+                    int to = e->to, next = c + p;
+                    if (next < cost[to]) {
+                        if (cost[to] <= mc)
+                            bucket[cost[to]] &= ~((uint64_t)1 << to);
+                        cost[to] = next;
+                        bucket[next] |= (uint64_t)1 << to;
+                    }
                 }
             }
         }
-        s->nearest_len[start] = len;
+        uint64_t *masks = &s->within[start * s->stride];
         uint64_t acc = (uint64_t)1 << start;
+        int len = 0;
         for (int c = 0; c <= mc; c++) {
-            acc |= masks[c];
+            for (uint64_t m = fin[c]; m; m &= m - 1) {
+                s->nearest_cost[start][len] = c;
+                s->nearest_town[start][len] = __builtin_ctzll(m);
+                len++;
+            }
+            acc |= fin[c];
             masks[c] = acc;
         }
+        s->nearest_len[start] = len;
     }
+    s->reached |= (uint64_t)1 << start;
+}
+
+/* The within and nearest tables of town t, worked out when the search first needs them:
+ * a search reaches few of the towns when the cards are few. */
+static inline const uint64_t *
+within_of(Search *s, int t)
+{
+    if (!(s->reached >> t & 1))
+        reach_from(s, t);
+    return &s->within[t * s->stride];
+}
+
+static void
+entries(Search *s)
+{
+    int nt = s->nt;
+    s->reached = 0;
     int cheapest_in[MAXT];
     for (int t = 0; t < nt; t++)
         cheapest_in[t] = 0;
@@ -436,52 +466,53 @@ item_ll(PyObject *seq, Py_ssize_t i, int *bad)
     return v;
 }
 
-static PyObject *
-planner_search(PyObject *Py_UNUSED(self), PyObject *args)
+/* One Search kept for reuse: the struct is a few hundred kilobytes, and zeroing or
+ * mapping that much at every call cost more than a small search.  A call holds the GIL
+ * from start to end unless a sequence it reads runs Python code; a call that finds the
+ * spare taken then allocates its own. */
+static Search *spare;
+static int spare_busy;
+
+static Search *
+acquire(void)
 {
-    int nt, capital, target, limit, town, needed_only;
-    PyObject *edges, *distances, *bonus_obj, *pref_obj, *hand_obj, *visited_obj;
-    if (!PyArg_ParseTuple(args, "iiOOiOiOOiOp", &nt, &capital, &edges, &distances, &target,
-                          &bonus_obj, &limit, &pref_obj, &hand_obj, &town, &visited_obj,
-                          &needed_only))
-        return NULL;
-    if (nt < 1 || nt > MAXT || capital < 0 || capital >= nt || town < 0 || town >= nt
-        || target >= nt || target < -1)
-        Py_RETURN_NONE;
-    int bad = 0;
-    Search *s = calloc(1, sizeof(Search));
-    if (!s)
-        return PyErr_NoMemory();
-    PyObject *result = NULL;
-    int64_t dist[MAXT * MAXT];
-    int64_t bonus[MAXT];
-    int hand[NK];
-    uint64_t visited;
-    s->nt = nt;
-    s->capital = capital;
-    s->limit = limit;
-    s->needed_only = needed_only;
-    if (PySequence_Size(pref_obj) != NK || PySequence_Size(hand_obj) != NK
-        || PySequence_Size(edges) != nt || PySequence_Size(distances) != nt * nt)
-        goto unsupported;
-    int64_t max_pref = 0;
-    int total = 0;
-    for (int k = 0; k < NK; k++) {
-        long long p = item_ll(pref_obj, k, &bad);
-        long long h = item_ll(hand_obj, k, &bad);
-        if (bad || p < -(1LL << 20) || p > (1LL << 20) || h < 0 || h > 63)
-            goto unsupported;
-        s->pref[k] = p;
-        if (k == 0 || p > max_pref)
-            max_pref = p;
-        hand[k] = (int)h;
-        total += (int)h;
+    Search *s = NULL;
+    if (!spare_busy) {
+        if (!spare)
+            spare = malloc(sizeof(Search));
+        if (spare) {
+            spare_busy = 1;
+            s = spare;
+        }
     }
-    if (total > MAXCARDS || limit < 0 || limit > MAXCARDS)
-        goto unsupported;
-    s->max_cards = total;
-    s->stride = total + 1;
-    /* keep_order: by -preference, stable; cheap_order: by (preference, kind) */
+    if (!s)
+        s = malloc(sizeof(Search));
+    if (!s)
+        return NULL;
+    s->ceil = NULL;
+    s->within = NULL;
+    s->table = NULL;
+    s->cap = s->count = 0;
+    s->failed = 0;
+    return s;
+}
+
+static void
+release(Search *s)
+{
+    free(s->ceil);
+    free(s->within);
+    free(s->table);
+    if (s == spare)
+        spare_busy = 0;
+    else
+        free(s);
+}
+
+/* keep_order: by -preference, stable; cheap_order: by (preference, kind). */
+static void
+orders(Search *s)
+{
     for (int k = 0; k < NK; k++)
         s->keep_order[k] = s->cheap_order[k] = k;
     for (int a = 1; a < NK; a++) {
@@ -499,47 +530,203 @@ planner_search(PyObject *Py_UNUSED(self), PyObject *args)
         }
         s->cheap_order[b + 1] = y;
     }
+}
+
+/* The rest of ``_Search.__init__`` once the edges, preference and cards are in: the
+ * value scale, the place and ceiling tables, the memo, and ``_reach``'s tables.
+ * 0, -1 (unsupported) or -2 (out of memory, the error set). */
+static int
+setup(Search *s, const int64_t *dist, const int64_t *bonus, int has_bonus, int target,
+      int total)
+{
+    int nt = s->nt;
+    int64_t max_pref = s->pref[0], max_bonus = 0;
+    for (int k = 1; k < NK; k++)
+        if (s->pref[k] > max_pref)
+            max_pref = s->pref[k];
+    for (int t = 0; t < nt; t++)
+        if (bonus[t] > max_bonus)
+            max_bonus = bonus[t];
+    s->max_cards = total;
+    s->stride = total + 1;
+    int64_t u_span = (int64_t)total * (CARD_VALUE + max_pref) + max_bonus + 1;
+    s->unit = u_span * D_SPAN;
+    s->all_towns = (nt == 64 ? ~(uint64_t)0 : (((uint64_t)1 << nt) - 1))
+                   & ~((uint64_t)1 << s->capital);
+    s->ceil = malloc(sizeof(int64_t) * nt * s->stride);
+    s->within = malloc(sizeof(uint64_t) * nt * s->stride);
+    s->cap = 1024;
+    s->table = calloc(s->cap, sizeof(Entry));
+    if (!s->ceil || !s->within || !s->table) {
+        PyErr_NoMemory();
+        return -2;
+    }
+    for (int t = 0; t < nt; t++)
+        s->place[t] = (D_SPAN - 1 - (target < 0 ? 0 : dist[t * nt + target])) * u_span
+                      + bonus[t];
+    for (int t = 0; t < nt; t++) {
+        for (int c = 0; c <= total; c++) {
+            int64_t v;
+            if (!has_bonus) {
+                int64_t d = target < 0 ? 0 : dist[t * nt + target] - c;
+                v = (D_SPAN - 1 - (d > 0 ? d : 0)) * u_span;
+            }
+            else {
+                int any = 0;
+                v = 0;
+                for (int u = 0; u < nt; u++) {
+                    if (dist[t * nt + u] <= c && (!any || s->place[u] > v)) {
+                        v = s->place[u];
+                        any = 1;
+                    }
+                }
+                if (!any)
+                    return -1;
+            }
+            s->ceil[t * s->stride + c] = v;
+        }
+    }
+    entries(s);
+    return 0;
+}
+
+/* The preference and hand (NK ints each, small): their sum in *total; -1 if unsupported. */
+static int
+read_cards(Search *s, PyObject *pref_obj, PyObject *hand_obj, int *hand, int *total)
+{
+    int bad = 0;
+    if (PySequence_Size(pref_obj) != NK || PySequence_Size(hand_obj) != NK)
+        return -1;
+    *total = 0;
+    for (int k = 0; k < NK; k++) {
+        long long p = item_ll(pref_obj, k, &bad);
+        long long h = item_ll(hand_obj, k, &bad);
+        if (bad || p < -(1LL << 20) || p > (1LL << 20) || h < 0 || h > 63)
+            return -1;
+        s->pref[k] = p;
+        hand[k] = (int)h;
+        *total += (int)h;
+    }
+    if (*total > MAXCARDS || s->limit < 0 || s->limit > MAXCARDS)
+        return -1;
+    orders(s);
+    return 0;
+}
+
+/* end_bonus: None (zeros) or nt ints in [0, 2^40]; -1 if unsupported. */
+static int
+read_bonus(PyObject *bonus_obj, int nt, int64_t *bonus)
+{
+    int bad = 0;
+    if (bonus_obj == Py_None) {
+        for (int t = 0; t < nt; t++)
+            bonus[t] = 0;
+        return 0;
+    }
+    if (PySequence_Size(bonus_obj) != nt)
+        return -1;
+    for (int t = 0; t < nt; t++) {
+        long long b = item_ll(bonus_obj, t, &bad);
+        if (bad || b < 0 || b > (1LL << 40))
+            return -1;
+        bonus[t] = b;
+    }
+    return 0;
+}
+
+static int
+read_visited(PyObject *visited_obj, uint64_t *visited)
+{
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(visited_obj, &overflow);
+    if (overflow || v < 0 || (v == -1 && PyErr_Occurred()))
+        return -1;
+    *visited = (uint64_t)v;
+    return 0;
+}
+
+/* The best journey's steps through the memo, as ``plan_journey`` walks it: the edge
+ * indices and whether each pays any cards; their number, or -1 (error set). */
+static int
+walk(Search *s, int town, const int *hand, uint64_t visited, int *edge_of, int *any_of,
+     int *town_of)
+{
+    int here = town, owed = 0, h[NK], len = 0;
+    uint64_t seen = visited;
+    memcpy(h, hand, sizeof h);
+    for (;;) {
+        int sum = 0;
+        for (int k = 0; k < NK; k++)
+            sum += h[k];
+        Entry *e = find(s, seen & within_of(s, here)[sum - owed],
+                        pack(here, h, owed));
+        if (!e) {
+            PyErr_SetString(PyExc_RuntimeError, "planner: the journey left the memo");
+            return -1;
+        }
+        if (e->edge < 0)
+            return len;
+        if (len > MAXCARDS) {
+            PyErr_SetString(PyExc_RuntimeError, "planner: a journey longer than its cards");
+            return -1;
+        }
+        const PEdge *pe = &s->edges[here][e->edge];
+        edge_of[len] = e->edge;
+        any_of[len] = e->any;
+        town_of[len] = here;
+        len++;
+        if (e->any)
+            owed += pe->any;
+        else
+            h[pe->kind] -= pe->n;
+        if (pe->to != s->capital)
+            seen |= (uint64_t)1 << pe->to;
+        here = pe->to;
+    }
+}
+
+static PyObject *
+planner_search(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    int nt, capital, target, limit, town, needed_only;
+    PyObject *edges, *distances, *bonus_obj, *pref_obj, *hand_obj, *visited_obj;
+    if (!PyArg_ParseTuple(args, "iiOOiOiOOiOp", &nt, &capital, &edges, &distances, &target,
+                          &bonus_obj, &limit, &pref_obj, &hand_obj, &town, &visited_obj,
+                          &needed_only))
+        return NULL;
+    if (nt < 1 || nt > MAXT || capital < 0 || capital >= nt || town < 0 || town >= nt
+        || target >= nt || target < -1)
+        Py_RETURN_NONE;
+    int bad = 0;
+    Search *s = acquire();
+    if (!s)
+        return PyErr_NoMemory();
+    PyObject *result = NULL;
+    int64_t dist[MAXT * MAXT];
+    int64_t bonus[MAXT];
+    int hand[NK], total = 0;
+    uint64_t visited;
+    s->nt = nt;
+    s->capital = capital;
+    s->limit = limit;
+    s->needed_only = needed_only;
+    if (PySequence_Size(edges) != nt || PySequence_Size(distances) != nt * nt
+        || read_cards(s, pref_obj, hand_obj, hand, &total) < 0)
+        goto unsupported;
     for (int i = 0; i < nt * nt; i++) {
         long long d = item_ll(distances, i, &bad);
         if (bad || d < 0 || d > 100000)
             goto unsupported;
         dist[i] = d;
     }
-    int64_t max_bonus = 0;
-    if (bonus_obj != Py_None) {
-        if (PySequence_Size(bonus_obj) != nt)
-            goto unsupported;
-        for (int t = 0; t < nt; t++) {
-            long long b = item_ll(bonus_obj, t, &bad);
-            if (bad || b < 0 || b > (1LL << 40))
-                goto unsupported;
-            bonus[t] = b;
-            if (b > max_bonus)
-                max_bonus = b;
-        }
-    }
-    else {
-        for (int t = 0; t < nt; t++)
-            bonus[t] = 0;
-    }
-    {
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(visited_obj, &overflow);
-        if (overflow || v < 0 || (v == -1 && PyErr_Occurred())) {
-            PyErr_Clear();
-            goto unsupported;
-        }
-        visited = (uint64_t)v;
-    }
+    if (read_bonus(bonus_obj, nt, bonus) < 0 || read_visited(visited_obj, &visited) < 0)
+        goto unsupported;
     for (int t = 0; t < nt; t++) {
         PyObject *row = PySequence_GetItem(edges, t);
-        if (!row) {
-            PyErr_Clear();
+        if (!row)
             goto unsupported;
-        }
         Py_ssize_t ne = PySequence_Size(row);
         if (ne < 0 || ne > MAXE) {
-            PyErr_Clear();
             Py_DECREF(row);
             goto unsupported;
         }
@@ -547,7 +734,6 @@ planner_search(PyObject *Py_UNUSED(self), PyObject *args)
         for (Py_ssize_t i = 0; i < ne; i++) {
             PyObject *e = PySequence_GetItem(row, i);
             if (!e) {
-                PyErr_Clear();
                 Py_DECREF(row);
                 goto unsupported;
             }
@@ -566,84 +752,29 @@ planner_search(PyObject *Py_UNUSED(self), PyObject *args)
         }
         Py_DECREF(row);
     }
-    /* The value scale of ``_Search.__init__``. */
-    int64_t u_span = (int64_t)total * (CARD_VALUE + max_pref) + max_bonus + 1;
-    s->unit = u_span * D_SPAN;
-    s->all_towns = (nt == 64 ? ~(uint64_t)0 : (((uint64_t)1 << nt) - 1))
-                   & ~((uint64_t)1 << capital);
-    s->ceil = malloc(sizeof(int64_t) * nt * s->stride);
-    s->within = malloc(sizeof(uint64_t) * nt * s->stride);
-    s->cap = 1024;
-    s->table = calloc(s->cap, sizeof(Entry));
-    if (!s->ceil || !s->within || !s->table) {
-        PyErr_NoMemory();
+    int ready = setup(s, dist, bonus, bonus_obj != Py_None, target, total);
+    if (ready == -2)
         goto done;
-    }
-    for (int t = 0; t < nt; t++)
-        s->place[t] = (D_SPAN - 1 - (target < 0 ? 0 : dist[t * nt + target])) * u_span
-                      + bonus[t];
-    for (int t = 0; t < nt; t++) {
-        for (int c = 0; c <= total; c++) {
-            int64_t v;
-            if (bonus_obj == Py_None) {
-                int64_t d = target < 0 ? 0 : dist[t * nt + target] - c;
-                v = (D_SPAN - 1 - (d > 0 ? d : 0)) * u_span;
-            }
-            else {
-                int any = 0;
-                v = 0;
-                for (int u = 0; u < nt; u++) {
-                    if (dist[t * nt + u] <= c && (!any || s->place[u] > v)) {
-                        v = s->place[u];
-                        any = 1;
-                    }
-                }
-                if (!any)
-                    goto unsupported;
-            }
-            s->ceil[t * s->stride + c] = v;
-        }
-    }
-    reach(s);
+    if (ready < 0)
+        goto unsupported;
     best(s, town, hand, 0, visited, -1, 0);
     if (s->failed)
         goto unsupported;
-    /* Walk the best journey through the memo, as ``plan_journey`` does. */
-    result = PyList_New(0);
-    if (!result)
-        goto done;
     {
-        int here = town, owed = 0, h[NK];
-        uint64_t seen = visited;
-        memcpy(h, hand, sizeof h);
-        for (;;) {
-            int sum = 0;
-            for (int k = 0; k < NK; k++)
-                sum += h[k];
-            Entry *e = find(s, seen & s->within[here * s->stride + sum - owed],
-                            pack(here, h, owed));
-            if (!e) {
-                Py_CLEAR(result);
-                PyErr_SetString(PyExc_RuntimeError, "planner: the journey left the memo");
-                goto done;
-            }
-            if (e->edge < 0)
-                break;
-            const PEdge *pe = &s->edges[here][e->edge];
-            PyObject *code = PyLong_FromLong(2 * e->edge + e->any);
-            if (!code || PyList_Append(result, code) < 0) {
-                Py_XDECREF(code);
+        int edge_of[MAXCARDS + 2], any_of[MAXCARDS + 2], town_of[MAXCARDS + 2];
+        int len = walk(s, town, hand, visited, edge_of, any_of, town_of);
+        if (len < 0)
+            goto done;
+        result = PyList_New(len);
+        if (!result)
+            goto done;
+        for (int i = 0; i < len; i++) {
+            PyObject *code = PyLong_FromLong(2 * edge_of[i] + any_of[i]);
+            if (!code) {
                 Py_CLEAR(result);
                 goto done;
             }
-            Py_DECREF(code);
-            if (e->any)
-                owed += pe->any;
-            else
-                h[pe->kind] -= pe->n;
-            if (pe->to != capital)
-                seen |= (uint64_t)1 << pe->to;
-            here = pe->to;
+            PyList_SET_ITEM(result, i, code);
         }
     }
     goto done;
@@ -653,10 +784,387 @@ unsupported:
     result = Py_None;
     Py_INCREF(result);
 done:
-    free(s->ceil);
-    free(s->within);
-    free(s->table);
-    free(s);
+    release(s);
+    return result;
+}
+
+/* ---- plan(): the search on a board's tables and the state's counters ---------------
+ *
+ * ``_raw_edges`` and ``_journey`` in C.  A board's links, distances and the cost table are
+ * read once into a ``Tables`` capsule (``tables``); ``plan`` then builds the priced steps
+ * from the counters and obstacles on the roads, searches, and returns the journey's
+ * facts, so that a plan builds no Python object per edge and none per step beyond its
+ * answer.  ``planner.py`` builds the ``Journey`` from them; the differential tests hold
+ * it equal to the pure planner's.
+ */
+
+#define TABLES_CAPSULE "elfenland.bots._planner.tables"
+#define MAXTERRAIN 16
+#define MAXROUTES 1024
+#define RAFT_KIND 6
+#define NO_PIECE (-1)
+#define PAY_NORMAL 0
+#define PAY_CARAVAN 1
+#define PAY_BOATMEN 2
+
+typedef struct {
+    int route, dir, to, terrain, style, rafts;
+} Link;
+
+typedef struct {
+    int nt, capital, nroutes;
+    int64_t dist[MAXT * MAXT];
+    int nlinks[MAXT];
+    Link links[MAXT][MAXE];
+    int cost[NK][MAXTERRAIN]; /* -1: the kind cannot take that terrain */
+} Tables;
+
+static void
+tables_free(PyObject *capsule)
+{
+    free(PyCapsule_GetPointer(capsule, TABLES_CAPSULE));
+}
+
+/* tables(links, distances, capital, costs) -> capsule.  links[t]: (route, direction, to,
+ * terrain, style, rafts) per link of town t (``planner._board_tables``); distances: the
+ * flat nt * nt links; costs[kind][terrain]: cards, or None. */
+static PyObject *
+planner_tables(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    int capital;
+    PyObject *links, *distances, *costs;
+    if (!PyArg_ParseTuple(args, "OOiO", &links, &distances, &capital, &costs))
+        return NULL;
+    Py_ssize_t nt = PySequence_Size(links);
+    if (nt < 1 || nt > MAXT || capital < 0 || capital >= nt
+        || PySequence_Size(distances) != nt * nt || PySequence_Size(costs) != NK) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "planner tables: a board of 1 to 64 towns, "
+                        "nt * nt distances and 7 rows of costs");
+        return NULL;
+    }
+    Tables *tb = calloc(1, sizeof(Tables));
+    if (!tb)
+        return PyErr_NoMemory();
+    int bad = 0;
+    tb->nt = (int)nt;
+    tb->capital = capital;
+    for (Py_ssize_t i = 0; i < nt * nt; i++) {
+        long long d = item_ll(distances, i, &bad);
+        if (bad || d < 0 || d > 100000)
+            goto invalid;
+        tb->dist[i] = d;
+    }
+    for (int k = 0; k < NK; k++) {
+        PyObject *row = PySequence_GetItem(costs, k);
+        if (!row)
+            goto invalid;
+        Py_ssize_t n = PySequence_Size(row);
+        if (n < 1 || n > MAXTERRAIN) {
+            Py_DECREF(row);
+            goto invalid;
+        }
+        for (int x = 0; x < MAXTERRAIN; x++)
+            tb->cost[k][x] = -1;
+        for (Py_ssize_t x = 0; x < n; x++) {
+            PyObject *c = PySequence_GetItem(row, x);
+            if (!c) {
+                Py_DECREF(row);
+                goto invalid;
+            }
+            if (c != Py_None) {
+                int overflow = 0;
+                long v = PyLong_AsLongAndOverflow(c, &overflow);
+                if (overflow || v < 1 || v > MAXCARDS) {
+                    Py_DECREF(c);
+                    Py_DECREF(row);
+                    goto invalid;
+                }
+                tb->cost[k][x] = (int)v;
+            }
+            Py_DECREF(c);
+        }
+        Py_DECREF(row);
+    }
+    for (int t = 0; t < nt; t++) {
+        PyObject *row = PySequence_GetItem(links, t);
+        if (!row)
+            goto invalid;
+        Py_ssize_t n = PySequence_Size(row);
+        if (n < 0 || n > MAXE) {
+            Py_DECREF(row);
+            goto invalid;
+        }
+        tb->nlinks[t] = (int)n;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *l = PySequence_GetItem(row, i);
+            if (!l) {
+                Py_DECREF(row);
+                goto invalid;
+            }
+            Link *k = &tb->links[t][i];
+            k->route = (int)item_ll(l, 0, &bad);
+            k->dir = (int)item_ll(l, 1, &bad);
+            k->to = (int)item_ll(l, 2, &bad);
+            k->terrain = (int)item_ll(l, 3, &bad);
+            k->style = (int)item_ll(l, 4, &bad);
+            k->rafts = (int)item_ll(l, 5, &bad);
+            Py_DECREF(l);
+            if (bad || k->route < 0 || k->route >= MAXROUTES || k->dir < 0 || k->dir > 1
+                || k->to < 0 || k->to >= nt || k->terrain < 0 || k->terrain >= MAXTERRAIN
+                || k->style < 0 || k->style > 3 || k->rafts < 0 || k->rafts > MAXCARDS) {
+                Py_DECREF(row);
+                goto invalid;
+            }
+            if (k->route + 1 > tb->nroutes)
+                tb->nroutes = k->route + 1;
+        }
+        Py_DECREF(row);
+    }
+    PyObject *capsule = PyCapsule_New(tb, TABLES_CAPSULE, tables_free);
+    if (!capsule)
+        free(tb);
+    return capsule;
+invalid:
+    free(tb);
+    PyErr_Clear();
+    PyErr_SetString(PyExc_ValueError, "planner tables: a link, distance or cost out of "
+                    "range");
+    return NULL;
+}
+
+/* A list of small ints (route_counter, route_obstacle) into out[0..n); -1 if it is not
+ * n ints in [-1, 127] (nothing set), -2 if it is no sequence (a TypeError set). */
+static int
+read_pieces(PyObject *seq, int n, int *out)
+{
+    PyObject *fast = PySequence_Fast(seq, "the counters and obstacles: a sequence");
+    if (!fast)
+        return -2;
+    if (PySequence_Fast_GET_SIZE(fast) < n) {
+        Py_DECREF(fast);
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(fast);
+    for (int i = 0; i < n; i++) {
+        int overflow = 0;
+        long v = PyLong_AsLongAndOverflow(items[i], &overflow);
+        if (overflow || v < -1 || v > 127 || (v == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (int)v;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static int
+add_edge(Search *s, int t, const Link *l, int kind, int n, int any, int pay, int wild)
+{
+    int i = s->nedges[t];
+    if (i >= MAXE || n < 1 || n > MAXCARDS || any < 0 || any > MAXCARDS)
+        return -1;
+    s->edges[t][i] = (PEdge){l->to, kind, n, any, pay == PAY_CARAVAN};
+    s->meta[t][i] = (PMeta){l->route, l->dir, pay, wild};
+    s->nedges[t] = i + 1;
+    return 0;
+}
+
+/* ``_raw_edges``: the steps from every town priced by the counters and obstacles. */
+static int
+build_edges(Search *s, const Tables *tb, const int *counters, const int *obstacles,
+            const int *wild, int nwild, int caravan, int obstacle_any, int boatmen,
+            int magnum, int nebulae)
+{
+    for (int t = 0; t < tb->nt; t++) {
+        s->nedges[t] = 0;
+        for (int i = 0; i < tb->nlinks[t]; i++) {
+            const Link *l = &tb->links[t][i];
+            int ok = 0;
+            if (l->style == 0) {
+                int kind = counters[l->route];
+                if (kind == NO_PIECE) {
+                    for (int w = 0; w < nwild; w++) {
+                        int n = tb->cost[wild[w]][l->terrain];
+                        if (n > 0 && add_edge(s, t, l, wild[w], n, 0, PAY_NORMAL, 1) < 0)
+                            return -1;
+                    }
+                    continue;
+                }
+                if (kind < 0 || kind >= NK)
+                    return -1;
+                int n = tb->cost[kind][l->terrain];
+                if (n < 0)
+                    continue;
+                if (obstacles[l->route] != NO_PIECE)
+                    ok = add_edge(s, t, l, kind, n + 1, obstacle_any, PAY_CARAVAN, 0);
+                else
+                    ok = add_edge(s, t, l, kind, n, caravan, PAY_CARAVAN, 0);
+            }
+            else if (l->style == 1)
+                ok = add_edge(s, t, l, RAFT_KIND, l->rafts, 0, PAY_NORMAL, 0);
+            else if (l->style == 2)
+                ok = add_edge(s, t, l, RAFT_KIND, magnum, 0, PAY_NORMAL, 0);
+            else
+                ok = add_edge(s, t, l, RAFT_KIND, nebulae, boatmen, PAY_BOATMEN, 0);
+            if (ok < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* plan(tables, counters, obstacles, wild_kinds, caravan, obstacle_any, boatmen, magnum,
+ *      nebulae, target, end_bonus, limit, preference, hand, town, visited, needed_only)
+ *   -> (steps, new_towns, end_town, hand_left, usefulness), or None (too big: the caller
+ *      runs the pure planner).
+ *
+ * caravan: the cards a caravan takes (0 without any-cards steps), obstacle_any: on a road
+ * with an obstacle (caravan + 1, or 0), boatmen: the boatmen's cards (0: none).  A step is
+ * (route, direction, to, kind, n, pay, wild, paid): paid None for the normal payment
+ * (n cards of kind), else the 7 card counts an any-cards step gives (the least preferred
+ * of what the normal payments leave, in the journey's order, as ``_journey`` chooses). */
+static PyObject *
+planner_plan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *capsule, *counters_obj, *obstacles_obj, *wild_obj, *bonus_obj, *pref_obj,
+        *hand_obj, *visited_obj;
+    int caravan, obstacle_any, boatmen, magnum, nebulae, target, limit, town, needed_only;
+    if (!PyArg_ParseTuple(args, "OOOOiiiiiiOiOOiOp", &capsule, &counters_obj,
+                          &obstacles_obj, &wild_obj, &caravan, &obstacle_any, &boatmen,
+                          &magnum, &nebulae, &target, &bonus_obj, &limit, &pref_obj,
+                          &hand_obj, &town, &visited_obj, &needed_only))
+        return NULL;
+    const Tables *tb = PyCapsule_GetPointer(capsule, TABLES_CAPSULE);
+    if (!tb)
+        return NULL;
+    int nt = tb->nt;
+    if (town < 0 || town >= nt || target >= nt || target < -1)
+        Py_RETURN_NONE;
+    int counters[MAXROUTES], obstacles[MAXROUTES], wild[NK], nwild = 0;
+    PyObject *fast = PySequence_Fast(wild_obj, "wild kinds: a sequence");
+    if (!fast)
+        return NULL;
+    Py_ssize_t nw = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t i = 0; i < nw; i++) {
+        int overflow = 0;
+        long k = PyLong_AsLongAndOverflow(PySequence_Fast_GET_ITEM(fast, i), &overflow);
+        if (overflow || k < 0 || k >= NK || nwild >= NK) {
+            Py_DECREF(fast);
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        wild[nwild++] = (int)k;
+    }
+    Py_DECREF(fast);
+    int got = read_pieces(counters_obj, tb->nroutes, counters);
+    if (got == 0)
+        got = read_pieces(obstacles_obj, tb->nroutes, obstacles);
+    if (got == -2)
+        return NULL;
+    if (got < 0)
+        Py_RETURN_NONE;
+    Search *s = acquire();
+    if (!s)
+        return PyErr_NoMemory();
+    PyObject *result = NULL;
+    int64_t bonus[MAXT];
+    int hand[NK], total = 0;
+    uint64_t visited;
+    s->nt = nt;
+    s->capital = tb->capital;
+    s->limit = limit;
+    s->needed_only = needed_only;
+    if (read_cards(s, pref_obj, hand_obj, hand, &total) < 0
+        || read_bonus(bonus_obj, nt, bonus) < 0 || read_visited(visited_obj, &visited) < 0
+        || build_edges(s, tb, counters, obstacles, wild, nwild, caravan, obstacle_any,
+                       boatmen, magnum, nebulae) < 0)
+        goto unsupported;
+    int ready = setup(s, tb->dist, bonus, bonus_obj != Py_None, target, total);
+    if (ready == -2)
+        goto done;
+    if (ready < 0)
+        goto unsupported;
+    best(s, town, hand, 0, visited, -1, 0);
+    if (s->failed)
+        goto unsupported;
+    {
+        int edge_of[MAXCARDS + 2], any_of[MAXCARDS + 2], town_of[MAXCARDS + 2];
+        int len = walk(s, town, hand, visited, edge_of, any_of, town_of);
+        if (len < 0)
+            goto done;
+        /* ``_journey``: the cards the normal payments leave, the new towns, then the
+         * cards the any-cards steps give, the least preferred of those left. */
+        int left[NK], final[NK], given[NK], owed = 0, new_towns = 0, here = town;
+        uint64_t seen = visited;
+        memcpy(left, hand, sizeof left);
+        for (int i = 0; i < len; i++) {
+            const PEdge *pe = &s->edges[town_of[i]][edge_of[i]];
+            if (any_of[i])
+                owed += pe->any;
+            else
+                left[pe->kind] -= pe->n;
+            uint64_t bit = pe->to == s->capital ? 0 : (uint64_t)1 << pe->to;
+            if (bit && !(seen & bit))
+                new_towns++;
+            seen |= bit;
+            here = pe->to;
+        }
+        kept(s, left, owed, final);
+        for (int k = 0; k < NK; k++)
+            given[k] = left[k] - final[k];
+        PyObject *steps = PyTuple_New(len);
+        if (!steps)
+            goto done;
+        for (int i = 0; i < len; i++) {
+            const PEdge *pe = &s->edges[town_of[i]][edge_of[i]];
+            const PMeta *pm = &s->meta[town_of[i]][edge_of[i]];
+            PyObject *paid = Py_None;
+            Py_INCREF(paid);
+            if (any_of[i]) {
+                int chosen[NK] = {0}, size = pe->any, normal = 1;
+                for (int j = 0; j < NK; j++) {
+                    int k = s->cheap_order[j];
+                    int take = size < given[k] ? size : given[k];
+                    chosen[k] = take;
+                    given[k] -= take;
+                    size -= take;
+                }
+                for (int k = 0; k < NK; k++)
+                    if (chosen[k] != (k == pe->kind ? pe->n : 0))
+                        normal = 0;
+                if (!normal) {
+                    Py_DECREF(paid);
+                    paid = Py_BuildValue("(iiiiiii)", chosen[0], chosen[1], chosen[2],
+                                         chosen[3], chosen[4], chosen[5], chosen[6]);
+                    if (!paid) {
+                        Py_DECREF(steps);
+                        goto done;
+                    }
+                }
+            }
+            PyObject *step = Py_BuildValue("(iiiiiiiN)", pm->route, pm->dir, pe->to,
+                                           pe->kind, pe->n, pm->pay, pm->wild, paid);
+            if (!step) {
+                Py_DECREF(steps);
+                goto done;
+            }
+            PyTuple_SET_ITEM(steps, i, step);
+        }
+        result = Py_BuildValue("(Nii(iiiiiii)L)", steps, new_towns, here, final[0],
+                               final[1], final[2], final[3], final[4], final[5], final[6],
+                               (long long)usefulness(s, final));
+    }
+    goto done;
+unsupported:
+    PyErr_Clear();
+    Py_CLEAR(result);
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    release(s);
     return result;
 }
 
@@ -664,6 +1172,12 @@ static PyMethodDef methods[] = {
     {"search", planner_search, METH_VARARGS,
      "The planner's search: the step codes of the best journey, or None when the "
      "problem is too big for the compiled code."},
+    {"tables", planner_tables, METH_VARARGS,
+     "A board's links, distances and cost table, read once for ``plan``."},
+    {"plan", planner_plan, METH_VARARGS,
+     "The best journey on a board's tables and the counters on its roads: (steps, new "
+     "towns, end town, hand left, usefulness), or None when too big for the compiled "
+     "code."},
     {NULL, NULL, 0, NULL},
 };
 

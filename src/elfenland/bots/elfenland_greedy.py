@@ -27,8 +27,9 @@ HELD_COUNTER_BONUS = 10
 
 def owned_kinds(state: ElfenlandState, p: int) -> list[int]:
     """Counter kinds the player holds now (face up, secret or set aside to keep)."""
-    return [k for k in range(6) if state.counters_up[p][k] or state.counters_secret[p][k]
-            or state.kept_up[p][k] or state.kept_secret[p][k]]
+    up, secret = state.counters_up[p], state.counters_secret[p]
+    kept_up, kept_secret = state.kept_up[p], state.kept_secret[p]
+    return [k for k in range(6) if up[k] or secret[k] or kept_up[k] or kept_secret[k]]
 
 
 def wish(state: ElfenlandState, p: int, kinds: Sequence[int] | None = None) -> Journey:

@@ -58,14 +58,15 @@ from ..core.game import Action as CoreAction
 from ..core.game import GameState
 from ..core.transport import COST_TABLE, Transport
 from ..games.elfenland.actions import Action, Kind, from_id
+from ..games.elfenland.board import Board
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
-from . import planner
 from .budget import Budget, Clock, RootSearch, resampled
 from .elfenland_belief import EPS, claims, paying_deal
 from .elfenland_greedy import ElfenlandGreedyBot, obstacle_road, owned_kinds, preference_for
 from .elfenland_search import (
     DEVIATION,
     MARGIN_SCALE,
+    MAX_CANDIDATES,
     _Node,
     _ucb,
     candidates,
@@ -75,12 +76,8 @@ from .elfenland_search import (
 from .elfenland_value import value as learned_value
 from .outlook import journey_outlook, outlook
 from .planner import (
-    PREFERENCE,
-    Edge,
     Journey,
-    _board_tables,
-    _journey,
-    _raw_edges,
+    compiled_plan,
     discard_choice,
     plan_journey,
     planner_backend,
@@ -103,11 +100,11 @@ PRUNE = 1.0
 class _Plans:
     """One decision's journeys.  The wish journeys are memoised, keyed by everything
     the planner reads (the player's town, hand, towns collected, town card, counter
-    kinds, and the counters and obstacles on the roads); ``every`` plans all players on
-    one board with the roads read once (``plan_journey`` reads them again per player,
-    a third of its time on the compiled planner)."""
+    kinds, and the counters and obstacles on the roads); ``every`` plans all players."""
 
     def __init__(self) -> None:
+        #: Whether the compiled planner serves (asked once a decision).
+        self.compiled = planner_backend() == "compiled"
         self.memo: dict[tuple[object, ...], Journey] = {}
         #: ``outlook``'s towns reached, keyed by (end, towns collected, rounds left).
         self.reach: dict[tuple[int, int, int], int] = {}
@@ -132,53 +129,47 @@ class _Plans:
         ``extra``, as if the player held a counter of that kind too."""
         held = owned_kinds(s, p)
         kinds = tuple(held if extra is None or extra in held else sorted([*held, extra]))
-        key = (p, s.boots[p], tuple(s.hands[p]), s.visited[p], s.town_cards[p], kinds,
-               tuple(s.route_counter), tuple(s.route_obstacle))
-        j = self.memo.get(key)
-        if j is None:
-            j = plan_journey(s, p, wild_kinds=kinds, any_cards=False)
-            self.memo[key] = j
-        return j
+        return self._plan(s, p, kinds)
 
     def journey(self, s: ElfenlandState, q: int) -> Journey:
         """``plan_journey(s, q)``, memoised by what it reads (as ``wish``)."""
-        key = (q, s.boots[q], tuple(s.hands[q]), s.visited[q], s.town_cards[q], None,
-               tuple(s.route_counter), tuple(s.route_obstacle))
+        return self._plan(s, q, None)
+
+    def _plan(self, s: ElfenlandState, p: int, kinds: tuple[int, ...] | None) -> Journey:
+        """A wish (``kinds``: the counter kinds laid on any empty road, no caravans) or
+        the journey on the laid counters (None), memoised by what the planner reads,
+        each read once from the state (a compiled state builds a list at every read)."""
+        hand, boot, seen = tuple(s.hands[p]), s.boots[p], s.visited[p]
+        card = s.town_cards[p]
+        counters, obstacles = s.route_counter, s.route_obstacle
+        key = (p, boot, hand, seen, card, kinds, tuple(counters), tuple(obstacles))
         j = self.memo.get(key)
         if j is None:
-            j = self.memo[key] = plan_journey(s, q)
+            target = card if s.rules.town_cards and card != NO_PIECE else None
+            got = None
+            if self.compiled:
+                got = compiled_plan(s, p, hand, boot, seen, target, counters, obstacles,
+                                    kinds or (), kinds is None)
+            if got is None:
+                got = (plan_journey(s, p) if kinds is None
+                       else plan_journey(s, p, wild_kinds=kinds, any_cards=False))
+            j = self.memo[key] = got
         return j
 
     def every(self, s: ElfenlandState) -> list[Journey]:
         """``[plan_journey(s, q) for q in range(s.n)]``, the same journeys."""
-        search = planner._planner  # type: ignore[attr-defined]  # the C module, or None
-        if planner_backend() != "compiled" or search is None:
+        if not self.compiled:
             return [plan_journey(s, q) for q in range(s.n)]
-        board = s.board
-        raw = _raw_edges(s)
-        flat = _board_tables(board)[1]
         rules = s.rules
-        needed_only = rules.caravan == "only-if-needed"
+        counters, obstacles = s.route_counter, s.route_obstacle
+        hands, boots, visited, cards = s.hands, s.boots, s.visited, s.town_cards
         out = []
         for q in range(s.n):
-            card = s.town_cards[q]
+            card = cards[q]
             target = card if rules.town_cards and card != NO_PIECE else None
-            hand = tuple(s.hands[q])
-            visited = s.visited[q]
-            codes = search.search(len(board.towns), board.capital, raw, flat,
-                                    -1 if target is None else target, None,
-                                    rules.hand_limit, PREFERENCE, hand, s.boots[q],
-                                    visited, needed_only)
-            if codes is None:  # too big for the C code: the planner's own way
-                out.append(plan_journey(s, q))
-                continue
-            path = []
-            here = s.boots[q]
-            for code in codes:
-                e = Edge(*raw[here][code >> 1])
-                path.append((e, bool(code & 1)))
-                here = e.to
-            out.append(_journey(s, q, path, hand, visited, target, PREFERENCE))
+            hand = tuple(hands[q])
+            j = compiled_plan(s, q, hand, boots[q], visited[q], target, counters, obstacles)
+            out.append(plan_journey(s, q) if j is None else j)
         return out
 
 
@@ -335,6 +326,92 @@ def obstacle(s: ElfenlandState, p: int, legal: set[int], mine: Journey,
                          lambda q: plans.journey(s, q),
                          lambda r: Action.obstacle(r).id in legal)
     return PASS_ID if road is None else Action.obstacle(road).id
+
+
+#: Placement action ids by (counter kind, route) and obstacle ids by route: built once.
+_PLACE_IDS: dict[tuple[int, int], int] = {}
+_OBSTACLE_IDS: dict[int, int] = {}
+
+
+def _place_id(kind: int, route: int) -> int:
+    i = _PLACE_IDS.get((kind, route))
+    if i is None:
+        i = _PLACE_IDS[kind, route] = Action.place(Transport(kind), route).id
+    return i
+
+
+def _obstacle_id(route: int) -> int:
+    i = _OBSTACLE_IDS.get(route)
+    if i is None:
+        i = _OBSTACLE_IDS[route] = Action.obstacle(route).id
+    return i
+
+
+def candidate_ids(s: ElfenlandState, plan: Callable[[ElfenlandState, int], Journey]
+                  ) -> list[int]:
+    """``[a.id for a in candidates(s, None, plan)]`` in the placement phase, on ids: the
+    rollouts' own tree asks it at every one of the searcher's turns, and building and
+    hashing the legal actions took half a rollout's CPU.  ``test_quick_elfenland``
+    holds the two equal."""
+    legal = set(s.legal_action_ids())
+    p = s.current
+    out: list[int] = []
+    for st in plan(s, p).steps:
+        a = st.action
+        if a.kind is Kind.PLACE and len(out) < 3 and a.id in legal and a.id not in out:
+            out.append(a.id)
+    if PASS_ID in legal and PASS_ID not in out:
+        out.append(PASS_ID)
+    board = s.board
+    boots = s.boots
+    rival_towns = {boots[q] for q in range(s.n) if q != p}
+    held = owned_kinds(s, p)
+    counters, obstacles = s.route_counter, s.route_obstacle
+    has_obstacle = s.obstacle_in_hand[p]
+    block: tuple[int, int] | None = None  # (-cost, id), the least wins
+    blocker: tuple[int, int] | None = None  # (-markers, id)
+    roads = _roads_at(board)
+    # The roads beside a rival (each once; the least key wins, whatever the order).
+    for r in {r for t in rival_towns for r in roads[t]}:
+        route = board.routes[r]
+        if counters[r] == NO_PIECE:
+            best: tuple[int, int] | None = None
+            for k in held:
+                c = _COSTS[k][route.terrain] or 0
+                if c > 0 and (best is None or (c, k) > best):
+                    best = (c, k)
+            if best is not None:
+                key = (-best[0], _place_id(best[1], r))
+                if block is None or key < block:
+                    block = key
+        elif has_obstacle and obstacles[r] == NO_PIECE:
+            most = max(s.markers(q) for q in range(s.n)
+                       if q != p and boots[q] in (route.a, route.b))
+            key = (-most, _obstacle_id(r))
+            if blocker is None or key < blocker:
+                blocker = key
+    for found in (block, blocker):
+        if found is not None and found[1] in legal and found[1] not in out:
+            out.append(found[1])
+    return out[:MAX_CANDIDATES]
+
+
+_COSTS = tuple(COST_TABLE[t] for t in Transport)
+_ROADS_AT: dict[int, tuple[object, list[list[int]]]] = {}
+
+
+def _roads_at(board: Board) -> list[list[int]]:
+    """Per town, the roads (not rivers or lakes) that end there."""
+    hit = _ROADS_AT.get(id(board))
+    if hit is not None and hit[0] is board:
+        return hit[1]
+    at: list[list[int]] = [[] for _ in board.towns]
+    for r in board.roads:
+        route = board.routes[r]
+        at[route.a].append(r)
+        at[route.b].append(r)
+    _ROADS_AT[id(board)] = (board, at)
+    return at
 
 
 def lead_block(s: ElfenlandState, leaders: bool = True) -> Action | None:
@@ -820,7 +897,7 @@ class ElfenlandQuickBot:
             if s.current != me:
                 s.apply_action(policy.choose(s, rng))
                 continue
-            acts = [a.id for a in candidates(s, None, plans.wish)]
+            acts = candidate_ids(s, plans.wish)
             for a in acts:
                 node.available[a] = node.available.get(a, 0) + 1
             untried = [a for a in acts if a not in node.children]

@@ -23,24 +23,53 @@ LINKS_PER_ROUND = 5
 _FORCE = 1_000_000
 
 
+#: Per distance table (a board's, a tuple, kept alive here): each town's neighbours
+#: (one link away) as a bit mask.
+_NEAR: dict[int, tuple[Sequence[Sequence[int]], list[int]]] = {}
+
+
+def _near(distances: Sequence[Sequence[int]]) -> list[int]:
+    hit = _NEAR.get(id(distances))
+    if hit is not None and hit[0] is distances:
+        return hit[1]
+    masks = [sum(1 << v for v, d in enumerate(row) if d == 1) for row in distances]
+    if isinstance(distances, tuple):  # a list may change: never kept
+        _NEAR[id(distances)] = (distances, masks)
+    return masks
+
+
 def outlook(distances: Sequence[Sequence[int]], start: int, remaining: Sequence[int],
             rounds_left: int) -> tuple[int, int]:
     """(towns reached within the rounds left, minus the length of the whole walk) for a
     walk from ``start`` that always goes on to the nearest town still to collect (of
-    equally near ones, the one with most such towns beside it).  Larger is better."""
+    equally near ones, the one with most such towns beside it, then the lowest).  Larger
+    is better.  The towns still to collect are a bit mask, and each candidate's order
+    one integer: the search bots' rollouts end in it."""
     budget = rounds_left * LINKS_PER_ROUND
+    near = _near(distances)
     here = start
-    todo = set(remaining)
+    todo = 0
+    for u in remaining:
+        todo |= 1 << u
     reached = 0
     length = 0
     while todo:
         row = distances[here]
-        nxt = min(todo, key=lambda u: (row[u],
-                                       -sum(1 for v in todo if distances[u][v] == 1), u))
+        best = -1
+        m = todo
+        while m:
+            low = m & -m
+            u = low.bit_length() - 1
+            m ^= low
+            # (links, -neighbours to collect, town), as one number (towns < 2**10)
+            key = (row[u] << 20) | ((1023 - (near[u] & todo).bit_count()) << 10) | u
+            if best < 0 or key < best:
+                best = key
+        nxt = best & 1023
         length += row[nxt]
         if length <= budget:
             reached += 1
-        todo.discard(nxt)
+        todo &= ~(1 << nxt)
         here = nxt
     return reached, -length
 

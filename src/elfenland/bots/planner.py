@@ -256,6 +256,63 @@ def _board_tables(board: Board) -> tuple[_Links, tuple[int, ...]]:
     return links, flat
 
 
+_TABLES: dict[int, tuple[Board, object]] = {}
+
+
+def _compiled_tables(board: Board) -> object:
+    """The compiled planner's copy of ``_board_tables`` and the cost table, made once a
+    board."""
+    hit = _TABLES.get(id(board))
+    if hit is not None and hit[0] is board:
+        return hit[1]
+    assert _planner is not None
+    links, flat = _board_tables(board)
+    tables = _planner.tables(links, flat, board.capital, _COST)
+    _TABLES[id(board)] = (board, tables)
+    return tables
+
+
+#: A compiled plan's steps as ``Step``s, by the facts ``_planner.plan`` gives: a game
+#: meets a few thousand (routes, directions, payments), so they are built once.
+_STEPS: dict[tuple[object, ...], Step] = {}
+_NORMAL_PAID: dict[tuple[int, int], CardCounts] = {}
+
+
+def _compiled_step(fact: tuple[int, int, int, int, int, int, int, CardCounts | None]
+                   ) -> Step:
+    route, direction, to, kind, n, pay, wild, paid = fact
+    if paid is None:
+        paid = _NORMAL_PAID.get((kind, n))
+        if paid is None:
+            cards = [0] * NUM_KINDS
+            cards[kind] = n
+            paid = _NORMAL_PAID[kind, n] = tuple(cards)
+        if wild:
+            action = Action.place(Transport(kind), route)
+        else:
+            action = _MOVES.get((route, direction)) or _move(route, direction)
+    else:
+        action = Action.move(route, direction, Pay(pay), paid)
+    step = Step(action, to, paid)
+    if len(_STEPS) > 200_000:
+        _STEPS.clear()
+    _STEPS[fact] = step
+    return step
+
+
+def _compiled_journey(board: Board, p: int,
+                      got: tuple[tuple[tuple[int, int, int, int, int, int, int,
+                                             CardCounts | None], ...],
+                                 int, int, CardCounts, int],
+                      target: int | None) -> Journey:
+    """The ``Journey`` of ``_planner.plan``'s answer: ``_journey``'s, built from the facts
+    the C code worked out."""
+    facts, new, end, hand, useful = got
+    steps = tuple(_STEPS.get(f) or _compiled_step(f) for f in facts)
+    distance = None if target is None else board.distances[end][target]
+    return Journey(p, steps, new, distance, hand, useful)
+
+
 def _raw_edges(state: ElfenlandState, wild_kinds: Sequence[int] = (),
                any_cards: bool = True) -> list[list[RawEdge]]:
     """``edges_of`` as tuples, for the compiled search: the same steps in the same order,
@@ -562,23 +619,39 @@ def plan_journey(state: ElfenlandState, player: int | None = None,
     needed_only = state.rules.caravan == "only-if-needed"
     path: list[tuple[Edge, bool]] | None = None
     if planner_backend() == "compiled":
-        assert _planner is not None
-        raw = _raw_edges(state, wild_kinds, any_cards)
-        codes = _planner.search(len(board.towns), board.capital, raw,
-                                _board_tables(board)[1], -1 if target is None else target,
-                                end_bonus, state.rules.hand_limit, preference, hand, town,
-                                visited, needed_only)
-        if codes is not None:  # None: too big for the C code, which says so
-            path = []
-            here = town
-            for code in codes:
-                e = Edge(*raw[here][code >> 1])
-                path.append((e, bool(code & 1)))
-                here = e.to
+        got = compiled_plan(state, p, hand, town, visited, target, state.route_counter,
+                            state.route_obstacle, wild_kinds, any_cards, end_bonus,
+                            preference)
+        if got is not None:  # None: too big for the C code, which says so
+            return got
     if path is None:
         path = _pure_path(state, board, hand, town, visited, target, preference,
                           wild_kinds, any_cards, end_bonus, needed_only)
     return _journey(state, p, path, hand, visited, target, preference)
+
+
+def compiled_plan(state: ElfenlandState, p: int, hand: CardCounts, town: int, visited: int,
+                  target: int | None, counters: Sequence[int], obstacles: Sequence[int],
+                  wild_kinds: Sequence[int] = (), any_cards: bool = True,
+                  end_bonus: Sequence[int] | None = None,
+                  preference: Sequence[int] = PREFERENCE) -> Journey | None:
+    """``plan_journey``'s compiled search on what the caller already read of the state
+    (player ``p``'s hand, town, towns collected, the target town, the counters and
+    obstacles on the routes), unchecked: for a bot's rollouts, which read those once for
+    their memo's key.  None when the C code declines (or is not built); then
+    ``plan_journey`` is the way."""
+    if _planner is None:
+        return None
+    rules = state.rules
+    board = state.board
+    caravan = rules.caravan_cards if any_cards else 0
+    got = _planner.plan(_compiled_tables(board), counters, obstacles, wild_kinds, caravan,
+                        caravan + 1 if any_cards else 0, caravan if rules.boatmen else 0,
+                        rules.mare_magnum_rafts, rules.mare_nebulae_rafts,
+                        -1 if target is None else target, end_bonus, rules.hand_limit,
+                        preference, hand, town, visited,
+                        rules.caravan == "only-if-needed")
+    return None if got is None else _compiled_journey(board, p, got, target)
 
 
 def _pure_path(state: ElfenlandState, board: Board, hand: CardCounts, town: int,
