@@ -443,6 +443,8 @@ def rollout_cost(count: int, deals: int, players: int) -> None:
             return real.plan(*a)
 
         tables = staticmethod(real.tables)
+        walks = staticmethod(real.walks)
+        outlook = staticmethod(real.outlook)
 
     planner._planner = Spy()  # type: ignore[attr-defined]
     try:
@@ -468,8 +470,8 @@ def rollout_cost(count: int, deals: int, players: int) -> None:
           f"us; load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
-def speed(game: str, count: int, deals: int) -> None:
-    positions = searched_positions(game, count)
+def speed(game: str, count: int, deals: int, players: int = 4) -> None:
+    positions = searched_positions(game, count, players)
     cpu = {"search": 0.0, "quick": 0.0}
     rollouts = {"search": 0, "quick": 0}
     for i, (state, roots) in enumerate(positions):
@@ -486,7 +488,8 @@ def speed(game: str, count: int, deals: int) -> None:
         cpu["quick"] += time.thread_time() - t0
         rollouts["quick"] += quick.rollouts
     per = {k: cpu[k] / rollouts[k] for k in cpu}
-    print(f"{game}: {len(positions)} searched positions, {deals} deals of every root "
+    print(f"{game}, {players} players: {len(positions)} searched positions, {deals} deals "
+          f"of every root "
           f"(search) or as many rollouts (quick, roots pruned): CPU per rollout "
           f"search {per['search'] * 1000:.3f} ms, quick {per['quick'] * 1000:.3f} ms, "
           f"ratio {per['search'] / per['quick']:.1f}x", flush=True)
@@ -624,7 +627,7 @@ def main() -> int:
         parallel(args.game, args.positions, args.budget)
         return 0
     if args.only == "speed":
-        speed(args.game, args.positions, args.deals)
+        speed(args.game, args.positions, args.deals, SEATS[args.match])
         return 0
     if args.only == "cost":
         if args.game != "elfenland":

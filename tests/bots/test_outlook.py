@@ -72,8 +72,17 @@ def _reference_outlook(distances: list[list[int]], start: int, remaining: list[i
     return reached, -length
 
 
-def test_outlook_equals_the_reference_walk_on_the_board_and_random_graphs() -> None:
+@pytest.mark.parametrize("engine", ["compiled", "pure"])
+def test_outlook_equals_the_reference_walk_on_the_board_and_random_graphs(
+        engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk on bit masks, in C (``_planner.outlook``) and in Python, equals the walk
+    as first written."""
     import elfenland
+    from elfenland.bots import planner
+
+    if engine == "compiled" and not planner.AVAILABLE:
+        pytest.skip("the compiled planner is not built")
+    monkeypatch.setenv("ELFENLAND_ENGINE", engine)
 
     board = elfenland.new_game("elfenland", players=2, seed=1).board  # type: ignore[attr-defined]
     rng = random.Random(4)
@@ -89,3 +98,24 @@ def test_outlook_equals_the_reference_walk_on_the_board_and_random_graphs() -> N
             start, left = rng.randrange(n), rng.randrange(5)
             assert outlook(table, start, todo, left) == _reference_outlook(
                 [list(r) for r in table], start, todo, left)
+
+
+def test_the_compiled_walk_refuses_what_is_not_a_board() -> None:
+    from elfenland.bots import planner
+
+    if not planner.AVAILABLE:
+        pytest.skip("the compiled planner is not built")
+    c = planner._planner
+    walks = c.walks([0, 1, 1, 0], 2)
+    assert c.outlook(walks, 0, 0b10, 5) == (1, -1)
+    for args in [(walks, 2, 1, 5), (walks, -1, 1, 5), (walks, 0, 0b100, 5),
+                 (walks, 0, -1, 5), (walks, 0, 2**70, 5)]:
+        with pytest.raises(ValueError):
+            c.outlook(*args)
+    for bad in [([0, 1, 1], 2), ([0] * 65 * 65, 65), ([0, -1, 1, 0], 2), ([], 0)]:
+        with pytest.raises(ValueError):
+            c.walks(*bad)
+    with pytest.raises((TypeError, ValueError)):
+        c.outlook(object(), 0, 1, 5)
+    with pytest.raises((TypeError, ValueError)):
+        c.walks(None, 2)

@@ -61,6 +61,7 @@ typedef struct {
 
 typedef struct {
     int nt, capital, limit, needed_only, max_cards, stride;
+    int monotone; /* every card kept adds value (CARD_VALUE + preference >= 0) */
     int64_t pref[NK];
     int keep_order[NK];  /* most preferred first: the cards kept at the discard */
     int cheap_order[NK]; /* least preferred first: the cards owed are given */
@@ -267,8 +268,13 @@ best(Search *s, int town, const int *hand, int owed, uint64_t visited, int64_t a
     Entry *hit = find(s, key_vis, key);
     if (hit && (hit->exact || hit->value <= alpha))
         return hit->value;
-    int64_t top = s->place[town] + useful(s, hand, owed);
+    int64_t here_useful = useful(s, hand, owed);
+    int64_t top = s->place[town] + here_useful;
     int64_t floor = top > alpha ? top : alpha;
+    /* With every card worth something (``monotone``), a child keeps no more than this
+     * node could: a child whose bound with this node's cards kept is no better than the
+     * floor is dropped without working out its own. */
+    int64_t most_useful = s->monotone ? here_useful : INT64_MAX / 4;
     int choice = -1, choice_any = 0;
     int capital = s->capital;
     int64_t unit = s->unit;
@@ -283,22 +289,27 @@ best(Search *s, int town, const int *hand, int owed, uint64_t visited, int64_t a
         uint64_t rest = open_towns & ~bit;
         int k = e->kind, n = e->n;
         if (hand[k] >= n && left >= n) {
-            int child[NK];
-            memcpy(child, hand, sizeof child);
-            child[k] -= n;
             int64_t bound = gain + more_towns(s, to, left - n, rest) * unit
-                            + s->ceil[to * s->stride + left - n] + useful(s, child, owed);
-            if (bound > floor)
-                children[nc++] = (Child){bound, gain, i, 0};
+                            + s->ceil[to * s->stride + left - n];
+            if (bound + most_useful > floor) {
+                int child[NK];
+                memcpy(child, hand, sizeof child);
+                child[k] -= n;
+                bound += useful(s, child, owed);
+                if (bound > floor)
+                    children[nc++] = (Child){bound, gain, i, 0};
+            }
         }
         int size = e->any;
         if (size && left >= size
             && !(s->needed_only && e->caravan && hand[k] >= n)) {
             int64_t bound = gain + more_towns(s, to, left - size, rest) * unit
-                            + s->ceil[to * s->stride + left - size]
-                            + useful(s, hand, owed + size);
-            if (bound > floor)
-                children[nc++] = (Child){bound, gain, i, 1};
+                            + s->ceil[to * s->stride + left - size];
+            if (bound + most_useful > floor) {
+                bound += useful(s, hand, owed + size);
+                if (bound > floor)
+                    children[nc++] = (Child){bound, gain, i, 1};
+            }
         }
     }
     for (int a = 1; a < nc; a++) {
@@ -610,6 +621,10 @@ read_cards(Search *s, PyObject *pref_obj, PyObject *hand_obj, int *hand, int *to
     if (*total > MAXCARDS || s->limit < 0 || s->limit > MAXCARDS)
         return -1;
     orders(s);
+    s->monotone = 1;
+    for (int k = 0; k < NK; k++)
+        if (CARD_VALUE + s->pref[k] < 0)
+            s->monotone = 0;
     return 0;
 }
 
@@ -1168,6 +1183,105 @@ done:
     return result;
 }
 
+/* ---- outlook(): ``outlook.outlook``'s walk over the towns still to collect -------- */
+
+#define WALKS_CAPSULE "elfenland.bots._planner.walks"
+
+typedef struct {
+    int nt;
+    int dist[MAXT * MAXT];
+    uint64_t near[MAXT]; /* the towns one link away */
+} Walks;
+
+static void
+walks_free(PyObject *capsule)
+{
+    free(PyCapsule_GetPointer(capsule, WALKS_CAPSULE));
+}
+
+/* walks(distances, n) -> capsule: a board's n * n links (flat), read once. */
+static PyObject *
+planner_walks(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *distances;
+    int nt;
+    if (!PyArg_ParseTuple(args, "Oi", &distances, &nt))
+        return NULL;
+    if (nt < 1 || nt > MAXT || PySequence_Size(distances) != (Py_ssize_t)nt * nt) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "walks: 1 to 64 towns and n * n distances");
+        return NULL;
+    }
+    Walks *w = calloc(1, sizeof(Walks));
+    if (!w)
+        return PyErr_NoMemory();
+    int bad = 0;
+    w->nt = nt;
+    for (int i = 0; i < nt * nt; i++) {
+        long long d = item_ll(distances, i, &bad);
+        if (bad || d < 0 || d > 100000) {
+            free(w);
+            PyErr_SetString(PyExc_ValueError, "walks: a distance out of range");
+            return NULL;
+        }
+        w->dist[i] = (int)d;
+        if (d == 1)
+            w->near[i / nt] |= (uint64_t)1 << (i % nt);
+    }
+    PyObject *capsule = PyCapsule_New(w, WALKS_CAPSULE, walks_free);
+    if (!capsule)
+        free(w);
+    return capsule;
+}
+
+/* outlook(walks, start, todo, budget) -> (towns reached within budget links, -length):
+ * from start, always on to the nearest town of the mask todo (of equals, the one with
+ * most towns of todo beside it, then the lowest). */
+static PyObject *
+planner_outlook(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *capsule, *todo_obj;
+    int start;
+    long long budget;
+    if (!PyArg_ParseTuple(args, "OiOL", &capsule, &start, &todo_obj, &budget))
+        return NULL;
+    const Walks *w = PyCapsule_GetPointer(capsule, WALKS_CAPSULE);
+    if (!w)
+        return NULL;
+    int nt = w->nt;
+    int overflow = 0;
+    long long t = PyLong_AsLongLongAndOverflow(todo_obj, &overflow);
+    if (t == -1 && PyErr_Occurred())
+        return NULL;
+    uint64_t all = nt == 64 ? ~(uint64_t)0 : (((uint64_t)1 << nt) - 1);
+    if (overflow || t < 0 || ((uint64_t)t & ~all) || start < 0 || start >= nt) {
+        PyErr_SetString(PyExc_ValueError, "outlook: a start and towns of the board");
+        return NULL;
+    }
+    uint64_t todo = (uint64_t)t;
+    int here = start, reached = 0;
+    long long length = 0;
+    while (todo) {
+        const int *row = &w->dist[here * nt];
+        uint64_t best = ~(uint64_t)0;
+        for (uint64_t m = todo; m; m &= m - 1) {
+            int u = __builtin_ctzll(m);
+            uint64_t key = ((uint64_t)row[u] << 20)
+                           | ((uint64_t)(1023 - __builtin_popcountll(w->near[u] & todo)) << 10)
+                           | (uint64_t)u;
+            if (key < best)
+                best = key;
+        }
+        int next = (int)(best & 1023);
+        length += row[next];
+        if (length <= budget)
+            reached++;
+        todo &= ~((uint64_t)1 << next);
+        here = next;
+    }
+    return Py_BuildValue("(iL)", reached, -length);
+}
+
 static PyMethodDef methods[] = {
     {"search", planner_search, METH_VARARGS,
      "The planner's search: the step codes of the best journey, or None when the "
@@ -1178,6 +1292,11 @@ static PyMethodDef methods[] = {
      "The best journey on a board's tables and the counters on its roads: (steps, new "
      "towns, end town, hand left, usefulness), or None when too big for the compiled "
      "code."},
+    {"walks", planner_walks, METH_VARARGS,
+     "A board's distances, read once for ``outlook``."},
+    {"outlook", planner_outlook, METH_VARARGS,
+     "outlook(walks, start, todo_mask, budget): (towns reached within the budget, minus "
+     "the walk's length)."},
     {NULL, NULL, 0, NULL},
 };
 

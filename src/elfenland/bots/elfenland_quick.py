@@ -449,15 +449,24 @@ def _move_key(s: ElfenlandState) -> tuple[object, ...]:
 
 
 def still_best(j: Journey, before: ElfenlandState, after: ElfenlandState, p: int) -> bool:
-    """Whether ``j``, player ``p``'s wish journey on ``before``, is still their wish on
-    ``after`` (the same deal, counters or obstacles laid since), without planning again.
+    """Whether ``j``, player ``p``'s wish journey on ``before``, is still worth what their
+    wish on ``after`` is worth (the same deal, counters or obstacles laid since), without
+    planning again.
 
     The wish crosses an empty road by any kind ``p`` holds (``wild_kinds``), a road with
-    a counter by that counter only.  So a counter of a kind ``p`` holds, laid on an empty
-    road off ``j``, takes options away from a road ``j`` does not use, and an obstacle
-    off ``j`` makes such a road dearer: ``j`` stays the best.  Anything else may change
-    it: a road of ``j`` touched, a counter of a kind ``p`` does not hold (a new way to
-    go), or ``p``'s own pieces changed (the searcher after its root action).  This is
+    a counter by that counter only, paying its cards (no caravans).  So these leave ``j``
+    the best, as they only take options away from roads ``j`` does not use, or add one
+    ``p`` cannot pay for, while ``j`` stays possible at its price:
+
+    - a counter of a kind ``p`` holds, on an empty road off ``j``;
+    - a counter of a kind ``p`` does not hold, on an empty road off ``j``, that ``p``'s
+      hand cannot pay to cross (fewer cards of its kind than the terrain asks);
+    - an obstacle on a road off ``j``;
+    - a counter of the very kind ``j`` assumed on an empty road it crosses (each step of
+      ``j`` on that road assumed that kind).
+
+    Anything else may change it: another change to a road of ``j``, a counter ``p`` can
+    use, or ``p``'s own pieces changed (the searcher after its root action).  This is
     what the search bot's rollouts see by planning every wish again after the root
     action, at the cost of one plan in a few."""
     if (after.hands[p] != before.hands[p] or after.boots[p] != before.boots[p]
@@ -468,17 +477,41 @@ def still_best(j: Journey, before: ElfenlandState, after: ElfenlandState, p: int
     obstacles, had = after.route_obstacle, before.route_obstacle
     if counters == was and obstacles == had:
         return True
-    held = set(owned_kinds(before, p))
-    used: set[int] | None = None
+    held: set[int] | None = None
+    hand: list[int] | None = None
+    used: dict[int, set[int]] | None = None  # road -> the kinds j's wild steps assume
+    routes = before.board.routes
     for r in range(len(counters)):
         if counters[r] == was[r] and obstacles[r] == had[r]:
             continue
         if used is None:
-            used = {st.action.route for st in j.steps if st.action.route is not None}
+            used = {}
+            for st in j.steps:
+                a = st.action
+                if a.route is not None:
+                    used.setdefault(a.route, set()).add(
+                        int(a.transport) if a.kind is Kind.PLACE and a.transport is not None
+                        else -1)
         if r in used:
+            if (obstacles[r] == had[r] and was[r] == NO_PIECE
+                    and used[r] == {counters[r]}):
+                continue
             return False
-        if counters[r] != was[r] and (was[r] != NO_PIECE or counters[r] not in held):
+        if counters[r] == was[r]:
+            continue  # an obstacle off j
+        if was[r] != NO_PIECE:
             return False
+        if held is None:
+            held = set(owned_kinds(before, p))
+            hand = before.hands[p]
+        k = counters[r]
+        if k in held:
+            continue
+        price = _COSTS[k][routes[r].terrain]
+        assert hand is not None
+        if price is None or hand[k] < price:
+            continue
+        return False
     return True
 
 

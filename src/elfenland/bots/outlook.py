@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 from ..games.elfenland.actions import Action
 from ..games.elfenland.state import ElfenlandState
-from .planner import PREFERENCE, Journey, plan_journey
+from . import planner
+from .planner import PREFERENCE, Journey, plan_journey, planner_backend
 
 #: Links a player is assumed to travel in one round (8 cards, steps of 1 or 2 cards).
 LINKS_PER_ROUND = 5
@@ -24,18 +25,23 @@ _FORCE = 1_000_000
 
 
 #: Per distance table (a board's, a tuple, kept alive here): each town's neighbours
-#: (one link away) as a bit mask.
-_NEAR: dict[int, tuple[Sequence[Sequence[int]], list[int]]] = {}
+#: (one link away) as a bit mask, and the compiled walk's copy (None without it).
+_NEAR: dict[int, tuple[Sequence[Sequence[int]], list[int], object]] = {}
 
 
-def _near(distances: Sequence[Sequence[int]]) -> list[int]:
+def _near(distances: Sequence[Sequence[int]]) -> tuple[list[int], object]:
     hit = _NEAR.get(id(distances))
     if hit is not None and hit[0] is distances:
-        return hit[1]
+        return hit[1], hit[2]
+    n = len(distances)
     masks = [sum(1 << v for v, d in enumerate(row) if d == 1) for row in distances]
+    walks = None
+    compiled = planner._planner  # type: ignore[attr-defined]  # the C module, or None
+    if compiled is not None and 1 <= n <= 64 and all(len(row) == n for row in distances):
+        walks = compiled.walks([d for row in distances for d in row], n)
     if isinstance(distances, tuple):  # a list may change: never kept
-        _NEAR[id(distances)] = (distances, masks)
-    return masks
+        _NEAR[id(distances)] = (distances, masks, walks)
+    return masks, walks
 
 
 def outlook(distances: Sequence[Sequence[int]], start: int, remaining: Sequence[int],
@@ -46,11 +52,13 @@ def outlook(distances: Sequence[Sequence[int]], start: int, remaining: Sequence[
     is better.  The towns still to collect are a bit mask, and each candidate's order
     one integer: the search bots' rollouts end in it."""
     budget = rounds_left * LINKS_PER_ROUND
-    near = _near(distances)
+    near, walks = _near(distances)
     here = start
     todo = 0
     for u in remaining:
         todo |= 1 << u
+    if walks is not None and planner_backend() == "compiled":
+        return planner._planner.outlook(walks, start, todo, budget)  # type: ignore[attr-defined,no-any-return]
     reached = 0
     length = 0
     while todo:
