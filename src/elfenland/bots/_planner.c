@@ -67,6 +67,10 @@ typedef struct {
     int cheap_order[NK]; /* least preferred first: the cards owed are given */
     int nedges[MAXT];
     PEdge edges[MAXT][MAXE];
+    /* The cheapest price (cards) of a step from t to each town it reaches, one entry a
+     * town: what ``reach_from`` relaxes (parallel steps of several kinds are one). */
+    int nlinks[MAXT];
+    int link_to[MAXT][MAXT], link_cost[MAXT][MAXT];
     PMeta meta[MAXT][MAXE]; /* filled by ``plan`` only */
     int64_t place[MAXT];
     int64_t *ceil;    /* nt x stride */
@@ -292,10 +296,17 @@ best(Search *s, int town, const int *hand, int owed, uint64_t visited, int64_t a
             int64_t bound = gain + more_towns(s, to, left - n, rest) * unit
                             + s->ceil[to * s->stride + left - n];
             if (bound + most_useful > floor) {
-                int child[NK];
-                memcpy(child, hand, sizeof child);
-                child[k] -= n;
-                bound += useful(s, child, owed);
+                if (!owed && left <= s->limit) {
+                    /* every card is kept, before and after: the step's cards are
+                     * all that its child keeps less */
+                    bound += here_useful - (int64_t)n * (CARD_VALUE + s->pref[k]);
+                }
+                else {
+                    int child[NK];
+                    memcpy(child, hand, sizeof child);
+                    child[k] -= n;
+                    bound += useful(s, child, owed);
+                }
                 if (bound > floor)
                     children[nc++] = (Child){bound, gain, i, 0};
             }
@@ -380,10 +391,8 @@ reach_from(Search *s, int start)
                 bucket[c] &= bucket[c] - 1;
                 if (t != start)
                     fin[c] |= (uint64_t)1 << t;
-                for (int i = 0; i < s->nedges[t]; i++) {
-                    const PEdge *e = &s->edges[t][i];
-                    int p = e->any ? (e->n < e->any ? e->n : e->any) : e->n;
-                    int to = e->to, next = c + p;
+                for (int i = 0; i < s->nlinks[t]; i++) {
+                    int to = s->link_to[t][i], next = c + s->link_cost[t][i];
                     if (next < cost[to]) {
                         if (cost[to] <= mc)
                             bucket[cost[to]] &= ~((uint64_t)1 << to);
@@ -425,6 +434,25 @@ entries(Search *s)
 {
     int nt = s->nt;
     s->reached = 0;
+    for (int t = 0; t < nt; t++) {
+        int slot[MAXT];
+        for (int u = 0; u < nt; u++)
+            slot[u] = -1;
+        int n = 0;
+        for (int i = 0; i < s->nedges[t]; i++) {
+            const PEdge *e = &s->edges[t][i];
+            int p = e->any ? (e->n < e->any ? e->n : e->any) : e->n;
+            if (slot[e->to] < 0) {
+                slot[e->to] = n;
+                s->link_to[t][n] = e->to;
+                s->link_cost[t][n] = p;
+                n++;
+            }
+            else if (p < s->link_cost[t][slot[e->to]])
+                s->link_cost[t][slot[e->to]] = p;
+        }
+        s->nlinks[t] = n;
+    }
     int cheapest_in[MAXT];
     for (int t = 0; t < nt; t++)
         cheapest_in[t] = 0;
