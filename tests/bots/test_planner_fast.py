@@ -44,14 +44,6 @@ class _Counting:
         self.answered = 0
         self.declined = 0
 
-    def search(self, *args: Any) -> list[int] | None:
-        got: list[int] | None = self.real.search(*args)
-        if got is None:
-            self.declined += 1
-        else:
-            self.answered += 1
-        return got
-
     def plan(self, *args: Any) -> Any:
         got = self.real.plan(*args)
         if got is None:
@@ -155,28 +147,23 @@ def test_bot_games(config: dict[str, Any], counting: _Counting) -> None:
 
 
 def test_edges_match_engine_prices() -> None:
-    """The compiled search's steps are ``edges_of``'s, priced by the engine."""
+    """The compiled planner's steps are ``edges_of``'s, in its order, priced by the
+    engine (the order is the search's tie-break)."""
     rng = random.Random(7)
     for _ in range(300):
         state = random_move_position(rng, counter_chance=rng.random())
+        rules = state.rules
         for wild, any_cards in (((), True), ((0, 3, 5), False), (tuple(range(6)), True)):
-            raw = planner._raw_edges(state, wild, any_cards)
+            caravan = rules.caravan_cards if any_cards else 0
+            raw = planner._planner.edges(
+                planner._compiled_tables(state.board), state.route_counter,
+                state.route_obstacle, wild, caravan, caravan + 1 if any_cards else 0,
+                caravan if rules.boatmen else 0, rules.mare_magnum_rafts,
+                rules.mare_nebulae_rafts)
+            assert raw is not None
             edges = planner.edges_of(state, wild, any_cards)
-            assert [[planner.Edge(*e) for e in row] for row in raw] == edges
-
-
-def test_too_big_is_declined() -> None:
-    """More cards than the C code packs (63 of a kind): it declines instead of guessing."""
-    state = random_move_position(random.Random(3), max_cards=4, counter_chance=0.9)
-    board = state.board
-    raw = planner._raw_edges(state)
-    flat = planner._board_tables(board)[1]
-    args: list[Any] = [len(board.towns), board.capital, raw, flat, -1, None, 8,
-                       planner.PREFERENCE, (1, 0, 0, 0, 0, 0, 2), state.boots[state.current],
-                       0, False]
-    assert planner._planner.search(*args) is not None
-    args[8] = (1, 0, 0, 0, 0, 0, 64)
-    assert planner._planner.search(*args) is None
+            assert [[planner.Edge(r, d, to, k, n, a, planner.Pay(pay), bool(w))
+                     for r, d, to, k, n, a, pay, w in row] for row in raw] == edges
 
 
 def test_declined_search_falls_back_to_pure(monkeypatch: pytest.MonkeyPatch) -> None:

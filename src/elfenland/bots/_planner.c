@@ -4,21 +4,16 @@
  * the same child order and the same memo (exact values and fail-lows apart), so it
  * returns the very journey the pure planner returns.  ``planner.py`` stays the reference
  * and the fallback; the differential test (tests/bots/test_planner_fast.py) holds them
- * equal.  Python builds the priced steps and turns the answer back into a ``Journey``;
- * only the search lives here.
+ * equal.
  *
- * search(n_towns, capital, edges, distances, target, end_bonus, limit, preference,
- *        hand, town, visited, needed_only) -> tuple of step codes, or None
- *
- *   edges[t]: the steps from town t, each a sequence whose items 2..5 are
- *             (to, kind, n, any_cards) and item 6 the payment (1 = caravan);
- *   distances: the n_towns * n_towns links between towns, row by row;
- *   target: the town card's town, or -1; end_bonus: one int per town, or None;
- *   a step code is 2 * (index of the step in edges[town]) + (1 if it pays any cards).
- *
- * None means "too big for this code" (more than 64 towns or 64 steps from a town, more
- * than 63 cards of a kind or 255 in all, values beyond int64): the caller then runs the
- * pure planner.
+ * tables(links, distances, capital, costs) -> a board's tables, read once;
+ * plan(tables, counters, obstacles, wild_kinds, ...) -> the best journey's facts, or
+ *     None when the problem is too big for this code (more than 64 towns or 64 steps
+ *     from a town, more than 63 cards of a kind or 255 in all, values beyond int64):
+ *     the caller then runs the pure planner;
+ * edges(tables, counters, obstacles, wild_kinds, ...) -> the priced steps ``plan``
+ *     searches (``planner.edges_of``'s, for the tests);
+ * walks(distances, n), outlook(walks, start, todo, budget) -> ``outlook.outlook``.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -33,7 +28,6 @@
 #define MAXDEPTH 600
 #define CARD_VALUE 100
 #define D_SPAN 1000
-#define CARAVAN_PAY 1
 
 typedef struct {
     int to, kind, n, any, caravan;
@@ -728,109 +722,6 @@ walk(Search *s, int town, const int *hand, uint64_t visited, int *edge_of, int *
     }
 }
 
-static PyObject *
-planner_search(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    int nt, capital, target, limit, town, needed_only;
-    PyObject *edges, *distances, *bonus_obj, *pref_obj, *hand_obj, *visited_obj;
-    if (!PyArg_ParseTuple(args, "iiOOiOiOOiOp", &nt, &capital, &edges, &distances, &target,
-                          &bonus_obj, &limit, &pref_obj, &hand_obj, &town, &visited_obj,
-                          &needed_only))
-        return NULL;
-    if (nt < 1 || nt > MAXT || capital < 0 || capital >= nt || town < 0 || town >= nt
-        || target >= nt || target < -1)
-        Py_RETURN_NONE;
-    int bad = 0;
-    Search *s = acquire();
-    if (!s)
-        return PyErr_NoMemory();
-    PyObject *result = NULL;
-    int64_t dist[MAXT * MAXT];
-    int64_t bonus[MAXT];
-    int hand[NK], total = 0;
-    uint64_t visited;
-    s->nt = nt;
-    s->capital = capital;
-    s->limit = limit;
-    s->needed_only = needed_only;
-    if (PySequence_Size(edges) != nt || PySequence_Size(distances) != nt * nt
-        || read_cards(s, pref_obj, hand_obj, hand, &total) < 0)
-        goto unsupported;
-    for (int i = 0; i < nt * nt; i++) {
-        long long d = item_ll(distances, i, &bad);
-        if (bad || d < 0 || d > 100000)
-            goto unsupported;
-        dist[i] = d;
-    }
-    if (read_bonus(bonus_obj, nt, bonus) < 0 || read_visited(visited_obj, &visited) < 0)
-        goto unsupported;
-    for (int t = 0; t < nt; t++) {
-        PyObject *row = PySequence_GetItem(edges, t);
-        if (!row)
-            goto unsupported;
-        Py_ssize_t ne = PySequence_Size(row);
-        if (ne < 0 || ne > MAXE) {
-            Py_DECREF(row);
-            goto unsupported;
-        }
-        s->nedges[t] = (int)ne;
-        for (Py_ssize_t i = 0; i < ne; i++) {
-            PyObject *e = PySequence_GetItem(row, i);
-            if (!e) {
-                Py_DECREF(row);
-                goto unsupported;
-            }
-            PEdge *pe = &s->edges[t][i];
-            pe->to = (int)item_ll(e, 2, &bad);
-            pe->kind = (int)item_ll(e, 3, &bad);
-            pe->n = (int)item_ll(e, 4, &bad);
-            pe->any = (int)item_ll(e, 5, &bad);
-            pe->caravan = item_ll(e, 6, &bad) == CARAVAN_PAY;
-            Py_DECREF(e);
-            if (bad || pe->to < 0 || pe->to >= nt || pe->kind < 0 || pe->kind >= NK
-                || pe->n < 1 || pe->n > MAXCARDS || pe->any < 0 || pe->any > MAXCARDS) {
-                Py_DECREF(row);
-                goto unsupported;
-            }
-        }
-        Py_DECREF(row);
-    }
-    int ready = setup(s, dist, bonus, bonus_obj != Py_None, target, total);
-    if (ready == -2)
-        goto done;
-    if (ready < 0)
-        goto unsupported;
-    best(s, town, hand, 0, visited, -1, 0);
-    if (s->failed)
-        goto unsupported;
-    {
-        int edge_of[MAXCARDS + 2], any_of[MAXCARDS + 2], town_of[MAXCARDS + 2];
-        int len = walk(s, town, hand, visited, edge_of, any_of, town_of);
-        if (len < 0)
-            goto done;
-        result = PyList_New(len);
-        if (!result)
-            goto done;
-        for (int i = 0; i < len; i++) {
-            PyObject *code = PyLong_FromLong(2 * edge_of[i] + any_of[i]);
-            if (!code) {
-                Py_CLEAR(result);
-                goto done;
-            }
-            PyList_SET_ITEM(result, i, code);
-        }
-    }
-    goto done;
-unsupported:
-    PyErr_Clear();
-    Py_CLEAR(result);
-    result = Py_None;
-    Py_INCREF(result);
-done:
-    release(s);
-    return result;
-}
-
 /* ---- plan(): the search on a board's tables and the state's counters ---------------
  *
  * ``_raw_edges`` and ``_journey`` in C.  A board's links, distances and the cost table are
@@ -1069,6 +960,104 @@ build_edges(Search *s, const Tables *tb, const int *counters, const int *obstacl
  * (route, direction, to, kind, n, pay, wild, paid): paid None for the normal payment
  * (n cards of kind), else the 7 card counts an any-cards step gives (the least preferred
  * of what the normal payments leave, in the journey's order, as ``_journey`` chooses). */
+/* What ``plan`` and ``edges`` share: the wild kinds and the pieces on the routes read,
+ * and the priced steps built into s.  1 built, 0 declined (out of range: None), -1 an
+ * argument of the wrong type (the error set). */
+static int
+board_edges(Search *s, const Tables *tb, PyObject *counters_obj, PyObject *obstacles_obj,
+            PyObject *wild_obj, int caravan, int obstacle_any, int boatmen, int magnum,
+            int nebulae)
+{
+    int counters[MAXROUTES], obstacles[MAXROUTES], wild[NK], nwild = 0;
+    PyObject *fast = PySequence_Fast(wild_obj, "wild kinds: a sequence");
+    if (!fast)
+        return -1;
+    Py_ssize_t nw = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t i = 0; i < nw; i++) {
+        int overflow = 0;
+        long k = PyLong_AsLongAndOverflow(PySequence_Fast_GET_ITEM(fast, i), &overflow);
+        if (overflow || k < 0 || k >= NK || nwild >= NK) {
+            Py_DECREF(fast);
+            PyErr_Clear();
+            return 0;
+        }
+        wild[nwild++] = (int)k;
+    }
+    Py_DECREF(fast);
+    int got = read_pieces(counters_obj, tb->nroutes, counters);
+    if (got == 0)
+        got = read_pieces(obstacles_obj, tb->nroutes, obstacles);
+    if (got == -2)
+        return -1;
+    if (got < 0)
+        return 0;
+    s->nt = tb->nt;
+    s->capital = tb->capital;
+    return build_edges(s, tb, counters, obstacles, wild, nwild, caravan, obstacle_any,
+                       boatmen, magnum, nebulae) < 0 ? 0 : 1;
+}
+
+/* edges(tables, counters, obstacles, wild_kinds, caravan, obstacle_any, boatmen, magnum,
+ *       nebulae) -> per town, its steps (route, direction, to, kind, n, any_cards, pay,
+ *       wild), as ``planner.edges_of`` lists them; None when declined. */
+static PyObject *
+planner_edges(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *capsule, *counters_obj, *obstacles_obj, *wild_obj;
+    int caravan, obstacle_any, boatmen, magnum, nebulae;
+    if (!PyArg_ParseTuple(args, "OOOOiiiii", &capsule, &counters_obj, &obstacles_obj,
+                          &wild_obj, &caravan, &obstacle_any, &boatmen, &magnum, &nebulae))
+        return NULL;
+    const Tables *tb = PyCapsule_GetPointer(capsule, TABLES_CAPSULE);
+    if (!tb)
+        return NULL;
+    Search *s = acquire();
+    if (!s)
+        return PyErr_NoMemory();
+    PyObject *result = NULL;
+    int built = board_edges(s, tb, counters_obj, obstacles_obj, wild_obj, caravan,
+                            obstacle_any, boatmen, magnum, nebulae);
+    if (built == 0) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    else if (built > 0 && (result = PyList_New(tb->nt))) {
+        for (int t = 0; t < tb->nt; t++) {
+            PyObject *row = PyList_New(s->nedges[t]);
+            if (!row) {
+                Py_CLEAR(result);
+                break;
+            }
+            PyList_SET_ITEM(result, t, row);
+            for (int i = 0; i < s->nedges[t]; i++) {
+                const PEdge *e = &s->edges[t][i];
+                const PMeta *m = &s->meta[t][i];
+                PyObject *edge = Py_BuildValue("(iiiiiiii)", m->route, m->dir, e->to,
+                                               e->kind, e->n, e->any, m->pay, m->wild);
+                if (!edge) {
+                    Py_CLEAR(result);
+                    break;
+                }
+                PyList_SET_ITEM(row, i, edge);
+            }
+            if (!result)
+                break;
+        }
+    }
+    release(s);
+    return result;
+}
+
+/* plan(tables, counters, obstacles, wild_kinds, caravan, obstacle_any, boatmen, magnum,
+ *      nebulae, target, end_bonus, limit, preference, hand, town, visited, needed_only)
+ *   -> (steps, new_towns, end_town, hand_left, usefulness), or None (too big: the caller
+ *      runs the pure planner).
+ *
+ * caravan: the cards a caravan takes (0 without any-cards steps), obstacle_any: on a road
+ * with an obstacle (caravan + 1, or 0), boatmen: the boatmen's cards (0: none).  A step is
+ * (route, direction, to, kind, n, pay, wild, paid): paid None for the normal payment
+ * (n cards of kind), else the 7 card counts an any-cards step gives (the least preferred
+ * of what the normal payments leave, in the journey's order, as ``_journey`` chooses). */
 static PyObject *
 planner_plan(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -1086,29 +1075,6 @@ planner_plan(PyObject *Py_UNUSED(self), PyObject *args)
     int nt = tb->nt;
     if (town < 0 || town >= nt || target >= nt || target < -1)
         Py_RETURN_NONE;
-    int counters[MAXROUTES], obstacles[MAXROUTES], wild[NK], nwild = 0;
-    PyObject *fast = PySequence_Fast(wild_obj, "wild kinds: a sequence");
-    if (!fast)
-        return NULL;
-    Py_ssize_t nw = PySequence_Fast_GET_SIZE(fast);
-    for (Py_ssize_t i = 0; i < nw; i++) {
-        int overflow = 0;
-        long k = PyLong_AsLongAndOverflow(PySequence_Fast_GET_ITEM(fast, i), &overflow);
-        if (overflow || k < 0 || k >= NK || nwild >= NK) {
-            Py_DECREF(fast);
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
-        wild[nwild++] = (int)k;
-    }
-    Py_DECREF(fast);
-    int got = read_pieces(counters_obj, tb->nroutes, counters);
-    if (got == 0)
-        got = read_pieces(obstacles_obj, tb->nroutes, obstacles);
-    if (got == -2)
-        return NULL;
-    if (got < 0)
-        Py_RETURN_NONE;
     Search *s = acquire();
     if (!s)
         return PyErr_NoMemory();
@@ -1116,14 +1082,14 @@ planner_plan(PyObject *Py_UNUSED(self), PyObject *args)
     int64_t bonus[MAXT];
     int hand[NK], total = 0;
     uint64_t visited;
-    s->nt = nt;
-    s->capital = tb->capital;
+    int built = board_edges(s, tb, counters_obj, obstacles_obj, wild_obj, caravan,
+                            obstacle_any, boatmen, magnum, nebulae);
+    if (built < 0)
+        goto done;
     s->limit = limit;
     s->needed_only = needed_only;
-    if (read_cards(s, pref_obj, hand_obj, hand, &total) < 0
-        || read_bonus(bonus_obj, nt, bonus) < 0 || read_visited(visited_obj, &visited) < 0
-        || build_edges(s, tb, counters, obstacles, wild, nwild, caravan, obstacle_any,
-                       boatmen, magnum, nebulae) < 0)
+    if (!built || read_cards(s, pref_obj, hand_obj, hand, &total) < 0
+        || read_bonus(bonus_obj, nt, bonus) < 0 || read_visited(visited_obj, &visited) < 0)
         goto unsupported;
     int ready = setup(s, tb->dist, bonus, bonus_obj != Py_None, target, total);
     if (ready == -2)
@@ -1311,9 +1277,8 @@ planner_outlook(PyObject *Py_UNUSED(self), PyObject *args)
 }
 
 static PyMethodDef methods[] = {
-    {"search", planner_search, METH_VARARGS,
-     "The planner's search: the step codes of the best journey, or None when the "
-     "problem is too big for the compiled code."},
+    {"edges", planner_edges, METH_VARARGS,
+     "The priced steps ``plan`` searches, per town (``planner.edges_of``'s)."},
     {"tables", planner_tables, METH_VARARGS,
      "A board's links, distances and cost table, read once for ``plan``."},
     {"plan", planner_plan, METH_VARARGS,

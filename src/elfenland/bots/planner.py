@@ -51,7 +51,7 @@ from ..core.errors import ElfenlandError
 from ..core.transport import COST_TABLE, Terrain, Transport
 from ..games.elfenland.actions import Action, CardCounts, Pay, cards_to_text
 from ..games.elfenland.board import Board
-from ..games.elfenland.state import NO_PIECE, RAFT, ElfenlandState, Phase
+from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 
 try:
     from . import _planner
@@ -223,8 +223,6 @@ def edges_of(state: ElfenlandState, wild_kinds: Sequence[int] = (),
     return out
 
 
-#: An ``Edge``'s fields as a plain tuple (what the compiled search reads).
-RawEdge = tuple[int, int, int, int, int, int, Pay, bool]
 #: Per town, its links: (route, direction, to, terrain, style, rafts), style 0 for a
 #: road, 1 a river (rafts: its fixed price), 2 Mare Magnum, 3 Mare Nebulae.
 _Links = list[list[tuple[int, int, int, int, int, int]]]
@@ -233,7 +231,8 @@ _COST: Final = tuple(tuple(COST_TABLE[t]) for t in Transport)
 
 
 def _board_tables(board: Board) -> tuple[_Links, tuple[int, ...]]:
-    """What ``_raw_edges`` and the compiled search need of a board, worked out once."""
+    """What the compiled planner needs of a board (``_compiled_tables``), worked out
+    once."""
     hit = _BOARDS.get(id(board))
     if hit is not None and hit[0] is board:
         return hit[1], hit[2]
@@ -311,50 +310,6 @@ def _compiled_journey(board: Board, p: int,
     steps = tuple(_STEPS.get(f) or _compiled_step(f) for f in facts)
     distance = None if target is None else board.distances[end][target]
     return Journey(p, steps, new, distance, hand, useful)
-
-
-def _raw_edges(state: ElfenlandState, wild_kinds: Sequence[int] = (),
-               any_cards: bool = True) -> list[list[RawEdge]]:
-    """``edges_of`` as tuples, for the compiled search: the same steps in the same order,
-    priced as ``state.step_cost`` and ``state.caravan_size`` price them but reading the
-    counters once (``edges_of`` is most of a compiled plan's time otherwise).  The
-    differential test checks it against ``edges_of``."""
-    links, _ = _board_tables(state.board)
-    rules = state.rules
-    boatmen = rules.caravan_cards if rules.boatmen and any_cards else 0
-    caravan = rules.caravan_cards if any_cards else 0
-    magnum, nebulae = rules.mare_magnum_rafts, rules.mare_nebulae_rafts
-    counters, obstacles = state.route_counter, state.route_obstacle
-    normal, by_caravan, by_boat = Pay.NORMAL, Pay.CARAVAN, Pay.BOATMEN
-    wild = [(k, COST_TABLE[Transport(k)]) for k in wild_kinds]
-    out: list[list[RawEdge]] = []
-    for row in links:
-        edges: list[RawEdge] = []
-        for r, direction, to, terrain, style, rafts in row:
-            if style == 0:
-                kind = counters[r]
-                if kind == NO_PIECE:
-                    for k, costs in wild:
-                        n = costs[terrain]
-                        if n is not None:
-                            edges.append((r, direction, to, k, n, 0, normal, True))
-                    continue
-                n = _COST[kind][terrain]
-                if n is None:
-                    continue
-                if obstacles[r] != NO_PIECE:
-                    edges.append((r, direction, to, kind, n + 1,
-                                  caravan + 1 if any_cards else 0, by_caravan, False))
-                else:
-                    edges.append((r, direction, to, kind, n, caravan, by_caravan, False))
-            elif style == 1:
-                edges.append((r, direction, to, RAFT, rafts, 0, normal, False))
-            elif style == 2:
-                edges.append((r, direction, to, RAFT, magnum, 0, normal, False))
-            else:
-                edges.append((r, direction, to, RAFT, nebulae, boatmen, by_boat, False))
-        out.append(edges)
-    return out
 
 
 def _kept(hand: CardCounts, owed: int, cheapest_first: Sequence[int]) -> CardCounts:
