@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .arguments import at_least, port
@@ -55,7 +56,7 @@ defaults
 
 frontend elfenland
     bind {bind}
-    # The servers learn the client's address from this header, set here: whatever a
+{limits}    # The servers learn the client's address from this header, set here: whatever a
     # client wrote in its own X-Forwarded-For is replaced, never passed on (the servers
     # believe the header from this proxy only: --trusted-proxies).
     http-request set-header X-Forwarded-For %[src]
@@ -96,13 +97,76 @@ resolvers docker
 DOCKER_DNS = " resolvers docker init-addr last,libc,none"
 
 
+@dataclass(frozen=True)
+class ProxyLimits:
+    """What HAProxy lets one client address do (docs/deploy.md, "Per-address limits"),
+    before any request reaches a server: the floods that cost a server little each
+    (static files, ``/healthz``, refused requests, new sockets) but add up, and a cap on
+    the work rations of the servers, which each process keeps on its own."""
+
+    #: HTTP requests (a WebSocket's upgrade is one; its messages are not) per ``window``.
+    requests: int = 1000
+    #: Connections open at once (HTTP and WebSocket).
+    connections: int = 100
+    #: New connections per ``window``.
+    new_connections: int = 200
+    #: Seconds the rates are counted over; ``Retry-After`` of a refusal.
+    window: int = 10
+
+
+#: The answer to a client past a limit: the servers' own ``rate-limited`` error.
+LIMITED_BODY = ('{"type": "error", "code": "rate-limited", '
+                '"message": "too many requests or connections from this address; '
+                'wait a moment"}')
+
+#: Per client address: an IPv6 address's /64 as the servers count it.  The same source
+#: address HAProxy writes into X-Forwarded-For below, never a header a client sent.
+LIMITS = (
+    "    # Per client address (its connection's source, the X-Forwarded-For set below; an\n"
+    "    # IPv6 address's /64, as the servers count it): at most {requests} requests and\n"
+    "    # {new_connections} new connections per {window} s, {connections} connections "
+    "open at once.  Beyond,\n"
+    "    # HAProxy answers 429 rate-limited itself (Retry-After: the {window} s window); "
+    "past\n"
+    "    # twice a connection limit, it closes new connections unanswered.  To change a\n"
+    "    # limit, change its number in its `acl too_many` line (and twice it in `reject`);\n"
+    "    # docs/deploy.md, \"Per-address limits\".  The machine itself (127.0.0.1, ::1) "
+    "is not\n"
+    "    # limited: local checks, benchmarks, a proxy in front on this machine (whose\n"
+    "    # clients would all share one count: limit them there).\n"
+    "    stick-table type ipv6 size 100k expire {expire}s "
+    "store conn_cur,conn_rate({window}s),http_req_rate({window}s)\n"
+    "    acl local_client src 127.0.0.1 ::1\n"
+    "    tcp-request connection track-sc0 src,ipmask(32,64) unless local_client\n"
+    "    tcp-request connection reject if {{ sc0_conn_cur gt {connections2} }} "
+    "|| {{ sc0_conn_rate gt {new_connections2} }}\n"
+    "    acl too_many sc0_http_req_rate gt {requests}\n"
+    "    acl too_many sc0_conn_cur gt {connections}\n"
+    "    acl too_many sc0_conn_rate gt {new_connections}\n"
+    "    http-request return status 429 content-type application/json "
+    "hdr Retry-After {window} string '{body}' if too_many\n")
+
+
+def limits_config(limits: ProxyLimits | None) -> str:
+    """The frontend's lines for ``limits`` (none for None)."""
+    if limits is None:
+        return ""
+    return LIMITS.format(requests=limits.requests, connections=limits.connections,
+                         new_connections=limits.new_connections, window=limits.window,
+                         expire=limits.window * 3, connections2=limits.connections * 2,
+                         new_connections2=limits.new_connections * 2, body=LIMITED_BODY)
+
+
 def haproxy_config(servers: Sequence[tuple[str, str]], bind: str, inter_ms: int = 500,
                    log_level: str = "warning", maxconn: int = 8000,
-                   docker_dns: bool = False) -> str:
-    """The HAProxy configuration for ``servers`` (name, host:port) behind ``bind``."""
+                   docker_dns: bool = False, limits: ProxyLimits | None = ProxyLimits()
+                   ) -> str:
+    """The HAProxy configuration for ``servers`` (name, host:port) behind ``bind``, with
+    ``limits`` per client address (None: none)."""
     games = "\n".join(f"    server {name} {addr} check" for name, addr in servers)
     anys = "\n".join(f"    server {name} {addr} track games/{name}" for name, addr in servers)
     return HAPROXY_TEMPLATE.format(bind=bind, inter=inter_ms, game_servers=games,
+                                   limits=limits_config(limits),
                                    any_servers=anys, log_level=log_level, maxconn=maxconn,
                                    resolvers=DOCKER_RESOLVERS if docker_dns else "",
                                    dns=DOCKER_DNS if docker_dns else "",
@@ -153,8 +217,12 @@ class LocalCluster:
                  host: str = "127.0.0.1", serve_args: Sequence[str] = (),
                  haproxy: str | None = None, inter_ms: int = 500,
                  env: dict[str, str] | None = None, log_dir: Path | None = None,
-                 trusted_proxy_flag: bool = True) -> None:
+                 trusted_proxy_flag: bool = True,
+                 proxy_limits: ProxyLimits | None = ProxyLimits()) -> None:
         self.db = db
+        #: HAProxy's per-address limits (None: none).  Clients on 127.0.0.1 -- the tests',
+        #: the benchmarks' -- are never limited.
+        self.proxy_limits = proxy_limits
         #: Off only to run code from before ``--trusted-proxies`` existed (bench --before).
         self.trusted_proxy_flag = trusted_proxy_flag
         self.host = host
@@ -184,7 +252,8 @@ class LocalCluster:
 
     def config_text(self) -> str:
         return haproxy_config([(n, f"127.0.0.1:{self.ports[n]}") for n in self.names],
-                              f"{self.host}:{self.port}", self.inter_ms)
+                              f"{self.host}:{self.port}", self.inter_ms,
+                              limits=self.proxy_limits)
 
     def start_server(self, name: str) -> subprocess.Popen[bytes]:
         log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - the child owns it
