@@ -10,71 +10,20 @@ starts them."""
 from __future__ import annotations
 
 import asyncio
-import random
 from collections import Counter
 
 import pytest
+from tests.server.rating_helpers import ANN, CY, count_replays, finished_game, settle
 
 from elfenland.server.compose import make_hub, make_store
 from elfenland.server.config import ClusterSettings, ServerConfig
 from elfenland.server.hub import Hub
-from elfenland.server.live import build_state, now_iso
-from elfenland.server.store import (
-    RATING_KEY,
-    GameRecord,
-    PlayerRecord,
-    SeatRecord,
-    Store,
-    open_store,
-)
+from elfenland.server.store import RATING_KEY, open_store
 
 pytestmark = pytest.mark.cluster
 
-ANN = PlayerRecord("ann", "Ann", None, "")
-CY = PlayerRecord("cy", "Cy", None, "")
-
 LOST = [f"lost{i}" for i in range(4)]
 LEFT = ["left0", "left1"]
-
-
-def finished_game(store: Store, gid: str, holders: list[PlayerRecord], seed: int) -> None:
-    """A finished game of ``holders`` (a seat each), played out at random, its rating
-    never decided (as ``tests/server/test_rating_scan.py`` makes them)."""
-    seats = tuple(SeatRecord(i, "human", p.name, None, f"seat-{gid}-{i}")
-                  for i, p in enumerate(holders))
-    record = GameRecord(gid, "elfenland", len(seats), None, {"final_keep": False}, seed,
-                        "running", 0, now_iso(), "h", seats)
-    store.create_game(record)
-    for i, p in enumerate(holders):
-        store.link_seat(gid, i, p.id)
-    state, pick, seq = build_state(record), random.Random(seed), 0
-    while not state.is_terminal():
-        seat, action = state.current_player(), str(pick.choice(state.legal_actions()))
-        state.apply_action(action)
-        seq += 1
-        store.append_action(gid, seq, seat, action, finished=state.is_terminal())
-
-
-def count_replays(store: Store) -> Counter[str]:
-    """Counts, per game, the store reads of its actions (each replay reads them)."""
-    reads: Counter[str] = Counter()
-    actions = store.actions
-
-    def counted(game_id: str) -> list[str]:
-        reads[game_id] += 1
-        return actions(game_id)
-
-    store.actions = counted  # type: ignore[method-assign]
-    return reads
-
-
-async def settle(hub: Hub) -> None:
-    """Wait until the hub's background work (the scan among it) is done."""
-    for _ in range(2000):
-        if not hub._tasks:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the hub's background work did not end")
 
 
 def _processes(pg_url: str, *names: str) -> list[tuple[Hub, Counter[str]]]:

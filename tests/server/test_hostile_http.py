@@ -14,8 +14,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from elfenland.server.addresses import address_key
 from elfenland.server.config import Guard, Limits
-from elfenland.server.http_ration import LISTING_COST, HttpRation, Refusal, address_key
+from elfenland.server.finished import FinishedGame
+from elfenland.server.http_ration import LISTING_COST, HttpRation, Refusal
 
 from .conftest import ServerFactory
 from .helpers import HTTP, JSON, create, post, recv_until, wait_until
@@ -78,24 +80,26 @@ def _near(got: int, want: float) -> bool:
 
 def test_replays_spend_the_address_ration_by_the_actions_replayed(
         make_server: ServerFactory) -> None:
-    # A full replay of a finished game reads it from the store (every action replayed)
-    # and replays it again: 1 + 2 * steps/50 units.  Today's server answered them all.
+    # The first full replay of a finished game reads it from the store and replays it
+    # once (1 + steps/50 units); the process keeps it rebuilt (finished.py), so later
+    # ones replay only the actions after the last snapshot: 1 + (steps % 32)/50 units.
+    # Only what is replayed is charged.  Today's server answered them all.
     burst = 100
     server, gid, steps = _restarted(make_server, Limits(
         **FREE, work_per_address=0.01, work_address_burst=burst), PROXIED)
     assert steps >= 50
     per = Limits().work_entries
+    first, again = 1 + steps / per, 1 + FinishedGame.replayed(steps) / per
     replay = f"{server.url}/api/games/{gid}/replay"
-    assert _near(_admitted(replay, 200, _as("203.0.113.1")), burst / (1 + 2 * steps / per))
+    assert _near(_admitted(replay, 400, _as("203.0.113.1")), 1 + (burst - first) / again)
     # The same ration pays for the address's cheap requests: what is left of it.
     left = _admitted(f"{server.url}/api/options/elfenland", 200, _as("203.0.113.1"))
     assert left < 1 + 2 * steps / per
     # Another address has its own: a hundred cheap requests, one unit each.
     assert _near(_admitted(f"{server.url}/api/options/elfenland", 200,
                            _as("198.51.100.2")), burst)
-    # Step 0 replays nothing after the read.
-    assert _near(_admitted(f"{replay}?step=0", 200, _as("198.51.100.3")),
-                 burst / (1 + steps / per))
+    # Step 0 replays nothing, and the game is kept: one unit each.
+    assert _near(_admitted(f"{replay}?step=0", 200, _as("198.51.100.3")), burst)
 
 
 def test_the_listing_and_long_queries_cost_more(make_server: ServerFactory) -> None:
@@ -112,16 +116,19 @@ def test_the_listing_and_long_queries_cost_more(make_server: ServerFactory) -> N
 
 def test_a_game_read_from_the_store_is_weighed_for_sockets_and_pages(
         make_server: ServerFactory) -> None:
-    """A finished game nobody watches is not held in memory: every look at it (its page,
-    its actions, a socket) reads and replays it.  Today a socket opened with ``since``
-    at the game's end cost one unit of the reply ration for that whole replay."""
+    """A finished game nobody watches is not held in memory: the first look at it (its
+    page, its actions, a socket) reads and replays it; the process then keeps it
+    rebuilt (finished.py) and later looks replay nothing, so cost a unit (an address's
+    socket to it, none).  Today a socket opened with ``since`` at the game's end cost
+    one unit of the reply ration for that whole replay."""
     server, gid, steps = _restarted(make_server, Limits(
-        **FREE, work_per_address=0.01, work_address_burst=40))
+        **FREE, work_per_address=0.01, work_address_burst=40), PROXIED)
     read = 1 + steps / Limits().work_entries
-    assert _near(_admitted(f"{server.url}/api/games/{gid}/actions", 100), 40 / read)
+    assert read >= 2
 
-    async def socket() -> JSON:
-        async with connect(f"{server.ws_url}/ws/games/{gid}?since={steps}") as ws:
+    async def socket(address: str) -> JSON:
+        async with connect(f"{server.ws_url}/ws/games/{gid}?since={steps}",
+                           additional_headers=_as(address)) as ws:
             said = await recv_until(ws, lambda m: m["type"] in ("error", "update"), timeout=10)
             if said["type"] == "error":
                 try:
@@ -132,8 +139,16 @@ def test_a_game_read_from_the_store_is_weighed_for_sockets_and_pages(
                     raise AssertionError("the refused socket stayed open")
             return said
 
-    said = asyncio.run(socket())
+    # One unit left: not enough for a socket that reads the game.
+    assert _admitted(f"{server.url}/api/options/elfenland", 39, _as("203.0.113.1")) == 39
+    said = asyncio.run(socket("203.0.113.1"))
     assert (said["type"], said.get("code")) == ("error", "rate-limited")
+    # The first page reads it; the later ones cost a unit each.
+    assert _near(_admitted(f"{server.url}/api/games/{gid}/actions", 100, _as("198.51.100.2")),
+                 1 + (40 - read))
+    # Kept now: a socket reads nothing, so the spent address still opens one.
+    said = asyncio.run(socket("198.51.100.2"))
+    assert said["type"] == "update", said
     # Health checks are not rationed (a load balancer's come from one address).
     assert HTTP.get(f"{server.url}/healthz").status_code == 200
 

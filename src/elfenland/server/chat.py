@@ -13,6 +13,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from .addresses import address_key
 from .config import Limits
 from .errors import ServerError
 from .names import spectator_name as spectator_name
@@ -63,7 +64,9 @@ class ChatLimiter:
 
     def admit(self, game_id: str, seat: int | None, address: str) -> None:
         """Spend from the address's bucket and the seat's (a spectator's "seat" is its
-        address in this game), or refuse with ``rate-limited``."""
+        address in this game), or refuse with ``rate-limited``.  The address is counted
+        by its key (an IPv6 address's /64, ``addresses.address_key``)."""
+        address = address_key(address)
         seat_key = (game_id, seat) if seat is not None else (game_id, "spectator", address)
         buckets = [self.addresses.bucket(address), self.seats.bucket(seat_key)]
         if not take_all(buckets):

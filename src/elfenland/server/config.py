@@ -138,3 +138,7 @@ class ServerConfig:
     #: Where players reach the server (``https://elfenland.example.org``): turn notices
     #: then carry an absolute link to the game.  Empty: a link relative to the server.
     public_url: str = ""
+    #: Finished games kept rebuilt in memory (``finished.py``): at most this many, and
+    #: about this many bytes (``--finished-cache-mb``); 0 games keeps none.
+    finished_games: int = 256
+    finished_bytes: int = 64 * 1024 * 1024

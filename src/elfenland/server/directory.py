@@ -62,13 +62,19 @@ async def load_game(hub: Hub, game_id: str) -> LiveGame:
     """The game as the store holds it: its record, its events, its actions less those
     taken back, replayed, its clock and its seats' players' token hashes (a linked seat
     opens with its player's token); every seat counted as left just now.  The one way
-    a game is read into memory, whichever directory asks."""
+    a game is read into memory, whichever directory asks.  A finished game's actions
+    and state come from ``hub.finished`` once built (its record, events and clock are
+    read each time: they can still change)."""
     record = await hub.db(hub.store.load_game, game_id)
     if record is None:
         raise ServerError("not-found", f"no game {game_id!r}")
     events = await hub.db(hub.store.events, game_id)
-    actions, rows = effective_actions(await hub.db(hub.store.actions, game_id), events)
-    state = await hub.cpu(build_state, record, actions)
+    if record.status == "finished":  # rebuilt once, then kept (finished.py)
+        finished = await hub.finished.obtain(hub, record, events)
+        state, rows = finished.state(), list(finished.rows)
+    else:
+        actions, rows = effective_actions(await hub.db(hub.store.actions, game_id), events)
+        state = await hub.cpu(build_state, record, actions)
     game = LiveGame(record, state, events=events, rows=rows,
                     player_hashes=await hub.db(hub.store.seat_player_hashes, game_id))
     clock = await hub.db(hub.store.load_clock, game_id)

@@ -28,7 +28,6 @@ from its cache.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import re
 import time
@@ -38,7 +37,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
+from .addresses import address_key
 from .config import Limits
+from .finished import FinishedGame, FinishedGames
 from .ratelimit import KeyedBuckets, TokenBucket
 
 #: What the lobby listing costs, in units: up to 200 summaries, 15 ms with 400 games in
@@ -55,21 +56,6 @@ GAME_PATH = re.compile(r"^/api/games/([^/]+)(?:/([a-z]+))?/?$")
 SOCKET_PATH = re.compile(r"^/ws/games/([^/]+)/?$")
 #: The answers about a game that replay it once more on top of reading it.
 REPLAYS = frozenset({"replay", "record"})
-
-
-def address_key(host: str) -> str:
-    """The key an address is counted under: an IPv6 address's /64 (one subscriber's
-    usual share: counting each address alone would give them 2^64 rations), an IPv4
-    address (IPv4-mapped IPv6 unwrapped) as it is."""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
-    return str(address)
 
 
 @dataclass(frozen=True)
@@ -116,7 +102,7 @@ class HttpRation:
             if found is None:
                 return Charge()
             length, held = await self._length(hub, found.group(1))
-            if held:
+            if held or _kept(hub, found.group(1)) is not None:
                 return Charge()  # no store read; its replies are rationed by the hub
             return self._work(key, 1.0 + length / self.limits.work_entries)
         if not path.startswith("/api/"):
@@ -153,9 +139,20 @@ class HttpRation:
     async def _game_cost(self, hub: Any, game_id: str, part: str | None,
                          query: bytes) -> float:
         """The units over the base of a GET about one game: reading it if it is not in
-        memory, and replaying it once more for a replay (up to its step) or a record."""
+        memory, and replaying it once more for a replay (up to its step) or a record.
+        A finished game is replayed once into ``hub.finished`` (finished.py), which
+        then answers its views, records and steps (a step applies the few actions after
+        its snapshot): only what is actually replayed is charged."""
         length, held = await self._length(hub, game_id)
         per = self.limits.work_entries
+        kept = _kept(hub, game_id)
+        finished = getattr(hub, "finished", None)
+        keeps = isinstance(finished, FinishedGames) and finished.max_games > 0
+        if kept is not None or (keeps and self._finished(hub, game_id)):
+            cost = 0.0 if kept is not None else length / per  # the one build
+            if part == "replay":
+                cost += FinishedGame.replayed(min(length, _step(query, length))) / per
+            return cost
         cost = 0.0 if held else length / per
         if part in REPLAYS:
             replayed = length
@@ -163,6 +160,13 @@ class HttpRation:
                 replayed = min(length, _step(query, length))
             cost += replayed / per
         return cost
+
+    def _finished(self, hub: Any, game_id: str) -> bool:
+        """Whether the game is known to be over (after ``_length``)."""
+        game = hub.games.get(game_id) if hub is not None else None
+        if game is not None:
+            return bool(game.record.status == "finished")
+        return game_id in self._lengths
 
     async def _length(self, hub: Any, game_id: str) -> tuple[int, bool]:
         """The game's actions, and whether the process holds it (so that answering does
@@ -187,6 +191,12 @@ class HttpRation:
             while len(self._lengths) > KNOWN_LENGTHS:
                 self._lengths.popitem(last=False)
         return int(record.seq), False
+
+
+def _kept(hub: Any, game_id: str) -> FinishedGame | None:
+    """The finished game's entry in ``hub.finished``, if it holds one."""
+    finished = getattr(hub, "finished", None)
+    return finished.peek(game_id) if isinstance(finished, FinishedGames) else None
 
 
 def _step(query: bytes, length: int) -> int:

@@ -32,6 +32,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..core.errors import ElfenlandError
 from ..games.registry import game_info
+from .addresses import address_key
 from .botseats import bot_decision, decision_seed, resolve_level
 from .chat import ChatLimiter, clean_message, may_chat, recent_events, spectator_name, trim_chat
 from .clock import Clock, Timers
@@ -39,6 +40,7 @@ from .config import ServerConfig
 from .directory import GameDirectory, LocalGames, load_game
 from .errors import LeaseLost, ServerError, StoreUnavailable
 from .events import EventBus
+from .finished import FinishedGames
 from .hints import check_hint, route_hint
 from .live import (
     RECONNECT,
@@ -163,6 +165,8 @@ class Hub:
         self._cpu_pool = ThreadPoolExecutor(config.bot_threads,
                                             thread_name_prefix="elfenland-bot")
         self.games: dict[str, LiveGame] = {}
+        #: Finished games rebuilt once and kept (bounded): looked at again, not replayed.
+        self.finished = FinishedGames(config.finished_games, config.finished_bytes)
         self._closing = False
         self.timers = Timers(self._on_deadline)
         self.players = Players(store, config.guard, self._db_pool, config.public_url)
@@ -221,6 +225,7 @@ class Hub:
         if self.games.get(game.id) is game:
             del self.games[game.id]
         self.ownership.forget(game.id)
+        self.players.forget(game.id)  # whoever serves it now may link its seats
         self._told_human.pop(game.id, None)
         self.timers.cancel(game.id)  # its clock is armed again by whoever serves it now
         if game.bot_task is not None and game.bot_task is not asyncio.current_task():
@@ -416,6 +421,7 @@ class Hub:
             self.timers.cancel(game.id)
         if game.id not in self.games:
             self.directory.forgotten(game)
+            self.players.forget(game.id)
 
     # -- lobby -----------------------------------------------------------------------
     async def list_games(self, status: str | None) -> list[dict[str, Any]]:
@@ -432,7 +438,9 @@ class Hub:
     async def create(self, req: CreateGame, host: str, hotseat: dict[int, str] | None = None
                      ) -> tuple[LiveGame, int | None, str | None]:
         """A new game; with ``req.hotseat`` the tokens of the other human seats go into
-        ``hotseat`` (seat -> token)."""
+        ``hotseat`` (seat -> token).  ``host`` is kept, and its unfinished games counted,
+        by its address's key (an IPv6 address's /64, ``addresses.address_key``)."""
+        host = address_key(host)
         try:
             info = game_info(req.game)
         except ElfenlandError as exc:
@@ -936,11 +944,16 @@ class Hub:
         game.send_event(event)
 
     def _kick(self, game: LiveGame) -> None:
-        """Make sure a bot whose turn it is gets to play."""
-        if self._closing or (game.bot_task is not None and not game.bot_task.done()):
+        """Make sure a bot whose turn it is gets to play; a game with no bot to move may
+        leave memory (``_forget_if_idle``).  That is looked at before the running bot
+        task: the bots' own last move kicks from inside that task, and a finished game
+        nobody watches must leave memory then too."""
+        if self._closing:
             return
         if self._bot_to_move(game) is None:
             self._forget_if_idle(game)
+            return
+        if game.bot_task is not None and not game.bot_task.done():
             return
         game.bot_task = asyncio.create_task(self._bot_loop(game))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any
@@ -47,6 +48,11 @@ log = logging.getLogger("elfenland.server")
 #: Times a game's rating is computed before giving up while other games' ratings keep
 #: moving the same players' (``RatingsMoved``).
 RATING_TRIES = 5
+#: Games whose seated players ``Players.seats`` keeps at most, the least recently used
+#: dropped first.  A game's entry goes when the game leaves memory or its rating is
+#: decided (``Players.forget``); the bound is for what no such exit drops (a game read
+#: only to be rated, a game left open in memory).  A miss reads the store again.
+SEATS_CACHED = 4096
 
 
 class NewPlayer(BaseModel):
@@ -120,8 +126,10 @@ class Players:
         policy = OutboundPolicy.from_items(guard.webhook_allow, own_addresses())
         self.webhooks = WebhookSender(policy, WebhookLimits(deadline=guard.webhook_deadline,
                                                             retries=guard.webhook_retries))
-        #: game id -> seat -> player (a cache of seat_players).
-        self.seats: dict[str, dict[int, PlayerRecord]] = {}
+        #: game id -> seat -> player (a cache of seat_players, ``SEATS_CACHED`` games
+        #: at most, the games this process serves).
+        self.seats: OrderedDict[str, dict[int, PlayerRecord]] = OrderedDict()
+        self.seats_cached = SEATS_CACHED
 
     async def db(self, fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
@@ -141,9 +149,31 @@ class Players:
         return player
 
     async def seated(self, game_id: str) -> dict[int, PlayerRecord]:
-        if game_id not in self.seats:
-            self.seats[game_id] = await self.db(self.store.seat_players, game_id)
-        return self.seats[game_id]
+        seats = self.seats.get(game_id)
+        if seats is not None:
+            self.seats.move_to_end(game_id)
+            return seats
+        read: dict[int, PlayerRecord] = await self.db(self.store.seat_players, game_id)
+        # A read that began before a concurrent ``link`` stored its seat must not replace
+        # what that link cached meanwhile: the first entry stays.
+        seats = self.seats.setdefault(game_id, read)
+        while len(self.seats) > self.seats_cached:
+            self.seats.popitem(last=False)
+        return seats
+
+    def updated(self, player: PlayerRecord) -> None:
+        """The player changed their name or webhook: the seats they hold say so (their
+        next turn notice goes to the new webhook)."""
+        for seats in self.seats.values():
+            for seat, held in seats.items():
+                if held.id == player.id:
+                    seats[seat] = player
+
+    def forget(self, game_id: str) -> None:
+        """Drop the game's entry: it left this process's memory (in a cluster another
+        process may link its seats next), or its rating is decided (nothing asks after
+        a finished game's seats again)."""
+        self.seats.pop(game_id, None)
 
     async def link(self, game_id: str, seat: int, player: PlayerRecord) -> None:
         await self.db(self.store.link_seat, game_id, seat, player.id)
@@ -180,6 +210,16 @@ class Players:
     async def rate_finished(self, record: GameRecord, scores: list[int], winners: list[int],
                             seq: int, created: str, fence: Fence | None = None
                             ) -> EventRecord | None:
+        """``_rate_finished``; then the game's seats leave the cache (a retry, after a
+        store failure, reads them again)."""
+        try:
+            return await self._rate_finished(record, scores, winners, seq, created, fence)
+        finally:
+            self.forget(record.id)
+
+    async def _rate_finished(self, record: GameRecord, scores: list[int], winners: list[int],
+                             seq: int, created: str, fence: Fence | None = None
+                             ) -> EventRecord | None:
         """Decide a finished game's rating, once: rated (the ratings with a ``rated``
         event), or left out by the policy (an ``unrated`` event with the reason), both
         under the key ``rated``, so that the start-up scan (``unrated_finished_ids``)

@@ -14,8 +14,9 @@ from ..core.errors import ElfenlandError
 from ..games.registry import option_spec
 from .chat import PAGE, PAGE_MAX, page_events
 from .errors import ServerError
+from .finished import FinishedGame
 from .hints import RouteHint
-from .hub import Hub, build_state, event_json
+from .hub import Hub, LiveGame, build_state, event_json
 from .lobby import CreateGame, JoinGame, SeatToBot, StartGame, TakeSeat
 from .undo import effective_actions
 
@@ -26,6 +27,13 @@ def host_of(request: Request) -> str:
 
 def lobby_routes(hub: Hub) -> APIRouter:
     router = APIRouter()
+
+    async def finished(game: LiveGame) -> FinishedGame | None:
+        """The finished game as ``hub.finished`` keeps it (built if need be: its views,
+        steps and record come from there, replayed once); None for a game in play."""
+        if game.record.status != "finished":
+            return None
+        return await hub.finished.obtain(hub, game.record, game.events)
 
     # -- lobby -----------------------------------------------------------------------
     @router.get("/api/games", summary="List games")
@@ -49,7 +57,12 @@ def lobby_routes(hub: Hub) -> APIRouter:
     async def get_game(game_id: str) -> dict[str, Any]:
         game = await hub.get(game_id, keep=False)
         [out] = await hub.with_presence([game.summary()])
-        return {"game": out, "view": game.state.view(None)}
+        kept = await finished(game)
+        if kept is None:
+            return {"game": out, "view": game.state.view(None)}
+        view = kept.public_view()
+        hub.finished.trim()
+        return {"game": out, "view": view}
 
     @router.post("/api/games/{game_id}/join", summary="Take an open seat")
     async def join_game(game_id: str, body: JoinGame) -> dict[str, Any]:
@@ -81,6 +94,12 @@ def lobby_routes(hub: Hub) -> APIRouter:
                 raise ServerError("bad-token",
                                   "a seat's view of a running game needs that seat's token "
                                   "(or its player's)")
+        kept = await finished(game)
+        if kept is not None:
+            upto = kept.steps if step is None else min(step, kept.steps)
+            view = await hub.cpu(kept.view_at, upto, seat)
+            hub.finished.trim()
+            return {"step": upto, "steps": kept.steps, "view": view}
         actions, _ = effective_actions(await hub.db(hub.store.actions, game_id), game.events)
         steps = len(actions)
         upto = steps if step is None else min(step, steps)
@@ -97,9 +116,11 @@ def lobby_routes(hub: Hub) -> APIRouter:
         if game.record.status != "finished":
             raise ServerError("not-over", "a game's record (with its seed, which gives "
                                           "away every hidden card) is there once it is over")
-        actions, _ = effective_actions(await hub.db(hub.store.actions, game_id), game.events)
-        state = await hub.cpu(build_state, game.record, actions)
-        return Response(await hub.cpu(state.serialize), media_type="application/json",
+        kept = await finished(game)
+        assert kept is not None
+        saved = await hub.cpu(kept.saved)
+        hub.finished.trim()
+        return Response(saved, media_type="application/json",
                         headers={"Content-Disposition":
                                  f'attachment; filename="{game.record.game}-{game_id}.json"'})
 
@@ -115,7 +136,9 @@ def lobby_routes(hub: Hub) -> APIRouter:
     @router.get("/api/games/{game_id}/actions", summary="Every action's public text")
     async def actions(game_id: str) -> dict[str, Any]:
         game = await hub.get(game_id, keep=False)
-        return {"actions": [e["action"] for e in game.state.view(None).get("log", [])]}
+        kept = await finished(game)
+        view = kept.final_view(None) if kept is not None else game.state.view(None)
+        return {"actions": [e["action"] for e in view.get("log", [])]}
 
     @router.get("/api/games/{game_id}/events", summary="Timeouts, take-overs and chat")
     async def events(game_id: str, after: int = Query(default=0, ge=0),

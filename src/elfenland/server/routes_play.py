@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from .addresses import address_key
 from .errors import ServerError, StoreUnavailable
 from .http_guard import loads
 from .hub import RECONNECT, Connection, Hub, LiveGame
@@ -183,9 +184,10 @@ def reply_cost(entries: int, per_unit: int) -> float:
 
 
 def _ration(hub: Hub, game: LiveGame, conn: Connection, since: int) -> bool:
-    """Spend the address's units for a reply with the log after ``since``."""
+    """Spend the address's units (its key's: an IPv6 address's /64) for a reply with the
+    log after ``since``."""
     cost = reply_cost(game.seq - since, hub.limits.reply_entries)
-    return hub.replies.bucket(conn.address).take(cost)
+    return hub.replies.bucket(address_key(conn.address)).take(cost)
 
 
 def _is_int(value: object) -> bool:

@@ -42,6 +42,7 @@ def player_routes(hub: Hub) -> APIRouter:
         if body.webhook is not None:
             player = replace(player, webhook=await hub.players.check_webhook(body.webhook))
         await hub.db(hub.store.update_player, player)
+        hub.players.updated(player)
         return player_json(player)
 
     @router.get("/api/players/me/games", summary="One's unfinished games, to act first")
