@@ -103,7 +103,11 @@ def test_a_game_watched_to_its_end_leaves_memory_with_its_last_watcher(
         async with connect(f"{server.ws_url}/ws/games/{gid}") as ws:
             await recv_until(ws, lambda m: m["type"] == "update")
             assert post(server.url, f"/api/games/{gid}/start", {}).is_success
-            wait_until(lambda: _finished(server.url, gid), "the bot game ends")
+            # every update read (a watcher that reads nothing slows the game to its
+            # pace), to the game's end
+            await recv_until(ws, lambda m: m["type"] == "update"
+                             and m["view"]["current_player"] is None)
+            assert _finished(server.url, gid)
             await asyncio.sleep(0.2)
             assert gid in hub.games  # watched: kept
 
