@@ -1,6 +1,8 @@
 """"Your turn" notices that survive a restart: at-least-once delivery.
 
-A notice's key is its game and ``seq`` (both in the payload).  The store records each
+A notice's key is its game, ``seq`` and ``turn`` (the store row of the action that
+began the turn: after a take-back the same seq begins again at a new row), all in the
+payload.  The store records each
 notice that is settled for good (``turn_notices``: delivered, given up after its
 retries, or moot because its turn passed or its player acted first); nothing is
 recorded while a notice waits in a queue, is in flight or waits for its next try.  So a

@@ -188,14 +188,16 @@ class Players:
                         deadline: float | None, turn_row: int = 0,
                         wanted: Callable[[], Verdict] | None = None) -> bool:
         """Tell the seat's player it is their turn, if they gave a webhook (whether a
-        notice was queued).  ``(game, seq)`` is the notice's key; ``turn_row`` the store
-        row of the action that began the turn; ``wanted`` says before each try whether
-        it is still worth sending.  How it ends is recorded in the store."""
+        notice was queued).  ``(game, seq, turn)`` is the notice's key, ``turn`` being
+        ``turn_row``, the store row of the action that began the turn (0 at the start):
+        after a take-back, the same seq begins again at a new row, a new turn the
+        receiver must not drop as a repeat.  ``wanted`` says before each try whether it
+        is still worth sending.  How it ends is recorded in the store."""
         player = await self.webhook_of(record.id, seat)
         if player is None or player.webhook is None:
             return False
         payload = {"type": "your-turn", "game": record.id, "kind": record.game,
-                   "seat": seat, "seq": seq, "deadline": deadline,
+                   "seat": seat, "seq": seq, "turn": turn_row, "deadline": deadline,
                    "url": f"{self.public_url}/#/game/{record.id}", "player": player.id}
 
         async def settled(outcome: Outcome, calls: int) -> None:

@@ -719,8 +719,9 @@ class Store(ABC):
         """Whether the notice of the turn that ``seat`` began at ``seq`` (after the action
         in store row ``turn_row``, 0 for the game's start) is still to be sent: the seat
         did not play that row itself (then it is acting, not waiting), and no notice of
-        that turn is settled (``record_turn_notice``), nor was the turn running when the
-        database gained the table (its floor row)."""
+        that turn is settled (``record_turn_notice``; the same seq and seat begun at
+        another row, before a take-back, is another turn), nor was the turn running
+        when the database gained the table (its floor row)."""
         with self._tx(write=False) as cur:
             if turn_row > 0:
                 cur.execute(self._q("SELECT player FROM actions WHERE game_id = ? AND seq = ?"),
@@ -729,8 +730,9 @@ class Store(ABC):
                 if row is None or int(row[0]) == seat:
                     return False
             cur.execute(self._q(
-                "SELECT 1 FROM turn_notices WHERE game_id = ? AND ((seq = ? AND seat = ?) "
-                "OR (seq = -1 AND turn_row >= ?)) LIMIT 1"), (game_id, seq, seat, turn_row))
+                "SELECT 1 FROM turn_notices WHERE game_id = ? AND ((seq = ? AND seat = ? "
+                "AND turn_row = ?) OR (seq = -1 AND turn_row >= ?)) LIMIT 1"),
+                (game_id, seq, seat, turn_row, turn_row))
             return cur.fetchone() is None
 
     def record_turn_notice(self, notice: TurnNoticeRecord) -> None:
