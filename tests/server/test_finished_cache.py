@@ -228,3 +228,32 @@ def test_only_the_replay_that_happens_is_charged(tmp_path: Path) -> None:
             await hub.shutdown()
 
     asyncio.run(run())
+
+
+def test_a_kept_games_views_are_built_off_the_event_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long game's view takes a hundred milliseconds to build: the page and the
+    actions build a kept game's on the CPU threads, never on the loop every socket of
+    the process waits on."""
+    import threading
+
+    from elfenland.server.finished import FinishedGame
+
+    where: list[str] = []
+    real = FinishedGame.final_view
+
+    def spy(self: FinishedGame, seat: int | None) -> Any:
+        where.append(threading.current_thread().name)
+        return real(self, seat)
+
+    monkeypatch.setattr(FinishedGame, "final_view", spy)
+    db = str(tmp_path / "games.sqlite3")
+    store = open_store(db)
+    _unlinked_game(store, "free", seed=9)
+    server = _serve(db, store)
+    try:
+        assert HTTP.get(f"{server.url}/api/games/free").is_success
+        assert HTTP.get(f"{server.url}/api/games/free/actions").is_success
+    finally:
+        server.stop()
+    assert len(where) >= 2 and all(name.startswith("elfenland-bot") for name in where), where

@@ -60,7 +60,7 @@ def lobby_routes(hub: Hub) -> APIRouter:
         kept = await finished(game)
         if kept is None:
             return {"game": out, "view": game.state.view(None)}
-        view = kept.public_view()
+        view = await hub.cpu(kept.public_view)  # the first one builds the view
         hub.finished.trim()
         return {"game": out, "view": view}
 
@@ -137,7 +137,8 @@ def lobby_routes(hub: Hub) -> APIRouter:
     async def actions(game_id: str) -> dict[str, Any]:
         game = await hub.get(game_id, keep=False)
         kept = await finished(game)
-        view = kept.final_view(None) if kept is not None else game.state.view(None)
+        view = (await hub.cpu(kept.final_view, None) if kept is not None
+                else game.state.view(None))
         return {"actions": [e["action"] for e in view.get("log", [])]}
 
     @router.get("/api/games/{game_id}/events", summary="Timeouts, take-overs and chat")
