@@ -141,8 +141,10 @@ def test_cluster_survives_terminated_sessions_and_a_restart(private_pg: PrivateP
             conn.execute("SELECT game_id, epoch FROM leases").fetchall())
     # No ping-pong: a game changes hands a few times at most, not in a loop: its first
     # claim, then for each of the two faults (every session terminated, the restart) a
-    # takeover and a hand-back (a CI run under load saw 5).
-    assert max(epochs.values(), default=1) <= 5, epochs
+    # takeover and a hand-back, and under load one more move each while a process's
+    # liveness lock comes back (CI runs under load saw 5 and 6; a loop with these 3 s
+    # leases would pass this many within the faults alone).
+    assert max(epochs.values(), default=1) <= 7, epochs
     assert all(text.count("lost game") <= 12 for text in logs.values()), logs
 
 

@@ -166,6 +166,10 @@ def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> s
         j = rng.randrange(opts.count())
         action = opts.nth(j).get_attribute("data-action")
         opts.nth(j).click()
+    # The question may come a moment after the click on a loaded machine: wait for it
+    # or for the action's news, whichever comes first.
+    page.wait_for_function("s => document.body.dataset.seq !== s"
+                           " || !!document.querySelector('.confirm #confirm-ok')", arg=before)
     confirm_if_asked(page)
     page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
     return str(action)
