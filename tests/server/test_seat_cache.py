@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from websockets.asyncio.client import connect
@@ -17,6 +18,7 @@ from elfenland.server.tokens import hash_token
 
 from .conftest import ServerFactory
 from .helpers import create, post, recv_until, wait_until
+from .test_turn_notices_restart import Receiver
 
 
 def _game(gid: str, status: str = "running") -> GameRecord:
@@ -78,6 +80,29 @@ def test_a_players_new_webhook_reaches_the_seats_they_hold(
     assert post(server.url, "/api/players/me",
                 {"token": ann["token"], "webhook": hook}).is_success
     assert hub.players.seats[gid][0].webhook == hook
+
+
+def test_a_webhook_changed_by_another_process_is_called(make_server: ServerFactory) -> None:
+    """In a cluster the player's change may reach another process, whose ``updated``
+    tells only its own cache: this process's cached record kept the old webhook (none
+    here), so the player was never told of their turn.  The store's record is read for
+    each notice.  (The store written directly is that other process.)"""
+    with Receiver() as hook:
+        server = make_server(guard=Guard(webhook_allow=("127.0.0.1/32",)))
+        hub = server.app.state.hub
+        ann = post(server.url, "/api/players", {"name": "Ann"}).json()
+        made = create(server.url, players=2, player=ann["token"],
+                      seats=[{"kind": "human"}, {"kind": "bot", "level": "random"}])
+        gid = made["game"]["id"]
+        assert hub.players.seats[gid][0].webhook is None  # cached at the link
+        record = hub.store.player_by_id(ann["player"]["id"])
+        assert record is not None
+        hub.store.update_player(replace(record, webhook=hook.url))
+        assert post(server.url, f"/api/games/{gid}/start", {"token": made["token"]}).is_success
+        wait_until(lambda: bool(hook.got), "the turn notice never came")
+        assert {(p["game"], p["seat"], p["player"]) for p, _ in hook.got} == {
+            (gid, 0, ann["player"]["id"])}
+        assert hub.players.seats[gid][0].webhook == hook.url
 
 
 def test_a_decided_rating_drops_the_games_seats(tmp_path: Path) -> None:

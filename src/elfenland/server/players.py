@@ -180,9 +180,19 @@ class Players:
         (await self.seated(game_id))[seat] = player
 
     async def webhook_of(self, game_id: str, seat: int) -> PlayerRecord | None:
-        """The player linked to the seat, if they gave a webhook."""
-        player = (await self.seated(game_id)).get(seat)
-        return player if player is not None and player.webhook else None
+        """The player linked to the seat, if they gave a webhook: their record as the
+        store has it now, as in a cluster another process may have taken their change
+        (``updated`` tells only this process's cache), and the cache takes it too."""
+        seats = await self.seated(game_id)
+        linked = seats.get(seat)
+        if linked is None:
+            return None
+        player: PlayerRecord | None = await self.db(self.store.player_by_id, linked.id)
+        if player is None:
+            return None
+        if seats.get(seat) is linked:
+            seats[seat] = player
+        return player if player.webhook else None
 
     async def your_turn(self, record: GameRecord, seat: int, seq: int,
                         deadline: float | None, turn_row: int = 0,

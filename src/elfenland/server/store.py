@@ -624,6 +624,13 @@ class Store(ABC):
             row = cur.fetchone()
             return None if row is None else PlayerRecord(row[0], row[1], row[2], row[3])
 
+    def player_by_id(self, player_id: str) -> PlayerRecord | None:
+        with self._tx(write=False) as cur:
+            cur.execute(self._q("SELECT id, name, webhook, created FROM players WHERE id = ?"),
+                        (player_id,))
+            row = cur.fetchone()
+            return None if row is None else PlayerRecord(row[0], row[1], row[2], row[3])
+
     def update_player(self, player: PlayerRecord) -> None:
         with self._tx() as cur:
             cur.execute(self._q("UPDATE players SET name = ?, webhook = ? WHERE id = ?"),
