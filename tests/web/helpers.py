@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, Route
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from websockets.asyncio.client import connect
 
 from .conftest import WAIT_MS
@@ -125,6 +126,26 @@ def phase_key(page: Page) -> str:
     }"""))
 
 
+def page_state(page: Page) -> dict[str, Any]:
+    """What the table page holds now, for a failure's message: the view shown and the
+    latest one, the seat, the socket, the updates held back, the hotseat cover."""
+    return dict(page.evaluate("""() => {
+        const g = window.__elfenland, p = g && g.page, c = g && g.conn;
+        if (!p) return {page: null};
+        const v = p.view || {}, l = p.latest || {}, h = p.hotseat;
+        return {seq: document.body.dataset.seq, shown: [v.seq, v.current_player, v.viewer],
+                latest: [l.seq, l.current_player, l.viewer], seat: p.seat,
+                pending: !!p.pending, queued: p.pacer ? p.pacer.queue.length : null,
+                pacing: p.pacer ? p.pacer.busy : null,
+                socket: c && c.ws ? c.ws.readyState : null, closed: c ? c.closed : null,
+                conn: (document.getElementById('conn') || {dataset: {}}).dataset.state || null,
+                cover: !!document.querySelector('.hotseat-cover'),
+                waiting_for: h ? h.waitingFor : null,
+                confirm: !!document.querySelector('.confirm'),
+                turn: (document.getElementById('turn') || {}).className || null};
+    }"""))
+
+
 def confirm_if_asked(page: Page) -> bool:
     """Answer the page's "are you sure?" (asked before a choice that cannot be taken
     back) with yes; whether it asked."""
@@ -168,10 +189,15 @@ def take_turn(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> s
         opts.nth(j).click()
     # The question may come a moment after the click on a loaded machine: wait for it
     # or for the action's news, whichever comes first.
-    page.wait_for_function("s => document.body.dataset.seq !== s"
-                           " || !!document.querySelector('.confirm #confirm-ok')", arg=before)
-    confirm_if_asked(page)
-    page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
+    try:
+        page.wait_for_function("s => document.body.dataset.seq !== s"
+                               " || !!document.querySelector('.confirm #confirm-ok')",
+                               arg=before)
+        confirm_if_asked(page)
+        page.wait_for_function("s => document.body.dataset.seq !== s", arg=before)
+    except PlaywrightTimeout as exc:
+        raise AssertionError(f"no news of {action!r} at seq {before}: "
+                             f"{page_state(page)}") from exc
     return str(action)
 
 

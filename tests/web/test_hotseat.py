@@ -9,7 +9,7 @@ import random
 import pytest
 from playwright.sync_api import Page
 
-from .helpers import is_over, more_options, my_turn, start_game, take_turn
+from .helpers import is_over, more_options, my_turn, page_state, start_game, take_turn
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +52,7 @@ def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
             take_turn(page, rng)
         else:
             page.wait_for_timeout(30)
-    assert is_over(page), "the game did not end"
+    assert is_over(page), f"the game did not end: {page_state(page)}"
     assert seats_played == {0, 1} and switches > 2
     names = page.eval_on_selector_all(".final tbody tr td:nth-child(2)",
                                       "els => els.map(e => e.textContent.trim())")
