@@ -4,6 +4,7 @@ both games: prints the figures the README and docs/bots.md quote (issue #25).
     nice -n 10 python bench/search_strength.py --game elfenland --match four --games 400
     nice -n 10 python bench/search_strength.py --game king-of-the-elves --match two --games 400
     python bench/search_strength.py --summarise strength-*.jsonl
+    python bench/search_strength.py --compare before.jsonl after.jsonl
     nice -n 10 python bench/search_strength.py --only timing --game elfenland --games 2
     nice -n 10 python bench/search_strength.py --only speed --game king-of-the-elves
     nice -n 10 python bench/search_strength.py --only agreement --positions 30 --deals 300
@@ -26,6 +27,11 @@ intervals.  Every game is appended to ``--log`` (one JSON line) as it ends, so t
 round, every seat's gold at its end, what each did while building and the harm cards
 each received (``rounds``, ``winners``): where the games are lost.  Seconds per decision: CPU time
 of every decision each bot took (all phases), median, 99th percentile and worst.
+
+``--compare A B`` pairs two logs by deal (the same deals played in every seat by both, a
+game logged twice counted once) and prints each one's share on those deals and the
+difference B − A, ± 1.96 standard errors of the per-deal differences: how a variant or
+a budget compares with the level on the very same deals.
 
 ``--set name=value`` (repeatable) changes a setting of the quick level for a screening
 run, e.g. ``--set search_discards=0`` (King of the Elves: discards left to the greedy
@@ -105,6 +111,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -306,6 +313,34 @@ def spread(values: list[float]) -> str:
     p99 = v[min(len(v) - 1, int(0.99 * len(v)))]
     return (f"median {statistics.median(v) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
             f"max {v[-1] * 1000:.1f} ms")
+
+
+def deal_shares(rows: list[dict[str, Any]]) -> dict[int, float]:
+    """The quick level's mean share of every deal it played in all seats of its match
+    (a game logged twice counts once)."""
+    seats: dict[int, dict[int, float]] = {}
+    n = 0
+    for r in rows:
+        n = SEATS[r["match"]]
+        seats.setdefault(r["deal"], {}).setdefault(r["index"], float(r["share"]))
+    return {deal: sum(games.values()) / n for deal, games in seats.items()
+            if len(games) == n}
+
+
+def compare(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> None:
+    """The paired difference of two runs on the deals both played whole."""
+    a, b = deal_shares(before), deal_shares(after)
+    common = sorted(set(a) & set(b))
+    if len(common) < 2:
+        print(f"--compare: {len(common)} deal(s) played whole by both logs; need 2")
+        return
+    diffs = [b[d] - a[d] for d in common]
+    mean = statistics.mean(diffs)
+    half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    print(f"{len(common)} deals ({common[0]}–{common[-1]}) played whole by both: "
+          f"A {statistics.mean(a[d] for d in common):.1%}, "
+          f"B {statistics.mean(b[d] for d in common):.1%}; "
+          f"B − A {100 * mean:+.1f} ± {100 * half:.1f} points")
 
 
 def summarise(rows: list[dict[str, Any]]) -> None:
@@ -586,6 +621,8 @@ def main() -> int:
     parser.add_argument("--oracle-fixed", action="store_true",
                         help="--oracle tells one random deal per decision, not the truth")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="LOG")
+    parser.add_argument("--compare", nargs=2, default=None, metavar=("A", "B"),
+                        help="two logs, paired by deal: B's share minus A's")
     parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel",
                                            "cost"),
                         default=None)
@@ -613,6 +650,13 @@ def main() -> int:
         oracle(ORACLE_KINDS[args.oracle])
         TOLD.append(float(tuple(ORACLE_KINDS).index(args.oracle) + 1)
                     + (10.0 if FIXED else 0.0))
+    if args.compare:
+        logs = []
+        for name in args.compare:
+            with open(name, encoding="utf-8") as f:
+                logs.append([json.loads(line) for line in f if line.strip()])
+        compare(logs[0], logs[1])
+        return 0
     if args.summarise:
         rows = []
         for name in args.summarise:
