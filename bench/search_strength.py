@@ -315,6 +315,12 @@ def spread(values: list[float]) -> str:
             f"max {v[-1] * 1000:.1f} ms")
 
 
+def read_log(name: str) -> list[dict[str, Any]]:
+    """A ``--log`` file's games, one JSON object a line."""
+    with open(name, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def deal_shares(rows: list[dict[str, Any]]) -> dict[int, float]:
     """The quick level's mean share of every deal it played in all seats of its match
     (a game logged twice counts once)."""
@@ -651,18 +657,10 @@ def main() -> int:
         TOLD.append(float(tuple(ORACLE_KINDS).index(args.oracle) + 1)
                     + (10.0 if FIXED else 0.0))
     if args.compare:
-        logs = []
-        for name in args.compare:
-            with open(name, encoding="utf-8") as f:
-                logs.append([json.loads(line) for line in f if line.strip()])
-        compare(logs[0], logs[1])
+        compare(read_log(args.compare[0]), read_log(args.compare[1]))
         return 0
     if args.summarise:
-        rows = []
-        for name in args.summarise:
-            with open(name, encoding="utf-8") as f:
-                rows += [json.loads(line) for line in f if line.strip()]
-        summarise(rows)
+        summarise([row for name in args.summarise for row in read_log(name)])
         return 0
     if args.only == "agreement":
         agreement(args.game, args.positions, args.deals, args.budget)
