@@ -16,7 +16,11 @@ of each deal the rival's hand against its true hand:
   likelihoods of the rival's building decisions of the round since its last unseen
   card (``--likelihood``): a town played into its own kingdom its hand cannot reach
   (``reach``), a town of less worth played while a better one it reaches is held
-  (``value``), a pass with room in its kingdom and a town it reaches in hand (``pass``).
+  (``value``), a pass with room in its kingdom and a town it reaches in hand (``pass``);
+  and the greedy bot's model of all of them (``greedy``): each of those decisions
+  replayed from the position it was made in, with the deal's hand as it then was, and
+  scored by the likelihood the greedy bot's ranking gives the action taken (a softmax
+  of its scores, in gold, at temperature ``GREEDY_TEMPERATURE``).
 - Elfenland: the share of the seven kinds whose presence in the deal's hand is as in
   the true hand, the distance, and the share of deals that pay for every counter the
   rival laid this round (``bots/elfenland_belief.py``), by the odds ``eps`` with which a
@@ -31,6 +35,7 @@ play (``bench/search_strength.py --oracle``).
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -40,6 +45,7 @@ import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.elfenland_belief import claims, missing, paying_deal
 from elfenland.bots.kingelves_belief import agreeing_deal, belief_of
+from elfenland.bots.kingelves_greedy import KingOfTheElvesGreedyBot
 from elfenland.bots.kingelves_search import reachable
 from elfenland.core.rng import Rng
 from elfenland.games.kingelves.actions import Kind
@@ -53,6 +59,8 @@ LIKELIHOODS: dict[str, dict[str, float]] = {
     "reach+pass": {"reach": 0.1, "value": 1.0, "pass": 0.2},
     "all": {"reach": 0.1, "value": 0.5, "pass": 0.2},
 }
+#: The softmax temperature (gold) of the ``greedy`` likelihood (0.5 and 2 measured alike).
+GREEDY_TEMPERATURE = 1.0
 BUILDING = frozenset({Kind.PASS, Kind.NO_TOWN_CARD, Kind.DRAW, Kind.BUY, Kind.PLAY,
                       Kind.PLACE, Kind.REMOVE})
 UNSEEN = frozenset({Kind.DRAW, Kind.BUY, Kind.NO_TOWN_CARD})
@@ -113,8 +121,53 @@ def koe_likelihood(s: Any, hand: Sequence[int], r: int, f: dict[str, float]) -> 
     return w
 
 
+def greedy_likelihood(s: Any, hand: Sequence[int], r: int, past: dict[int, Any],
+                      greedy: KingOfTheElvesGreedyBot) -> float:
+    """The rival ``r``'s building decisions of the round (back to its last unseen
+    card), each replayed from the position it was made in with ``hand`` as it then was
+    (the cards it has since played, placed or discarded given back, a town taken given
+    up), scored by the softmax of the greedy bot's ranking there."""
+    h = list(hand)
+    log = list(s.log)
+    start = len(log) - len(koe_round(s))
+    w = 1.0
+    for k in range(len(log) - 1, start - 1, -1):
+        who, aid = log[k][0], log[k][1]
+        if who != r:
+            continue
+        a = koe_action(aid)
+        if a.kind in UNSEEN:
+            break
+        c = int(a.card or 0)
+        if a.kind is Kind.TAKE:
+            h[c] -= 1
+            if h[c] < 0:
+                return 0.0
+        elif a.kind in (Kind.DISCARD, Kind.PLACE, Kind.PLAY):
+            h[c] += 1
+        then = past.get(k)
+        if then is None or a.kind not in BUILDING:
+            continue
+        t = then.clone()
+        true = t.hands[r]
+        t.hands = [list(h) if q == r else t.hands[q] for q in range(t.n)]
+        t.deck = [max(0, d + x - y) for d, x, y in zip(t.deck, true, h, strict=True)]
+        legal = t.legal_actions()
+        if a not in legal:
+            return 0.0
+        scores = {b: v for v, b in greedy.rank(t, legal)}
+        if a not in scores:
+            continue
+        top = max(scores.values())
+        total = sum(math.exp((v - top) / GREEDY_TEMPERATURE) for v in scores.values())
+        w *= math.exp((scores[a] - top) / GREEDY_TEMPERATURE) / total
+    return w
+
+
 def positions(game: str, first: int, games: int,
-              wanted: Callable[[Any, int], bool]) -> list[Any]:
+              wanted: Callable[[Any, int], bool]) -> list[tuple[Any, dict[int, Any]]]:
+    """The positions, each with the building positions of its game before it (King of
+    the Elves), by the length of the log when each was met."""
     out = []
     for deal in range(first, first + games):
         bots = []
@@ -123,10 +176,14 @@ def positions(game: str, first: int, games: int,
             bot.seconds, bot.iterations, bot.clock = 0.02, 10**9, time.thread_time
             bots.append(bot)
         s: Any = elfenland.new_game(game, players=2, seed=deal)
+        past: dict[int, Any] = {}
         while not s.is_terminal():
             p = s.current_player()
-            if len(s.legal_actions()) > 1 and wanted(s, p):
-                out.append(s.clone())
+            several = len(s.legal_actions()) > 1
+            if game == "king-of-the-elves" and several:
+                past[len(s.log)] = s.clone()
+            if several and wanted(s, p):
+                out.append((s.clone(), dict(past)))
             s.apply_action(bots[p].choose(s))
     return out
 
@@ -139,10 +196,13 @@ def ess(ws: Sequence[float]) -> float:
     return sum(ws) ** 2 / sum(w * w for w in ws) / len(ws)
 
 
-def king_of_the_elves(pos: list[Any], deals: int, rng: random.Random) -> None:
+def king_of_the_elves(pos: list[tuple[Any, dict[int, Any]]], deals: int,
+                      rng: random.Random) -> None:
+    greedy = KingOfTheElvesGreedyBot(7)
     for level in (0, 1, 2, 3):
-        rows: dict[str, list[float]] = {m: [0.0, 0.0, 0.0] for m in ("none", *LIKELIHOODS)}
-        for s in pos:
+        names = ("none", *LIKELIHOODS, "greedy")
+        rows: dict[str, list[float]] = {m: [0.0, 0.0, 0.0] for m in names}
+        for s, past in pos:
             me = s.current
             r = 1 - me
             truth = [reachable(s.hands[r], t) for t in range(6)]
@@ -157,8 +217,12 @@ def king_of_the_elves(pos: list[Any], deals: int, rng: random.Random) -> None:
             dist = [float(sum(abs(h[c] - s.hands[r][c]) for c in range(6, 13)))
                     for h in hands]
             for name in rows:
-                ws = [1.0] * deals if name == "none" else \
-                    [koe_likelihood(s, h, r, LIKELIHOODS[name]) for h in hands]
+                ws = ([1.0] * deals if name == "none"
+                      else [greedy_likelihood(s, h, r, past, greedy) for h in hands]
+                      if name == "greedy"
+                      else [koe_likelihood(s, h, r, LIKELIHOODS[name]) for h in hands])
+                if not any(ws):
+                    ws = [1.0] * deals
                 rows[name][0] += weighted(ws, acc)
                 rows[name][1] += weighted(ws, dist)
                 rows[name][2] += ess(ws)
@@ -169,11 +233,12 @@ def king_of_the_elves(pos: list[Any], deals: int, rng: random.Random) -> None:
                   f"  effective deals {e / n:.2f}")
 
 
-def elfenland_game(pos: list[Any], deals: int, rng: random.Random) -> None:
+def elfenland_game(pos: list[tuple[Any, dict[int, Any]]], deals: int,
+                   rng: random.Random) -> None:
     epss = (1.0, 0.5, 0.3, 0.1, 0.03, 0.0)
     rows = {e: [0.0, 0.0, 0.0] for e in epss}
     truth_pays = 0
-    for s in pos:
+    for s, _ in pos:
         me = s.current
         r = 1 - me
         need = claims(s, me)

@@ -40,38 +40,38 @@ react_wishes=0``, ``--set own_tree=0`` or ``--set standing=0.3`` (Elfenland: riv
 wishes never replanned, the searcher's later placements by its policy, the evaluation's
 standing), ``--set search_keeps=1``, ``--set search_discards=1``, ``--set
 search_moves=1`` (Elfenland: the counter kept, the cards discarded, the journey moved
-searched with rollouts into the next round), ``--set deviation=0``
-or ``--set prune=1`` (the root loop), ``--set exact=1``, ``--set horizon=0.55`` or
-``--set calibrated=1`` (Elfenland: the evaluation at the rollout horizon, ``evaluate``
-in ``bots/elfenland_quick.py``), ``--set rival_greedy=1``, ``--set block_leader=1`` or
-``--set learned=1`` (Elfenland: the rollouts' players placing as the greedy bot, the
-blocking root beside the leading rival, the learned value of
-``bots/elfenland_value.py``), ``--set width=7`` or ``--set kept_other=1`` (King of the Elves
-roots and evaluation), ``--set learned_rollouts=1`` or ``--set
-policy_root=2`` (King of the Elves, 4 players: the shipped learned policy plays the
-rivals in the rollouts, or makes the first root), ``--set harm_root=1``, ``--set
-harm_leader=1``, ``--set rival_mean=0.5`` or ``--set learned_value=0.5`` (King of the
-Elves, 4 players: a root harming the leading rival, the rollouts' harm on the richest,
-the margin against the rivals' mean, the learned value in the reward), ``--set
-rounds_ahead=1`` (King of the Elves: rollouts played on to the next round's building),
-``--set belief=1`` or ``--set belief=2`` (King of the Elves: the deals keep the cards the
-public record shows in the rivals' hands, and with 2 read their discards by the discard
-rule, ``bots/kingelves_belief.py``);
-``--set belief=1`` (Elfenland: the deals' rival hands pay for the counters each laid
-this round, ``bots/elfenland_belief.py``; 2: also a card of each face-up counter held;
-``--set belief_eps=0.02``: how rarely a deal that does not is kept);
-``--oracle hands`` (or ``action``, ``transport``, ``towns``; King of the Elves) tells the
-quick level's deals the rivals' true cards of those kinds (Elfenland: ``hands`` only,
-the true position, the rivals' cards, secret counters and town cards): a diagnostic of
-what a sharper belief could be worth, never a level; ``--oracle-seen K`` (King of the
-Elves) tells them only at decisions where every rival has already made at least K
-building decisions of the round (K < 0: fewer than -K), where in the round knowing
-them is worth something; ``--oracle-fixed`` (both games) tells them, instead of the
-truth, one draw of the engine's deal per decision (whether the oracle's gain is its
-knowledge or only its deals agreeing with one another);
-``--search-scale 1.4`` gives the search level 1.4 times the budget a decision (equal
-CPU a game when the quick searches more of its decisions); the settings are logged
-with each game and ``--summarise`` keeps runs of different settings apart.
+searched with rollouts into the next round), ``--set deviation=0``, ``--set prune=1`` or
+``--set z=2`` (the root loop; ``z``: the best root must also beat the greedy choice by
+that many standard errors of their paired difference), ``--set exact=1``, ``--set
+horizon=0.55`` or ``--set calibrated=1`` (Elfenland: the evaluation at the rollout
+horizon, ``evaluate`` in ``bots/elfenland_quick.py``), ``--set rival_greedy=1``, ``--set
+block_leader=1`` or ``--set learned=1`` (Elfenland: the rollouts' players placing as the
+greedy bot, the blocking root beside the leading rival, the learned value of
+``bots/elfenland_value.py``), ``--set width=7`` or ``--set kept_other=1`` (King of the
+Elves roots and evaluation), ``--set learned_rollouts=1`` or ``--set policy_root=2``
+(King of the Elves, 4 players: the shipped learned policy plays the rivals in the
+rollouts, or makes the first root), ``--set harm_root=1``, ``--set harm_leader=1``,
+``--set rival_mean=0.5`` or ``--set learned_value=0.5`` (King of the Elves, 4 players: a
+root harming the leading rival, the rollouts' harm on the richest, the margin against
+the rivals' mean, the learned value in the reward), ``--set rounds_ahead=1`` (King of
+the Elves: rollouts played on to the next round's building), ``--set belief=1`` or
+``--set belief=2`` (King of the Elves: the deals keep the cards the public record shows
+in the rivals' hands, and with 2 read their discards by the discard rule,
+``bots/kingelves_belief.py``); ``--set belief=1`` (Elfenland: the deals' rival hands pay
+for the counters each laid this round, ``bots/elfenland_belief.py``; 2: also a card of
+each face-up counter held; ``--set belief_eps=0.02``: how rarely a deal that does not is
+kept); ``--oracle hands`` (or ``action``, ``transport``, ``towns``; King of the Elves)
+tells the quick level's deals the rivals' true cards of those kinds (Elfenland:
+``hands`` only, the true position, the rivals' cards, secret counters and town cards): a
+diagnostic of what a sharper belief could be worth, never a level; ``--oracle-seen K``
+(King of the Elves) tells them only at decisions where every rival has already made at
+least K building decisions of the round (K < 0: fewer than -K), where in the round
+knowing them is worth something; ``--oracle-fixed`` (both games) tells them, instead of
+the truth, one draw of the engine's deal per decision (whether the oracle's gain is its
+knowledge or only its deals agreeing with one another); ``--search-scale 1.4`` gives the
+search level 1.4 times the budget a decision (equal CPU a game when the quick searches
+more of its decisions); the settings are logged with each game and ``--summarise`` keeps
+runs of different settings apart.
 
 ``--search-pure`` (King of the Elves): the search bots plan their journeys with the
 pure planner (``kingelves_journey.use_backend("pure")`` around each of their decisions),
@@ -86,7 +86,10 @@ no time limit, side by side in one run.
 ``--only agreement``: on the same searched positions, how often each level's decision
 at ``--budget`` CPU seconds (three seeds a position) is the one a long search reaches
 (the quick with ``--deals`` deals of every root, 300 by default here), and how often
-each leaves the greedy choice: a view of search noise that needs no games.
+each leaves the greedy choice, and the mean regret of each level's choices (the long
+search's mean reward of its own choice less that of the level's, which a choice of
+the long search's greedy-kept root may make negative): a view of search noise that
+needs no games.
 
 ``--only parallel``: root parallelism, the quick level with one worker and with two
 (``workers``, forked processes) on the same searched positions in turns, ``--budget``
@@ -127,7 +130,7 @@ SEATS = {"four": 4, "two": 2}
 
 
 #: ``--set name=value`` for the quick level (screening variants): its root loop's
-#: constants (``prune``, ``prune_after``, ``deviation``) or an attribute of the bot.
+#: constants (``prune``, ``prune_after``, ``deviation``, ``z``) or an attribute of the bot.
 SETTINGS: dict[str, float] = {}
 #: ``--search-scale``: the search level's budget is ``--budget`` times this (1: equal).
 SEARCH_SCALE = [1.0]
@@ -540,10 +543,12 @@ def agreement(game: str, count: int, deals: int, budget: float) -> None:
     positions = searched_positions(game, count)
     agree = {"search": 0, "quick": 0}
     leave = {"search": 0, "quick": 0, "reference": 0}
+    regret = {"search": 0.0, "quick": 0.0}
     for i, (state, roots) in enumerate(positions):
         reference: Any = make_bot("quick", game, 10_000 + i)
         reference.iterations, reference.seconds = deals * len(roots), 1e9
         ref = reference.search(state, roots)
+        worth = reference.loop.last
         leave["reference"] += ref != roots[0]
         for k in range(3):
             for level in ("search", "quick"):
@@ -551,13 +556,16 @@ def agreement(game: str, count: int, deals: int, budget: float) -> None:
                 choice = bot.search(state, roots)
                 agree[level] += choice == ref
                 leave[level] += choice != roots[0]
+                regret[level] += worth[roots.index(ref)] - worth[roots.index(choice)]
     n = 3 * len(positions)
     print(f"{game}: {len(positions)} searched positions x 3 seeds, {budget * 1000:.0f} ms "
           f"CPU a decision: the long search's choice (quick, {deals} deals a root) "
           f"chosen by search {agree['search'] / n:.0%}, quick {agree['quick'] / n:.0%}; "
           f"the greedy choice left by search {leave['search'] / n:.0%}, quick "
           f"{leave['quick'] / n:.0%}, the long search "
-          f"{leave['reference'] / len(positions):.0%}", flush=True)
+          f"{leave['reference'] / len(positions):.0%}; mean regret by the long search's "
+          f"rewards, search {regret['search'] / n:.4f}, quick {regret['quick'] / n:.4f}",
+          flush=True)
 
 
 def parallel(game: str, count: int, budget: float) -> None:

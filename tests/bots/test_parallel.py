@@ -164,6 +164,26 @@ def test_the_workers_draw_their_own_deals_and_their_sums_are_merged() -> None:
     assert means[0] == pytest.approx(means[1]) == pytest.approx(means[2])
 
 
+def test_the_workers_paired_differences_are_merged() -> None:
+    """Each worker's differences to the first root travel with its sums: root 1 scores
+    0.25 more than root 0 on every deal of either process."""
+    rng = random.Random(6)
+    loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=2, rng=rng)
+    budget = Budget(30, 1e9)
+    budget.start()
+    got = loop.run(3, budget, deals_of(lambda r: r.random() / 2, rng, []))
+    assert got.counts == [20, 20, 20] and got.paired == [0, 20, 20]
+    got = loop.run(2, _budget(20), lambda: lambda i: 0.25 * i)
+    assert got.paired == [0, 20]
+    assert got.diffs[1] == pytest.approx(5.0) and got.squares[1] == pytest.approx(1.25)
+
+
+def _budget(iterations: int) -> Budget:
+    budget = Budget(iterations, 1e9)
+    budget.start()
+    return budget
+
+
 def in_child(effect: Callable[[], None]) -> Callable[[], Rollouts]:
     """Deals whose rollouts are worth 1 in the parent; in a child, ``effect`` first."""
     me = os.getpid()

@@ -222,6 +222,39 @@ def test_the_shared_root_loop_prunes_the_hopeless_but_never_the_greedy_choice() 
     assert means == pytest.approx([0.1, 0.5, 0.45, 0.3])
 
 
+def noisy_deals(spread: float, lead: float) -> Callable[[], Rollouts]:
+    """Deals on which root 1 scores ``lead`` more than root 0 on average, the deals
+    alternating so that root 1's paired difference swings by ``spread`` around it."""
+    count = [0]
+
+    def deal() -> Rollouts:
+        count[0] += 1
+        swing = spread if count[0] % 2 else -spread
+        return lambda i: 0.5 + (lead + swing if i == 1 else 0.0)
+    return deal
+
+
+def test_the_paired_rule_keeps_the_greedy_choice_when_the_lead_is_noise() -> None:
+    """A lead of 0.05 (past the 0.02 margin) that swings by 0.3 from deal to deal is
+    within two standard errors after 10 deals: with ``z`` the greedy choice stands;
+    without, the margin alone leaves it.  The same lead on steady deals is taken."""
+    for z, spread, chosen in ((0.0, 0.3, 1), (2.0, 0.3, 0), (2.0, 0.01, 1)):
+        loop = RootSearch(prune_after=4, prune=1.0, deviation=0.02, z=z)
+        budget = Budget(20, 1e9)
+        budget.start()
+        assert loop.choose(2, budget, noisy_deals(spread, 0.05)) == chosen
+    got = RootSearch(4, 1.0, 0.02).tally(2, _started(20), noisy_deals(0.3, 0.05))
+    assert got.paired == [0, 10]
+    assert got.diffs[1] == pytest.approx(0.5)
+    assert got.squares[1] == pytest.approx(5 * 0.35 ** 2 + 5 * 0.25 ** 2)
+
+
+def _started(iterations: int) -> Budget:
+    budget = Budget(iterations, 1e9)
+    budget.start()
+    return budget
+
+
 def test_elfenland_memoised_plans_equal_fresh_ones() -> None:
     """One memo over many deals and rollout states: every wish is the planner's own
     for that state (the key holds everything the planner reads), and the journeys

@@ -10,6 +10,7 @@ rollout (about a millisecond on the compiled engine), however loaded the machine
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -96,16 +97,23 @@ class RootSearch:
     ``prune`` (reward) below the best mean after ``prune_after`` deals gets no more
     rollouts, so the deals left go to the ones still in question; the first root (the
     greedy choice) is never dropped, and it stands unless another beats it by
-    ``deviation`` on average: search noise must not undo the greedy bot's sense.
+    ``deviation`` on average: search noise must not undo the greedy bot's sense.  With
+    ``z`` > 0 the best must also beat it by ``z`` standard errors of their paired
+    difference (the same deals): a fixed margin is too little where few deals were
+    played and the rewards spread, and more than needed where many were.
 
     What a deal is belongs to the game: ``deal()`` draws the hidden parts again and
     returns the rollouts of that deal."""
 
     def __init__(self, prune_after: int, prune: float, deviation: float,
-                 workers: int = 1, rng: random.Random | None = None) -> None:
+                 workers: int = 1, rng: random.Random | None = None,
+                 z: float = 0.0) -> None:
         self.prune_after = prune_after
         self.prune = prune
         self.deviation = deviation
+        #: Standard errors of the paired difference the best root must beat the first
+        #: by, besides ``deviation`` (0: the margin alone).
+        self.z = z
         #: Processes a decision's deals are split over (root parallelism,
         #: ``parallel.fan_out``); 1: the loop below in this process alone.
         self.workers = workers
@@ -113,39 +121,51 @@ class RootSearch:
         self.rng = rng
         #: The last parallel decision's rollouts by worker and its fork overhead.
         self.fanout = Fanout()
+        #: The last decision's mean reward of every root (what a bench compares).
+        self.last: list[float] = []
+
+    def run(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
+            stop_clear: float = 0.0) -> Tally:
+        """Every root's tally over the decision.  ``stop_clear`` > 0 ends the search
+        early, once pruning may start and the leader is that far ahead of every other
+        root still in play (a screening setting).  With ``workers`` > 1 and the ``rng``
+        the deals draw from, the deals are split over forked processes where forking is
+        safe (``parallel``), each pruning on its own counts, and the tallies merged."""
+        if self.workers > 1 and self.rng is not None and can_fork():
+            return fan_out(self.workers, n, budget, self.rng,
+                           lambda own: self.tally(n, own, deal, stop_clear),
+                           stats=self.fanout)
+        return self.tally(n, budget, deal, stop_clear)
 
     def means(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
               stop_clear: float = 0.0) -> list[float]:
-        """Every root's mean reward over the deals it was tried on (0 if none).
-        ``stop_clear`` > 0 ends the search early, once pruning may start and the leader
-        is that far ahead of every other root still in play (a screening setting).
-        With ``workers`` > 1 and the ``rng`` the deals draw from, the deals are split
-        over forked processes where forking is safe (``parallel``), each pruning on its
-        own counts, and every root's sums and counts merged."""
-        if self.workers > 1 and self.rng is not None and can_fork():
-            total = fan_out(self.workers, n, budget, self.rng,
-                            lambda own: Tally(*self.tally(n, own, deal, stop_clear)),
-                            stats=self.fanout)
-            sums, counts = total.sums, total.counts
-        else:
-            sums, counts = self.tally(n, budget, deal, stop_clear)
-        return [sums[i] / counts[i] if counts[i] else 0.0 for i in range(n)]
+        """Every root's mean reward over the deals it was tried on (0 if none)."""
+        return _means(self.run(n, budget, deal, stop_clear))
 
     def tally(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
-              stop_clear: float = 0.0) -> tuple[list[float], list[int]]:
-        """One process's loop: every root's reward sum and rollout count."""
-        sums = [0.0] * n
-        counts = [0] * n
+              stop_clear: float = 0.0) -> Tally:
+        """One process's loop."""
+        got = Tally.empty(n)
+        sums, counts = got.sums, got.counts
         alive = list(range(n))
         deals = 0
         while budget.left():
             rollout = deal()
+            first: float | None = None
             for i in alive:
                 if not budget.left():
                     break
-                sums[i] += rollout(i)
+                reward = rollout(i)
+                sums[i] += reward
                 counts[i] += 1
                 budget.spend()
+                if i == 0:
+                    first = reward
+                elif first is not None:
+                    d = reward - first
+                    got.diffs[i] += d
+                    got.squares[i] += d * d
+                    got.paired[i] += 1
             deals += 1
             if deals >= self.prune_after and len(alive) > 2:
                 best = max(sums[i] / counts[i] for i in alive)
@@ -155,12 +175,36 @@ class RootSearch:
                 lead = sorted((sums[i] / counts[i] for i in alive if counts[i]), reverse=True)
                 if len(lead) == 1 or lead[0] - lead[1] >= stop_clear:
                     break
-        return sums, counts
+        return got
 
     def choose(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
                stop_clear: float = 0.0) -> int:
         """The index of the root to play."""
-        means = self.means(n, budget, deal, stop_clear)
+        got = self.run(n, budget, deal, stop_clear)
+        means = self.last = _means(got)
         best = max(range(n), key=lambda i: (means[i], -i))
-        return best if means[best] > means[0] + self.deviation else 0
+        if best == 0 or means[best] <= means[0] + self.deviation:
+            return 0
+        if self.z > 0 and not self.z * _paired_error(got, best) < _paired_mean(got, best):
+            return 0
+        return best
 
+
+def _means(got: Tally) -> list[float]:
+    return [s / c if c else 0.0 for s, c in zip(got.sums, got.counts, strict=True)]
+
+
+def _paired_mean(got: Tally, i: int) -> float:
+    """Root ``i``'s mean reward less the first root's, on the deals both had."""
+    k = got.paired[i]
+    return got.diffs[i] / k if k else 0.0
+
+
+def _paired_error(got: Tally, i: int) -> float:
+    """The standard error of ``_paired_mean`` (infinite below two deals)."""
+    k = got.paired[i]
+    if k < 2:
+        return math.inf
+    mean = got.diffs[i] / k
+    var = max(0.0, (got.squares[i] - k * mean * mean) / (k - 1))
+    return math.sqrt(var / k)

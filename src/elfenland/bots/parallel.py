@@ -7,7 +7,7 @@ decision: a child sees the state, the bot and its search as they are at the fork
 with a seed the parent drew from it, so that the workers' deals differ and a seed
 still gives one game), runs its share of the root loop on a budget of its own (the
 seconds left on the parent's budget, on its own clock: a CPU clock counts the child's
-own CPU), writes every root's sums and counts to a pipe and leaves by ``os._exit``
+own CPU), writes every root's tally to a pipe and leaves by ``os._exit``
 (no cleanup of the parent's copied world: no atexit, no flushed buffers).  The parent
 plays share 0 meanwhile, then merges what arrived.
 
@@ -51,31 +51,47 @@ MARGIN = 0.05
 
 @dataclass
 class Tally:
-    """One worker's share of a decision: every root's reward sum and rollout count."""
+    """One worker's share of a decision: every root's reward sum and rollout count, and
+    its rewards less the first root's on the deals both were played on (common random
+    numbers): their sum, sum of squares and number, for a paired test of a root against
+    the first (``RootSearch.z``)."""
 
     sums: list[float]
     counts: list[int]
+    diffs: list[float] = field(default_factory=list)
+    squares: list[float] = field(default_factory=list)
+    paired: list[int] = field(default_factory=list)
+
+    @classmethod
+    def empty(cls, n: int) -> Tally:
+        return cls([0.0] * n, [0] * n, [0.0] * n, [0.0] * n, [0] * n)
 
     @property
     def used(self) -> int:
         return sum(self.counts)
 
     def add(self, other: Tally) -> None:
-        for i, (s, c) in enumerate(zip(other.sums, other.counts, strict=True)):
-            self.sums[i] += s
-            self.counts[i] += c
+        for i in range(len(self.sums)):
+            self.sums[i] += other.sums[i]
+            self.counts[i] += other.counts[i]
+            self.diffs[i] += other.diffs[i]
+            self.squares[i] += other.squares[i]
+            self.paired[i] += other.paired[i]
 
     def pack(self) -> bytes:
         n = len(self.sums)
-        return struct.pack(f"<{n}d{n}q", *self.sums, *self.counts)
+        return struct.pack(f"<{n}d{n}q{n}d{n}d{n}q", *self.sums, *self.counts,
+                           *self.diffs, *self.squares, *self.paired)
 
     @classmethod
     def unpack(cls, data: bytes, n: int) -> Tally | None:
         """The tally a worker wrote, or None if it wrote anything else."""
-        if len(data) != struct.calcsize(f"<{n}d{n}q"):
+        if len(data) != struct.calcsize(f"<{n}d{n}q{n}d{n}d{n}q"):
             return None
-        values = struct.unpack(f"<{n}d{n}q", data)
-        return cls([float(v) for v in values[:n]], [int(v) for v in values[n:]])
+        v = struct.unpack(f"<{n}d{n}q{n}d{n}d{n}q", data)
+        return cls([float(x) for x in v[:n]], [int(x) for x in v[n:2 * n]],
+                   [float(x) for x in v[2 * n:3 * n]], [float(x) for x in v[3 * n:4 * n]],
+                   [int(x) for x in v[4 * n:]])
 
 
 @dataclass
