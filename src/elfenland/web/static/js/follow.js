@@ -37,6 +37,14 @@ export class Pacer {
     this.queue = [];
     this.busy = false;
     this.last = 0;
+    /** Bumped by ``clear``: an update held back before it is never shown after. */
+    this.generation = 0;
+  }
+
+  /** Forget the updates held back (the page now follows another seat's socket). */
+  clear() {
+    this.queue = [];
+    this.generation += 1;
   }
 
   push(m) {
@@ -54,10 +62,12 @@ export class Pacer {
     this.busy = true;
     try {
       while (this.queue.length) {
+        const gen = this.generation;
         const m = this.queue[0];
         const d = this.delayFor(m);
         const wait = this.last + d - Date.now();
         if (d && wait > 0) await new Promise((r) => { setTimeout(r, wait); });
+        if (gen !== this.generation) continue; // cleared while it waited
         this.queue.shift();
         await this.apply(m);
         if (d) this.last = Date.now();

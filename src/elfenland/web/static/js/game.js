@@ -97,7 +97,11 @@ export class GamePage {
   }
 
   connect() {
-    this.conn = new GameConnection(this.id, this.mine ? this.mine.token : null, {
+    // A socket this page has replaced (a hotseat table handing the device to another
+    // seat) speaks for the seat it was opened for: nothing it still delivers is shown.
+    let conn = null;
+    const live = (f) => (...args) => (this.conn === conn ? f(...args) : undefined);
+    conn = new GameConnection(this.id, this.mine ? this.mine.token : null, Object.fromEntries(Object.entries({
       hello: (m) => {
         this.summary = m.game;
         if (this.mine && m.seat !== this.mine.seat && m.seat !== null && m.seat !== undefined) {
@@ -121,7 +125,8 @@ export class GamePage {
         if (m.code !== "stale") showError(m);
       },
       status: (s) => this.setConn(s),
-    });
+    }).map(([k, f]) => [k, live(f)])));
+    this.conn = conn;
     if (this.mine && this.mine.player) this.conn.seat = this.mine.seat;
     this.conn.open();
     window.__elfenland = { page: this, conn: this.conn };
@@ -356,7 +361,8 @@ export class GamePage {
     // Views come before the start too; the table waits until the game runs.
     if (!this.summary || this.summary.status === "open") return;
     await this.ensureTable(view);
-    this.render(this.latest);
+    // Handed to another seat meanwhile (hotseat): its own socket brings its view.
+    if (this.latest) this.render(this.latest);
   }
 
   render(view) {

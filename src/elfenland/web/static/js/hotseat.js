@@ -99,6 +99,9 @@ export class HotseatCover {
     page.mine = { seat: next.seat, token: next.token, name: "" };
     this.hide();
     if (page.conn) page.conn.close();
+    // Updates the last seat's socket delivered and the pacer still holds are that seat's
+    // views: shown after the new seat's (same seq), they would hide its turn.
+    page.pacer.clear();
     page.log = [];
     page.latest = null;
     page.connect();
