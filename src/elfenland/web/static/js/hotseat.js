@@ -57,6 +57,9 @@ export class HotseatCover {
     if (!this.active) return;
     const cur = view.current_player;
     const mine = this.seats.find((s) => s.seat === cur);
+    // A view of another of our seats is never left uncovered: until the new seat's view
+    // comes, the table shows the last seat's hand.
+    if (view.viewer !== this.page.seat && this.cover) return;
     if (cur === null || cur === undefined || !mine || cur === this.page.seat) {
       this.hide();
       return;
@@ -97,7 +100,11 @@ export class HotseatCover {
     const page = this.page;
     saveSeat(page.id, next.seat, next.token, "");
     page.mine = { seat: next.seat, token: next.token, name: "" };
-    this.hide();
+    // The table under the cover is still the last seat's (its hand): the cover stays,
+    // without its button, until the new seat's own view is shown (``check`` lifts it).
+    const go = this.cover && this.cover.querySelector("#hotseat-go");
+    if (go) go.remove();
+    this.waitingFor = next.seat;
     if (page.conn) page.conn.close();
     // Updates the last seat's socket delivered and the pacer still holds are that seat's
     // views: shown after the new seat's (same seq), they would hide its turn.
