@@ -32,6 +32,22 @@ def _target_shown(page: Page, step: str) -> bool:
     return _step(page) == step or page.locator(".guide-target").count() > 0
 
 
+def _target_visible(page: Page, step: str) -> bool:
+    """Until the guide's target is visible, or the guide moves on (False then): the
+    target found may be the last of its step, which ends meanwhile (the round over, the
+    step ``done``, which points at nothing), where waiting for that target alone waited
+    a minute for nothing (CI failed so once, in French, at a step it did not name); a
+    step that stays with nothing visible fails, naming the step."""
+    try:
+        page.wait_for_function(
+            "s => (document.querySelector('.guide')?.dataset.step ?? '') !== s"
+            " || [...document.querySelectorAll('.guide-target')]"
+            ".some((e) => e.getClientRects().length > 0)", arg=step)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the guide's target at step {step!r} is not shown") from None
+    return _step(page) == step
+
+
 def _click_target(page: Page, step: str) -> bool:
     """Click what the guide points at; False if, meanwhile, the target went and the
     guide moved to another step (on a loaded machine the last discard's answer can
@@ -83,10 +99,8 @@ def test_the_guided_first_game_to_its_end(browser: Browser, server: str, lang: s
                 page.wait_for_function("s => document.querySelector('.guide')?.dataset.step !== s",
                                        arg="watch")
                 continue
-            target = page.locator(".guide-target").first
-            if not _target_shown(page, step):
+            if not _target_shown(page, step) or not _target_visible(page, step):
                 continue
-            target.wait_for()
             assert page.locator("#guide-text").inner_text().strip()
             if step == "secret" and lang == "en":
                 assert serious_violations(page) == []
