@@ -14,11 +14,13 @@ from .helpers import is_over, more_options, my_turn, page_state, start_game, tak
 pytestmark = pytest.mark.browser
 
 
-def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
+def hotseat_table(page: Page, server: str, game: str) -> None:
+    """A two-seat hotseat table of ``game`` created in the lobby and shown, Ann and Bea
+    at one device."""
     page.goto(f"{server}/")
     page.wait_for_selector("body[data-ready='1']")
     page.fill("input[name=name]", "Ann")
-    page.select_option("select[name=game]", "king-of-the-elves")
+    page.select_option("select[name=game]", game)
     page.select_option("select[name=players]", "2")
     page.select_option("select[name=kind-0]", "human")
     page.select_option("select[name=kind-1]", "open")
@@ -27,8 +29,12 @@ def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
     # Every local seat gets a name.
     page.fill("input[name=seatname-1]", "Bea")
     page.click("#create-btn")
-    # No open seat: no share link, no bots to add, no Start; the table starts at once.
     page.wait_for_selector(".game .panel")
+
+
+def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
+    hotseat_table(page, server, "king-of-the-elves")
+    # No open seat: no share link, no bots to add, no Start; the table starts at once.
     assert page.locator("#share-link, #start-btn, #fill-level").count() == 0
     start_game(page)
     gid = page.url.rsplit("/", 1)[-1]
@@ -62,18 +68,7 @@ def test_a_hotseat_game_to_the_end(page: Page, server: str) -> None:
 def to_the_first_cover(page: Page, server: str) -> int:
     """A two-seat hotseat Elfenland table played to its first hand-over; the seat that
     handed over."""
-    page.goto(f"{server}/")
-    page.wait_for_selector("body[data-ready='1']")
-    page.fill("input[name=name]", "Ann")
-    page.select_option("select[name=game]", "elfenland")
-    page.select_option("select[name=players]", "2")
-    page.select_option("select[name=kind-0]", "human")
-    page.select_option("select[name=kind-1]", "open")
-    more_options(page)
-    page.check("input[name=hotseat]")
-    page.fill("input[name=seatname-1]", "Bea")
-    page.click("#create-btn")
-    page.wait_for_selector(".game .panel")
+    hotseat_table(page, server, "elfenland")
     start_game(page)
     rng = random.Random(3)
     for _ in range(200):
