@@ -58,9 +58,9 @@ class Tally:
 
     sums: list[float]
     counts: list[int]
-    diffs: list[float] = field(default_factory=list)
-    squares: list[float] = field(default_factory=list)
-    paired: list[int] = field(default_factory=list)
+    diffs: list[float]
+    squares: list[float]
+    paired: list[int]
 
     @classmethod
     def empty(cls, n: int) -> Tally:
