@@ -24,7 +24,11 @@ of each deal the rival's hand against its true hand:
 - Elfenland: the share of the seven kinds whose presence in the deal's hand is as in
   the true hand, the distance, and the share of deals that pay for every counter the
   rival laid this round (``bots/elfenland_belief.py``), by the odds ``eps`` with which a
-  deal that does not is kept (1: the engine's deals).
+  deal that does not is kept (1: the engine's deals); and, on the engine's deals and
+  on ``eps`` 0.1, weighted by the greedy bot's model of the rival's draws and
+  placements of the round (``elfenland_reading.Reading.likelihood``, the quick level's
+  ``belief=3``): each replayed with the deal's travel cards and secret counters, a
+  factor ``eps_draw`` or ``eps_place`` where the greedy bot would choose otherwise.
 
 What a weighting is worth shows as accuracy gained; its effective sample size (the
 share of the deals it keeps in effect) as its cost.  A diagnostic for issue #25: what
@@ -44,6 +48,7 @@ from typing import Any
 import elfenland
 from elfenland.bots import make_bot
 from elfenland.bots.elfenland_belief import claims, missing, paying_deal
+from elfenland.bots.elfenland_reading import Hidden, Reading, round_choices
 from elfenland.bots.kingelves_belief import agreeing_deal, belief_of
 from elfenland.bots.kingelves_greedy import KingOfTheElvesGreedyBot
 from elfenland.bots.kingelves_search import reachable
@@ -180,7 +185,7 @@ def positions(game: str, first: int, games: int,
         while not s.is_terminal():
             p = s.current_player()
             several = len(s.legal_actions()) > 1
-            if game == "king-of-the-elves" and several:
+            if several:
                 past[len(s.log)] = s.clone()
             if several and wanted(s, p):
                 out.append((s.clone(), dict(past)))
@@ -235,15 +240,29 @@ def king_of_the_elves(pos: list[tuple[Any, dict[int, Any]]], deals: int,
 
 def elfenland_game(pos: list[tuple[Any, dict[int, Any]]], deals: int,
                    rng: random.Random) -> None:
+    likelihoods = ((0.05, 0.3), (0.2, 0.5), (0.01, 0.1))
+    readings = {e: Reading(0, random.Random(7), eps_draw=e[0], eps_place=e[1])
+                for e in likelihoods}
+    lrows = {(b, e): [0.0, 0.0, 0.0] for b in (1.0, 0.1) for e in likelihoods}
+    truth_w = {e: 0.0 for e in likelihoods}
+    started = time.process_time()
     epss = (1.0, 0.5, 0.3, 0.1, 0.03, 0.0)
     rows = {e: [0.0, 0.0, 0.0] for e in epss}
     truth_pays = 0
-    for s, _ in pos:
+    for s, past in pos:
         me = s.current
         r = 1 - me
         need = claims(s, me)
         true = s.hands[r]
         truth_pays += missing(true, need.get(r, ())) == 0
+        log = s.log
+        choices = round_choices(log, me)
+        for e, reading in readings.items():
+            # The positions the rival chose in, from the game's record of them (the
+            # level rebuilds them from its own); the deal's parts put in over them.
+            reading.me, reading.memory, reading.positions = me, past, {}
+            truth_w[e] += reading.likelihood(log, Hidden(s.hands, s.counters_secret),
+                                             choices)
         for e in epss:
             acc, dist, pays = [], [], []
             for _ in range(deals):
@@ -256,12 +275,36 @@ def elfenland_game(pos: list[tuple[Any, dict[int, Any]]], deals: int,
                 pays.append(float(missing(h, need.get(r, ())) == 0))
             for i, xs in enumerate((acc, dist, pays)):
                 rows[e][i] += sum(xs) / deals
+            if e not in (1.0, 0.1):
+                continue
+            hands, hidden = [], []
+            for _ in range(deals):
+                det = s.resample_from_infostate(me, Rng(rng.randrange(2**63)))
+                if e < 1.0:
+                    paying_deal(det, me, need, rng, eps=e)
+                hands.append(list(det.hands[r]))
+                hidden.append(Hidden(det.hands, det.counters_secret))
+            acc = [sum((h[k] > 0) == (true[k] > 0) for k in range(7)) / 7 for h in hands]
+            dist = [float(sum(abs(h[k] - true[k]) for k in range(7))) for h in hands]
+            for like in likelihoods:
+                ws = [readings[like].likelihood(log, h, choices) for h in hidden]
+                row = lrows[e, like]
+                row[0] += weighted(ws, acc)
+                row[1] += weighted(ws, dist)
+                row[2] += ess(ws)
     n = len(pos)
     print(f"{n} positions, {deals} deals each; the true hand pays for every counter its "
           f"player laid this round in {truth_pays / n:.3f}")
     for e, (a, d, p) in rows.items():
         print(f"  eps {e:4}: kinds held agree {a / n:.4f}  distance {d / n:.3f}"
               f"  deals paying {p / n:.3f}")
+    print("greedy likelihood (eps of a draw, of a placement the greedy bot would not make):")
+    for like, w in truth_w.items():
+        print(f"  {like}: the true hand's mean likelihood {w / n:.3f}")
+    for (base, like), (agree, dist, kept) in lrows.items():
+        print(f"  on eps {base:4}, {like}: kinds held agree {agree / n:.4f}"
+              f"  distance {dist / n:.3f}  effective deals {kept / n:.2f}")
+    print(f"CPU {time.process_time() - started:.0f} s")
 
 
 def main() -> int:

@@ -60,9 +60,13 @@ in the rivals' hands, and with 2 read their discards by the discard rule,
 ``bots/kingelves_belief.py``); ``--set belief=1`` (Elfenland: the deals' rival hands pay
 for the counters each laid this round, ``bots/elfenland_belief.py``; 2: also a card of
 each face-up counter held; ``--set belief_eps=0.02``: how rarely a deal that does not is
-kept); ``--oracle hands`` (or ``action``, ``transport``, ``towns``; King of the Elves)
+kept; 3: deals weighted by the greedy bot's model of each rival's draws and placements
+this round, ``bots/elfenland_reading.py``, ``--set reading_free=1`` leaving its upkeep out
+of the budget); ``--oracle hands`` (or ``action``, ``transport``, ``towns``; King of the Elves)
 tells the quick level's deals the rivals' true cards of those kinds (Elfenland:
-``hands`` only, the true position, the rivals' cards, secret counters and town cards): a
+``hands``, the true position, the rivals' cards, secret counters and town cards;
+``transport``, their travel cards only; ``counters``, their secret counters only;
+``kept``, the travel cards each kept at the last round's end, the rest dealt): a
 diagnostic of what a sharper belief could be worth, never a level; ``--oracle-seen K``
 (King of the Elves) tells them only at decisions where every rival has already made at
 least K building decisions of the round (K < 0: fewer than -K), where in the round
@@ -139,17 +143,62 @@ PURE_PLANNER: set[str] = set()
 #: ``--oracle``: the cards of the rivals' hands the quick level's deals are told (a
 #: diagnostic of what knowing them is worth; no bot of the package ever reads them).
 ORACLE_KINDS = {"hands": range(19), "action": range(13, 19), "transport": range(6, 13),
-                "towns": range(0, 6)}
+                "towns": range(0, 6), "counters": range(0), "kept": range(0)}
+#: Elfenland ``--oracle kept``: each seat's travel cards as the last round ended (the
+#: cards it kept), set by ``play`` as the game goes.
+KEPT: list[list[int]] = []
 #: The ``--oracle`` in force (its 1-based index in ``ORACLE_KINDS``), logged with a game.
 TOLD: list[float] = []
 
 
-def oracle_elfenland() -> None:
+def oracle_elfenland(part: str = "hands") -> None:
     """Elfenland: the quick level's deals are the true position (the rivals' travel cards,
     secret counters and town cards), its future draws still random: what knowing the
-    hidden parts is worth."""
+    hidden parts is worth.  ``part`` "transport": only the rivals' travel cards are
+    the true ones, "counters" only their secret counters (the rest of each deal the
+    engine's)."""
     from elfenland.bots import budget, elfenland_quick
+    from elfenland.bots.elfenland_reading import put
     from elfenland.core.rng import Rng
+
+    if part == "kept":
+        import random
+
+        def told_kept(state: Any, me: int, rng: Any, on_deal: Any,
+                      refine: Any = None) -> Any:
+            kept = [list(k) for k in KEPT] if KEPT and state.round > 1 else None
+
+            def dealt(det: Any) -> None:
+                if kept is None:
+                    return
+                pool = list(det.card_pile)
+                for q in range(det.n):
+                    if q != me:
+                        pool = [a + b - c for a, b, c in zip(pool, det.hands[q], kept[q],
+                                                             strict=True)]
+                cards = [k for k, n in enumerate(pool) for _ in range(n)]
+                random.Random(rng.random()).shuffle(cards)
+                hands = [list(h) for h in det.hands]
+                for q in range(det.n):
+                    if q == me:
+                        continue
+                    hands[q] = list(kept[q])
+                    for _ in range(sum(det.hands[q]) - sum(kept[q])):
+                        hands[q][cards.pop()] += 1
+                assert put(det, me, hands, det.counters_secret)
+            return budget.resampled(state, me, rng, on_deal, dealt)
+        elfenland_quick.resampled = told_kept  # type: ignore[assignment]
+        return
+    if part != "hands":
+        def told_part(state: Any, me: int, rng: Any, on_deal: Any,
+                      refine: Any = None) -> Any:
+            def partly(det: Any) -> None:
+                hands = state.hands if part == "transport" else det.hands
+                secret = state.counters_secret if part == "counters" else det.counters_secret
+                assert put(det, me, hands, secret)
+            return budget.resampled(state, me, rng, on_deal, partly)
+        elfenland_quick.resampled = told_part  # type: ignore[assignment]
+        return
 
     def told(state: Any, me: int, rng: Any, on_deal: Any, refine: Any = None) -> Any:
         told = state if not FIXED else state.resample_from_infostate(
@@ -280,6 +329,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
         t0 = time.thread_time()
         action = bots[p].choose(state)
         times["quick" if p == seat else "search"].append(time.thread_time() - t0)
+        if game == "elfenland":
+            hands, was = [list(h) for h in state.hands], state.round
         if game == "king-of-the-elves":
             if len(rounds) < state.round:
                 rounds.append({"acts": [{} for _ in range(n)], "harmed": [0] * n})
@@ -291,6 +342,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
                     rounds[-1]["harmed"][action.kingdom] += 1
             before = state.round
         state.apply_action(action)
+        if game == "elfenland" and state.round != was:
+            KEPT[:] = hands
         if game == "king-of-the-elves" and (state.round != before or state.is_terminal()):
             rounds[-1]["gold"] = list(state.gold)
     won = state.winners()
@@ -627,8 +680,8 @@ def main() -> int:
     parser.add_argument("--quick-pure", action="store_true",
                         help="the quick bot's journey plans by the pure planner")
     parser.add_argument("--oracle", choices=tuple(ORACLE_KINDS), default=None,
-                        help="King of the Elves: the quick level's deals know these cards "
-                             "of the rivals' hands (a diagnostic)")
+                        help="the quick level's deals know these cards of the rivals' "
+                             "hands (a diagnostic; Elfenland: hands, transport, counters)")
     parser.add_argument("--oracle-seen", type=int, default=None, metavar="K",
                         help="--oracle only where every rival has made K building "
                              "decisions this round (K < 0: fewer than -K)")
@@ -654,10 +707,14 @@ def main() -> int:
         import random
         FIXED.append(random.Random(args.first))
     if args.oracle and args.game == "elfenland":
-        if args.oracle != "hands":
-            raise SystemExit("--oracle: Elfenland is told the whole position (hands)")
-        oracle_elfenland()
-        TOLD.append(11.0 if FIXED else 1.0)
+        if args.oracle not in ("hands", "transport", "counters", "kept") or (
+                FIXED and args.oracle != "hands"):
+            raise SystemExit("--oracle: Elfenland is told the whole position (hands), "
+                             "the travel cards (transport) or the secret counters "
+                             "(counters)")
+        oracle_elfenland(args.oracle)
+        TOLD.append((10.0 if FIXED else 0.0)
+                    + float(tuple(ORACLE_KINDS).index(args.oracle) + 1))
     elif args.oracle:
         if args.oracle_seen is not None:
             ORACLE_SEEN.append(args.oracle_seen)

@@ -63,6 +63,8 @@ from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from .budget import Budget, Clock, RootSearch, resampled
 from .elfenland_belief import EPS, claims, paying_deal
 from .elfenland_greedy import ElfenlandGreedyBot, obstacle_road, owned_kinds, preference_for
+from .elfenland_reading import SIZE as READING_SIZE
+from .elfenland_reading import Reading
 from .elfenland_search import (
     DEVIATION,
     MARGIN_SCALE,
@@ -699,9 +701,16 @@ class ElfenlandQuickBot:
         #: 1: the deals give each rival a hand that pays for the counters it laid this
         #: round (``elfenland_belief.paying_deal``: one unpaid is kept at the odds
         #: ``belief_eps``); 2: also a card of each kind of face-up counter it holds;
+        #: 3: the deals of a pool weighted by how well the greedy bot explains each
+        #: rival's draws and placements of the round (``elfenland_reading``);
         #: 0: the engine's deals (``resample_from_infostate``).
         self.belief = 0
         self.belief_eps = EPS
+        #: With ``belief=3``: the pool's size, and whether its upkeep is left out of the
+        #: decision's budget (a bench's upper bound on what the reading is worth).
+        self.reading_size = READING_SIZE
+        self.reading_free = False
+        self.reading: Reading | None = None
         #: The rest of a journey the search chose over ``move``'s: (the state's key
         #: where each step is to be played, its action id).
         self.committed: list[tuple[tuple[object, ...], int]] = []
@@ -721,6 +730,7 @@ class ElfenlandQuickBot:
         legal = state.legal_actions()
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
+        reading = self.reading_for(state)
         moving = state.phase is Phase.MOVE and not state.discarding
         if moving and self.committed:
             key, step = self.committed.pop(0)
@@ -742,7 +752,11 @@ class ElfenlandQuickBot:
         drawing = state.phase is Phase.DRAW_COUNTERS and self.search_draws
         if state.phase is not Phase.PLACE and not drawing:
             return self.greedy.choose(state)
+        if reading is not None and self.reading_free:
+            reading.update(state)
         budget = self.budget()  # from here: choosing the roots is part of the decision
+        if reading is not None and not self.reading_free:
+            reading.update(state)
         roots = self.draws(state, legal) if drawing else self.roots(state)
         if len(roots) == 1:
             return roots[0]
@@ -903,11 +917,27 @@ class ElfenlandQuickBot:
         self.rollouts += budget.used
         return roots[chosen]
 
+    def reading_for(self, state: ElfenlandState) -> Reading | None:
+        """With ``belief=3``, the pool of deals of the player to move (a new one for a
+        new game or seat), told of this position."""
+        if self.belief < 3:
+            return None
+        me = state.current
+        r = self.reading
+        if r is None or r.me != me or len(state.log) < max(r.memory, default=0):
+            r = self.reading = Reading(me, random.Random(self.rng.randrange(2**32)),
+                                       self.reading_size)
+        r.observe(state)
+        return r
+
     def refine(self, state: ElfenlandState,
                me: int) -> Callable[[ElfenlandState], object] | None:
-        """With ``belief``, what makes a deal pay for the counters the rivals laid."""
+        """With ``belief``, what makes a deal pay for the counters the rivals laid, or
+        (``belief=3``) a deal of the reading's pool."""
         if not self.belief:
             return None
+        if self.belief >= 3:
+            return None if self.reading is None else self.reading.refine
         need = claims(state, me, held=self.belief >= 2)
         if not need:
             return None
