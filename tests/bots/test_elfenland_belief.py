@@ -123,8 +123,7 @@ def test_the_quick_level_deals_pay_for_the_rivals_counters_with_belief() -> None
     assert unpaid(True) < unpaid(False) // 2
     bot = ElfenlandQuickBot(seed=3, iterations=30, seconds=10.0)
     bot.belief = 1
-    budget = Budget(30, 10.0, bot.clock)
-    budget.start()
+    budget = Budget(30, 10.0, bot.clock).start()
     action = bot.search(s, bot.roots(s), budget)
     assert action in s.legal_actions()
     assert bot.rollouts == 30

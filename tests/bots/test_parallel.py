@@ -151,8 +151,7 @@ def test_the_workers_draw_their_own_deals_and_their_sums_are_merged() -> None:
     rng = random.Random(5)
     parent: list[float] = []
     loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=2, rng=rng)
-    budget = Budget(30, 1e9)
-    budget.start()
+    budget = Budget(30, 1e9).start()
     means = loop.means(3, budget, deals_of(lambda r: r.random(), rng, parent))
     assert loop.fanout.shares == [30, 30] and budget.used == 60
     assert len(parent) == 10  # 10 deals of 3 roots in the parent
@@ -169,19 +168,12 @@ def test_the_workers_paired_differences_are_merged() -> None:
     0.25 more than root 0 on every deal of either process."""
     rng = random.Random(6)
     loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=2, rng=rng)
-    budget = Budget(30, 1e9)
-    budget.start()
+    budget = Budget(30, 1e9).start()
     got = loop.run(3, budget, deals_of(lambda r: r.random() / 2, rng, []))
     assert got.counts == [20, 20, 20] and got.paired == [0, 20, 20]
-    got = loop.run(2, _budget(20), lambda: lambda i: 0.25 * i)
+    got = loop.run(2, Budget(20, 1e9).start(), lambda: lambda i: 0.25 * i)
     assert got.paired == [0, 20]
     assert got.diffs[1] == pytest.approx(5.0) and got.squares[1] == pytest.approx(1.25)
-
-
-def _budget(iterations: int) -> Budget:
-    budget = Budget(iterations, 1e9)
-    budget.start()
-    return budget
 
 
 def in_child(effect: Callable[[], None]) -> Callable[[], Rollouts]:
@@ -232,8 +224,7 @@ def assert_reaped(pids: list[int]) -> None:
 def test_a_crashed_worker_is_left_out(effect: Callable[[], None], forked: list[int]) -> None:
     loop = RootSearch(prune_after=4, prune=1.0, deviation=0.0, workers=3,
                       rng=random.Random(1))
-    budget = Budget(12, 1e9)
-    budget.start()
+    budget = Budget(12, 1e9).start()
     assert loop.means(2, budget, in_child(effect)) == [1.0, 1.0]
     assert loop.fanout.shares == [12, None, None]
     assert budget.used == 12

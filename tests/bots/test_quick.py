@@ -204,8 +204,7 @@ def test_the_shared_root_loop_keeps_the_greedy_choice_within_the_margin() -> Non
     loop = RootSearch(prune_after=4, prune=0.12, deviation=0.02)
     for rewards, chosen in (([0.5, 0.51, 0.4], 0), ([0.5, 0.53, 0.4], 1),
                             ([0.5, 0.6, 0.6], 1), ([0.5, 0.2, 0.1], 0)):
-        budget = Budget(30, 1e9)
-        budget.start()
+        budget = Budget(30, 1e9).start()
         assert loop.choose(3, budget, fixed_deals(rewards, [0, 0, 0])) == chosen
         assert budget.used == 30
 
@@ -213,8 +212,7 @@ def test_the_shared_root_loop_keeps_the_greedy_choice_within_the_margin() -> Non
 def test_the_shared_root_loop_prunes_the_hopeless_but_never_the_greedy_choice() -> None:
     loop = RootSearch(prune_after=4, prune=0.12, deviation=0.02)
     calls = [0, 0, 0, 0]
-    budget = Budget(40, 1e9)
-    budget.start()
+    budget = Budget(40, 1e9).start()
     means = loop.means(4, budget, fixed_deals([0.1, 0.5, 0.45, 0.3], calls))
     # Four deals of all four roots (16 rollouts), then only the greedy choice (never
     # dropped) and the two within 0.12 of the best: 8 more deals of three.
@@ -240,19 +238,12 @@ def test_the_paired_rule_keeps_the_greedy_choice_when_the_lead_is_noise() -> Non
     without, the margin alone leaves it.  The same lead on steady deals is taken."""
     for z, spread, chosen in ((0.0, 0.3, 1), (2.0, 0.3, 0), (2.0, 0.01, 1)):
         loop = RootSearch(prune_after=4, prune=1.0, deviation=0.02, z=z)
-        budget = Budget(20, 1e9)
-        budget.start()
+        budget = Budget(20, 1e9).start()
         assert loop.choose(2, budget, noisy_deals(spread, 0.05)) == chosen
-    got = RootSearch(4, 1.0, 0.02).tally(2, _started(20), noisy_deals(0.3, 0.05))
+    got = RootSearch(4, 1.0, 0.02).tally(2, Budget(20, 1e9).start(), noisy_deals(0.3, 0.05))
     assert got.paired == [0, 10]
     assert got.diffs[1] == pytest.approx(0.5)
     assert got.squares[1] == pytest.approx(5 * 0.35 ** 2 + 5 * 0.25 ** 2)
-
-
-def _started(iterations: int) -> Budget:
-    budget = Budget(iterations, 1e9)
-    budget.start()
-    return budget
 
 
 def test_elfenland_memoised_plans_equal_fresh_ones() -> None:
@@ -441,8 +432,7 @@ def test_kingelves_clear_stop_and_bank_settings() -> None:
     assert bot.loop.choose(3, budget, fixed_deals([0.6, 0.4, 0.3], calls), bot.stop_clear) == 0
     assert calls == [4, 4, 4]  # four deals, then clear
     close = [0, 0, 0]
-    budget = Budget(60, 1e9)
-    budget.start()
+    budget = Budget(60, 1e9).start()
     assert bot.loop.choose(3, budget, fixed_deals([0.5, 0.45, 0.1], close), bot.stop_clear) == 0
     assert budget.used == 60  # never clear: to the cap
     bot.banked = 250.0

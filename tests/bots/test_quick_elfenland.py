@@ -145,8 +145,7 @@ def test_no_root_action_is_dropped() -> None:
             return (0.5, 0.95, 0.0)[i]
         return rollout
 
-    budget = Budget(60, 1e9)
-    budget.start()
+    budget = Budget(60, 1e9).start()
     assert bot.loop.choose(3, budget, deal) == 1
     assert calls == [20, 20, 20]
 

@@ -33,9 +33,12 @@ class Budget:
         self.used = 0
         self.deadline = 0.0
 
-    def start(self) -> None:
+    def start(self) -> Budget:
+        """Start (or start again) the allowance's clock; the budget itself, so that a
+        new one is started where it is made: ``Budget(n, s).start()``."""
         self.used = 0
         self.deadline = self.clock() + self.seconds
+        return self
 
     def left(self) -> bool:
         """Whether another rollout fits (the first always does: a decision needs one)."""

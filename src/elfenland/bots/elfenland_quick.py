@@ -887,9 +887,7 @@ class ElfenlandQuickBot:
 
     def budget(self) -> Budget:
         """A decision's budget, started."""
-        budget = Budget(self.iterations, self.seconds, self.clock)
-        budget.start()
-        return budget
+        return Budget(self.iterations, self.seconds, self.clock).start()
 
     def search(self, state: ElfenlandState, roots: Sequence[Action],
                budget: Budget | None = None) -> Action:
