@@ -486,8 +486,7 @@ class KingOfTheElvesQuickBot:
         """A decision's budget, started, with what it borrows from the bank."""
         extra = max(0.0, min(self.banked, self.bank * self.seconds)) if self.bank else 0.0
         self.banked -= extra
-        budget = Budget(self.iterations, self.seconds + extra, self.clock).start()
-        return budget
+        return Budget(self.iterations, self.seconds + extra, self.clock).start()
 
     def search(self, state: KingOfTheElvesState, roots: Sequence[Action],
                budget: Budget | None = None) -> Action:
