@@ -43,39 +43,40 @@ search_moves=1`` (Elfenland: the counter kept, the cards discarded, the journey 
 searched with rollouts into the next round), ``--set deviation=0``, ``--set prune=1`` or
 ``--set z=2`` (the root loop; ``z``: the best root must also beat the greedy choice by
 that many standard errors of their paired difference), ``--set exact=1``, ``--set
-horizon=0.55`` or ``--set calibrated=1`` (Elfenland: the evaluation at the rollout
-horizon, ``evaluate`` in ``bots/elfenland_quick.py``), ``--set rival_greedy=1``, ``--set
-block_leader=1`` or ``--set learned=1`` (Elfenland: the rollouts' players placing as the
-greedy bot, the blocking root beside the leading rival, the learned value of
-``bots/elfenland_value.py``), ``--set width=7`` or ``--set kept_other=1`` (King of the
-Elves roots and evaluation), ``--set learned_rollouts=1`` or ``--set policy_root=2``
-(King of the Elves, 4 players: the shipped learned policy plays the rivals in the
-rollouts, or makes the first root), ``--set harm_root=1``, ``--set harm_leader=1``,
-``--set rival_mean=0.5`` or ``--set learned_value=0.5`` (King of the Elves, 4 players: a
-root harming the leading rival, the rollouts' harm on the richest, the margin against
-the rivals' mean, the learned value in the reward), ``--set rounds_ahead=1`` (King of
-the Elves: rollouts played on to the next round's building), ``--set belief=1`` or
-``--set belief=2`` (King of the Elves: the deals keep the cards the public record shows
-in the rivals' hands, and with 2 read their discards by the discard rule,
-``bots/kingelves_belief.py``); ``--set belief=1`` (Elfenland: the deals' rival hands pay
-for the counters each laid this round, ``bots/elfenland_belief.py``; 2: also a card of
-each face-up counter held; ``--set belief_eps=0.02``: how rarely a deal that does not is
-kept; 3: deals weighted by the greedy bot's model of each rival's draws and placements
-this round, ``bots/elfenland_reading.py``, ``--set reading_free=1`` leaving its upkeep out
-of the budget); ``--oracle hands`` (or ``action``, ``transport``, ``towns``; King of the Elves)
-tells the quick level's deals the rivals' true cards of those kinds (Elfenland:
-``hands``, the true position, the rivals' cards, secret counters and town cards;
-``transport``, their travel cards only; ``counters``, their secret counters only;
-``kept``, the travel cards each kept at the last round's end, the rest dealt): a
-diagnostic of what a sharper belief could be worth, never a level; ``--oracle-seen K``
-(King of the Elves) tells them only at decisions where every rival has already made at
-least K building decisions of the round (K < 0: fewer than -K), where in the round
-knowing them is worth something; ``--oracle-fixed`` (both games) tells them, instead of
-the truth, one draw of the engine's deal per decision (whether the oracle's gain is its
-knowledge or only its deals agreeing with one another); ``--search-scale 1.4`` gives the
-search level 1.4 times the budget a decision (equal CPU a game when the quick searches
-more of its decisions); the settings are logged with each game and ``--summarise`` keeps
-runs of different settings apart.
+horizon=0.55``, ``--set calibrated=1`` or ``--set every_rival=1`` (Elfenland: the
+evaluation at the rollout horizon, ``evaluate`` in ``bots/elfenland_quick.py``;
+``every_rival``: the chance of beating every rival, not the best one), ``--set
+rival_greedy=1``, ``--set block_leader=1`` or ``--set learned=1`` (Elfenland: the
+rollouts' players placing as the greedy bot, the blocking root beside the leading rival,
+the learned value of ``bots/elfenland_value.py``), ``--set width=7`` or ``--set
+kept_other=1`` (King of the Elves roots and evaluation), ``--set learned_rollouts=1`` or
+``--set policy_root=2`` (King of the Elves, 4 players: the shipped learned policy plays
+the rivals in the rollouts, or makes the first root), ``--set harm_root=1``, ``--set
+harm_leader=1``, ``--set rival_mean=0.5`` or ``--set learned_value=0.5`` (King of the
+Elves, 4 players: a root harming the leading rival, the rollouts' harm on the richest,
+the margin against the rivals' mean, the learned value in the reward), ``--set
+rounds_ahead=1`` (King of the Elves: rollouts played on to the next round's building),
+``--set belief=1`` or ``--set belief=2`` (King of the Elves: the deals keep the cards
+the public record shows in the rivals' hands, and with 2 read their discards by the
+discard rule, ``bots/kingelves_belief.py``); ``--set belief=1`` (Elfenland: the deals'
+rival hands pay for the counters each laid this round, ``bots/elfenland_belief.py``; 2:
+also a card of each face-up counter held; ``--set belief_eps=0.02``: how rarely a deal
+that does not is kept; 3: deals weighted by the greedy bot's model of each rival's draws
+and placements this round, ``bots/elfenland_reading.py``, ``--set reading_free=1``
+leaving its upkeep out of the budget); ``--oracle hands`` (or ``action``, ``transport``,
+``towns``; King of the Elves) tells the quick level's deals the rivals' true cards of
+those kinds (Elfenland: ``hands``, the true position, the rivals' cards, secret counters
+and town cards; ``transport``, their travel cards only; ``counters``, their secret
+counters only; ``kept``, the travel cards each kept at the last round's end, the rest
+dealt): a diagnostic of what a sharper belief could be worth, never a level;
+``--oracle-seen K`` (King of the Elves) tells them only at decisions where every rival
+has already made at least K building decisions of the round (K < 0: fewer than -K),
+where in the round knowing them is worth something; ``--oracle-fixed`` (both games)
+tells them, instead of the truth, one draw of the engine's deal per decision (whether
+the oracle's gain is its knowledge or only its deals agreeing with one another);
+``--search-scale 1.4`` gives the search level 1.4 times the budget a decision (equal CPU
+a game when the quick searches more of its decisions); the settings are logged with each
+game and ``--summarise`` keeps runs of different settings apart.
 
 ``--search-pure`` (King of the Elves): the search bots plan their journeys with the
 pure planner (``kingelves_journey.use_backend("pure")`` around each of their decisions),

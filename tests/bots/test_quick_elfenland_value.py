@@ -93,23 +93,50 @@ def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
     evaluation of its rollouts."""
     import elfenland.bots.elfenland_quick as quick
 
-    seen: list[tuple[float, float, bool, bool]] = []
+    seen: list[tuple[float, float, bool, bool, bool]] = []
     real = quick.evaluate
 
     def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
             exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
-            learned: bool = False) -> float:
-        seen.append((exact, horizon, calibrated, learned))
-        return real(s, me, plans, standing, exact, horizon, calibrated, learned)
+            learned: bool = False, every_rival: bool = False) -> float:
+        seen.append((exact, horizon, calibrated, learned, every_rival))
+        return real(s, me, plans, standing, exact, horizon, calibrated, learned,
+                    every_rival)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
     bot.exact, bot.horizon, bot.calibrated, bot.learned = 0.75, 0.25, True, True
+    bot.every_rival = True
     state: Any = elfenland.new_game("elfenland", players=2, seed=5)
     while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
         state.apply_action(bot.greedy.choose(state))
     bot.choose(state)
-    assert seen and set(seen) == {(0.75, 0.25, True, True)}
+    assert seen and set(seen) == {(0.75, 0.25, True, True, True)}
+
+
+def test_every_rival_is_the_chance_of_beating_them_all() -> None:
+    """With ``every_rival`` the reward is the product of the margin's sigmoid against
+    each rival: the best rival's alone with two players, and less than it with four
+    wherever a second rival is close too."""
+    lower = 0
+    for s in move_starts(2, range(1, 6), range(1, 4)):
+        plans = _Plans()
+        assert math.isclose(evaluate(s, 0, plans, every_rival=True), evaluate(s, 0, plans))
+    for s in move_starts(4, range(1, 6), range(1, 4)):
+        plans = _Plans()
+        best = evaluate(s, 0, plans)
+        every = evaluate(s, 0, plans, every_rival=True)
+        base = -math.log(1 / best - 1) * MARGIN_SCALE / 4  # the margin over the best
+        values = [s.markers(q) + j.new_towns + j.usefulness / 10_000
+                  for q, j in enumerate(plans.every(s))]
+        assert math.isclose(base, values[0] - max(values[1:]), abs_tol=1e-9)
+        expected = 1.0
+        for v in values[1:]:
+            expected /= 1 + math.exp(-(values[0] - v) / MARGIN_SCALE * 4)
+        assert math.isclose(every, expected, rel_tol=1e-9)
+        assert every <= best + 1e-12
+        lower += every < best - 1e-6
+    assert lower >= 5
 
 
 def test_the_calibrated_margin_is_weighed_by_the_rounds_to_come() -> None:
@@ -138,9 +165,10 @@ def test_the_towns_within_reach_count_by_default_with_three_players_or_more(
 
     def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
             exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
-            learned: bool = False) -> float:
+            learned: bool = False, every_rival: bool = False) -> float:
         seen.append(horizon)
-        return real(s, me, plans, standing, exact, horizon, calibrated, learned)
+        return real(s, me, plans, standing, exact, horizon, calibrated, learned,
+                    every_rival)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     for players, setting, expected in ((2, None, 0.0), (3, None, 0.55), (4, None, 0.55),

@@ -580,7 +580,7 @@ HORIZON = (0.0, 0.0, 0.0, 0.55)
 
 def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
              exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
-             learned: bool = False) -> float:
+             learned: bool = False, every_rival: bool = False) -> float:
     """``elfenland_search.evaluate`` with memoised plans: the bot's margin over the best
     rival (markers plus the towns each player's journey collects), in [0, 1].
     ``standing``: what each town still to collect one link from the journey's end is
@@ -600,7 +600,9 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
     winner less well, moves the reward less.  ``learned``: before the last round, each
     player's value is the markers at the game's end predicted by the table of
     ``elfenland_value`` (fitted on the quick level's own games), in place of the
-    margin's towns and the horizon's, where the table has the round."""
+    margin's towns and the horizon's, where the table has the round.  ``every_rival``:
+    the product of the margin's sigmoid against each rival (the chance of beating them
+    all were they independent), not against the best one alone; the same with two."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
@@ -637,10 +639,15 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
                 close = -j.distance if rules.closest_breaks_ties else 0
             keys.append((score, close, min(sum(j.hand), rules.hand_limit)))
         values.append(v + j.usefulness / 10_000)
-    margin = values[me] - max(v for q, v in enumerate(values) if q != me)
-    if calibrated:
-        margin *= ROUND_WEIGHT.get(rules.rounds - s.round, 1.0)
-    reward = 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
+    weight = ROUND_WEIGHT.get(rules.rounds - s.round, 1.0) if calibrated else 1.0
+    if every_rival:
+        reward = 1.0
+        for q, v in enumerate(values):
+            if q != me:
+                reward /= 1.0 + math.exp(-(values[me] - v) * weight / MARGIN_SCALE * 4)
+    else:
+        margin = (values[me] - max(v for q, v in enumerate(values) if q != me)) * weight
+        reward = 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
     if keys:
         best = max(keys)
         share = 1.0 / keys.count(best) if keys[me] == best else 0.0
@@ -689,6 +696,10 @@ class ElfenlandQuickBot:
         self.horizon: float | None = None
         #: Whether the margin is weighed by the rounds to come (``ROUND_WEIGHT``).
         self.calibrated = False
+        #: Whether the reward is the chance of beating every rival (the product of a
+        #: margin's sigmoid against each), not of beating the best one: with three
+        #: rivals a close second and third are threats the best rival's margin ignores.
+        self.every_rival = False
         #: Whether a player's value before the last round is the learned one
         #: (``elfenland_value.VALUE``, predicted markers at the game's end).
         self.learned = False
@@ -854,7 +865,7 @@ class ElfenlandQuickBot:
         while not s.is_terminal() and s.phase is not Phase.MOVE:
             s.apply_action(policy.choose(s, rng))
         return evaluate(s, me, plans, self.standing, self.exact, self.horizon_for(s),
-                        bool(self.calibrated), bool(self.learned))
+                        bool(self.calibrated), bool(self.learned), bool(self.every_rival))
 
     def horizon_for(self, s: ElfenlandState) -> float:
         """The ``horizon`` weight of this game: the setting, or ``HORIZON`` by players."""
@@ -980,7 +991,7 @@ class ElfenlandQuickBot:
                and s.phase is not Phase.MOVE):
             s.apply_action(policy.choose(s, rng))
         reward = evaluate(s, me, plans, self.standing, self.exact, self.horizon_for(s),
-                          bool(self.calibrated), bool(self.learned))
+                          bool(self.calibrated), bool(self.learned), bool(self.every_rival))
         for n in path:
             n.visits += 1
             n.total += reward
