@@ -33,25 +33,30 @@ def hidden_of(s: ElfenlandState) -> Hidden:
     return Hidden([list(h) for h in s.hands], [list(c) for c in s.counters_secret])
 
 
-def test_the_rivals_positions_are_rebuilt_as_they_were() -> None:
-    checked = 0
-    for seed in (1, 2):
-        reading: Reading | None = None
+def placements(seeds: tuple[int, ...]) -> Iterator[tuple[ElfenlandState, dict[int, Any],
+                                                         Reading]]:
+    """Seat 0's placement decisions in games of greedy bots, each with the earlier
+    positions and seat 0's reading, told of each of its positions as it met them."""
+    for seed in seeds:
+        reading = Reading(0, random.Random(1))
         for s, past in game(seed):
-            if reading is None or reading.round != s.round:
-                reading = Reading(0, random.Random(1))
             if s.current == 0:
                 reading.observe(s)
-            if s.phase is not Phase.PLACE or s.current != 0:
-                continue
-            for k in round_choices(s.log, 0):
-                t = reading.position(s.log, k)
-                assert t is not None
-                real = past[k]
-                for field in ("hands", "counters_up", "counters_secret", "face_up",
-                              "route_counter", "route_obstacle", "current", "phase"):
-                    assert getattr(t, field) == getattr(real, field), field
-                checked += 1
+                if s.phase is Phase.PLACE:
+                    yield s, past, reading
+
+
+def test_the_rivals_positions_are_rebuilt_as_they_were() -> None:
+    checked = 0
+    for s, past, reading in placements((1, 2)):
+        for k in round_choices(s.log, 0):
+            t = reading.position(s.log, k)
+            assert t is not None
+            real = past[k]
+            for field in ("hands", "counters_up", "counters_secret", "face_up",
+                          "route_counter", "route_obstacle", "current", "phase"):
+                assert getattr(t, field) == getattr(real, field), field
+            checked += 1
     assert checked > 50
 
 
@@ -60,20 +65,14 @@ def test_the_true_hand_explains_a_greedy_rivals_choices() -> None:
     choice; the engine's deals explain fewer."""
     true_w, deal_w, n = 0.0, 0.0, 0
     rng = random.Random(4)
-    for seed in (3, 4):
-        reading: Reading | None = None
-        for s, _ in game(seed):
-            if reading is None or reading.round != s.round:
-                reading = Reading(0, random.Random(1))
-            if s.current == 0:
-                reading.observe(s)
-            choices = round_choices(s.log, 0)
-            if s.phase is not Phase.PLACE or s.current != 0 or len(choices) < 3:
-                continue
-            true_w += reading.likelihood(s.log, hidden_of(s), choices)
-            det = s.resample_from_infostate(0, Rng(rng.randrange(2**63)))
-            deal_w += reading.likelihood(s.log, hidden_of(det), choices)
-            n += 1
+    for s, _, reading in placements((3, 4)):
+        choices = round_choices(s.log, 0)
+        if len(choices) < 3:
+            continue
+        true_w += reading.likelihood(s.log, hidden_of(s), choices)
+        det = s.resample_from_infostate(0, Rng(rng.randrange(2**63)))
+        deal_w += reading.likelihood(s.log, hidden_of(det), choices)
+        n += 1
     assert n > 10
     assert true_w > 0.8 * n  # the greedy bot's obstacle draws its own deals
     assert deal_w < 0.6 * true_w
