@@ -321,6 +321,13 @@ def test_no_serious_accessibility_violations(page: Page, server: str) -> None:
     page.keyboard.press("Escape")
     create_game(page, server, players=3, bots=1)  # the waiting room
     assert serious_violations(page) == []
+    # The connection badge shows only while (re)connecting, which a fast machine rarely
+    # catches: each of its states is checked as shown, not by luck of timing.
+    for state in ("connecting", "offline"):
+        page.evaluate("s => window.__elfenland.page.setConn(s)", state)
+        assert page.is_visible("#conn"), state
+        assert serious_violations(page) == [], state
+    page.evaluate("() => window.__elfenland.page.setConn('online')")
     for game, phase in (("elfenland", "place"), ("king-of-the-elves", "journey")):
         create_game(page, server, game=game, players=3, bots=2)
         start_game(page)
