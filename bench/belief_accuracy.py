@@ -260,7 +260,7 @@ def elfenland_game(pos: list[tuple[Any, dict[int, Any]]], deals: int,
         for e, reading in readings.items():
             # The positions the rival chose in, from the game's record of them (the
             # level rebuilds them from its own); the deal's parts put in over them.
-            reading.me, reading.memory, reading.positions = me, past, {}
+            reading.recall(me, past)
             truth_w[e] += reading.likelihood(log, Hidden(s.hands, s.counters_secret),
                                              choices)
         for e in epss:

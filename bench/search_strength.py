@@ -359,6 +359,11 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
             "share": 1 / len(won) if seat in won else 0.0,
             "rollouts": quick.rollouts, "searches": quick.searches,
             **({"rounds": rounds, "winners": won} if rounds else {}),
+            # Elfenland: each seat's town pieces and travel cards at the end (how often
+            # the tie-break on cards decides).
+            **({"markers": [state.markers(q) for q in range(n)],
+                "cards": [sum(state.hands[q]) for q in range(n)], "winners": won}
+               if game == "elfenland" else {}),
             "cpu": times, "wall": time.perf_counter() - started,
             "load": os.getloadavg()[0]}
 

@@ -163,3 +163,19 @@ def test_the_quick_level_plays_with_the_reading() -> None:
         s.apply_action(a)
     assert quick.reading is not None and quick.reading.replays > 0
     assert weighted > 3
+
+
+def test_a_reading_recalled_from_a_record_weighs_as_one_that_played() -> None:
+    """A bench holding the game's record (``recall``) weighs a deal as the level
+    playing the game does: the rebuilt positions are the same."""
+    recalled = Reading(0, random.Random(1))
+    compared = 0
+    for s, past, reading in placements((3,)):
+        choices = round_choices(s.log, 0)
+        if not choices:
+            continue
+        recalled.recall(0, dict(past))
+        h = hidden_of(s)
+        assert recalled.likelihood(s.log, h, choices) == reading.likelihood(s.log, h, choices)
+        compared += 1
+    assert compared > 10

@@ -150,6 +150,13 @@ class Reading:
         self.draws = 0
         self.replays = 0
 
+    def recall(self, me: int, memory: dict[int, ElfenlandState]) -> None:
+        """Read as player ``me`` with these positions remembered, the rivals' rebuilt
+        afresh: for a bench that holds a game's record instead of playing it."""
+        self.me = me
+        self.memory = memory
+        self.positions = {}
+
     def observe(self, s: ElfenlandState) -> None:
         """Remember the player's own position (the base the rivals' are rebuilt on)."""
         if s.round != self.round:
