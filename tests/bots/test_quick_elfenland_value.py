@@ -10,7 +10,13 @@ from typing import Any
 
 import elfenland
 from elfenland.bots import make_bot
-from elfenland.bots.elfenland_quick import ElfenlandQuickBot, _Plans, _Policy, evaluate
+from elfenland.bots.elfenland_quick import (
+    ElfenlandQuickBot,
+    Scoring,
+    _Plans,
+    _Policy,
+    evaluate,
+)
 from elfenland.bots.elfenland_search import MARGIN_SCALE
 from elfenland.bots.outlook import journey_outlook, outlook
 from elfenland.games.elfenland.state import ElfenlandState, Phase
@@ -42,7 +48,7 @@ def test_the_last_round_is_scored_as_the_engine_ranks_it() -> None:
     for s in move_starts(2, range(1, 25), range(4, 5)):
         for me in range(s.n):
             plans = _Plans()
-            exact = evaluate(s, me, plans, exact=1.0)
+            exact = evaluate(s, me, plans, Scoring(exact=1.0))
             margin = evaluate(s, me, plans)
             sim = s.clone()
             policy = _Policy(plans, ElfenlandQuickBot(0).greedy, sim, {})
@@ -61,10 +67,38 @@ def test_the_last_round_is_scored_as_the_engine_ranks_it() -> None:
     assert tied >= 2 and decided >= 10
 
 
+def test_level_on_towns_the_cards_kept_decide() -> None:
+    """With ``tie_cards=w``, in the last round a player level on towns with the best
+    rival gains ``w`` of margin for each card it keeps (after the discard to the hand
+    limit) more than that rival, so the reward leans to the game's winner on the
+    tie-break; with a margin in towns, and before the last round, it is the margin."""
+    tied = 0
+    for s in move_starts(2, range(1, 40), range(3, 5)):
+        for me in range(s.n):
+            plans = _Plans()
+            base = evaluate(s, me, plans)
+            scored = evaluate(s, me, plans, Scoring(tie_cards=0.25))
+            journeys = plans.every(s)
+            towns = [s.markers(q) + j.new_towns for q, j in enumerate(journeys)]
+            kept = [min(sum(j.hand), s.rules.hand_limit) for j in journeys]
+            if s.round < s.rules.rounds or towns[0] != towns[1]:
+                assert scored == base
+                continue
+            margin = -math.log(1 / base - 1) * MARGIN_SCALE / 4
+            expected = margin + 0.25 * (kept[me] - kept[1 - me])
+            assert math.isclose(scored, 1 / (1 + math.exp(-expected / MARGIN_SCALE * 4)),
+                                rel_tol=1e-9)
+            if kept[0] != kept[1]:
+                tied += 1
+                outcome = evaluate(s, me, plans, Scoring(exact=1.0))
+                assert (scored > 0.5) == (outcome == 1.0)
+    assert tied >= 3
+
+
 def test_half_exact_mixes_the_outcome_and_the_margin() -> None:
     s = move_starts(2, range(1, 3), range(4, 5))[0]
     plans = _Plans()
-    both = [evaluate(s, 0, plans, exact=w) for w in (0.0, 0.5, 1.0)]
+    both = [evaluate(s, 0, plans, Scoring(exact=w)) for w in (0.0, 0.5, 1.0)]
     assert math.isclose(both[1], (both[0] + both[2]) / 2)
 
 
@@ -79,7 +113,7 @@ def test_before_the_last_round_the_towns_within_reach_count() -> None:
         journeys = plans.every(s)
         reached = [journey_outlook(s, q, j)[0] for q, j in enumerate(journeys)]
         base = evaluate(s, 0, plans)
-        ahead = evaluate(s, 0, plans, horizon=0.5)
+        ahead = evaluate(s, 0, plans, Scoring(horizon=0.5))
         margin = -math.log(1 / base - 1) * MARGIN_SCALE / 4
         expected = margin + 0.5 * (reached[0] - reached[1])
         assert math.isclose(ahead, 1 / (1 + math.exp(-expected / MARGIN_SCALE * 4)),
@@ -89,29 +123,26 @@ def test_before_the_last_round_the_towns_within_reach_count() -> None:
 
 
 def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
-    """The bot's ``exact``, ``horizon``, ``calibrated`` and ``learned`` reach every
-    evaluation of its rollouts."""
+    """The bot's evaluation settings (``exact``, ``horizon``, ``calibrated``,
+    ``learned``, ``every_rival``, ``tie_cards``) reach every evaluation of its rollouts."""
     import elfenland.bots.elfenland_quick as quick
 
-    seen: list[tuple[float, float, bool, bool, bool]] = []
+    seen: list[Scoring] = []
     real = quick.evaluate
 
-    def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
-            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
-            learned: bool = False, every_rival: bool = False) -> float:
-        seen.append((exact, horizon, calibrated, learned, every_rival))
-        return real(s, me, plans, standing, exact, horizon, calibrated, learned,
-                    every_rival)
+    def spy(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring) -> float:
+        seen.append(scoring)
+        return real(s, me, plans, scoring)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
     bot.exact, bot.horizon, bot.calibrated, bot.learned = 0.75, 0.25, True, True
-    bot.every_rival = True
+    bot.every_rival, bot.tie_cards = True, 0.125
     state: Any = elfenland.new_game("elfenland", players=2, seed=5)
     while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
         state.apply_action(bot.greedy.choose(state))
     bot.choose(state)
-    assert seen and set(seen) == {(0.75, 0.25, True, True, True)}
+    assert seen and set(seen) == {Scoring(0.0, 0.75, 0.25, True, True, True, 0.125)}
 
 
 def test_every_rival_is_the_chance_of_beating_them_all() -> None:
@@ -121,11 +152,12 @@ def test_every_rival_is_the_chance_of_beating_them_all() -> None:
     lower = 0
     for s in move_starts(2, range(1, 6), range(1, 4)):
         plans = _Plans()
-        assert math.isclose(evaluate(s, 0, plans, every_rival=True), evaluate(s, 0, plans))
+        assert math.isclose(evaluate(s, 0, plans, Scoring(every_rival=True)),
+                            evaluate(s, 0, plans))
     for s in move_starts(4, range(1, 6), range(1, 4)):
         plans = _Plans()
         best = evaluate(s, 0, plans)
-        every = evaluate(s, 0, plans, every_rival=True)
+        every = evaluate(s, 0, plans, Scoring(every_rival=True))
         base = -math.log(1 / best - 1) * MARGIN_SCALE / 4  # the margin over the best
         values = [s.markers(q) + j.new_towns + j.usefulness / 10_000
                   for q, j in enumerate(plans.every(s))]
@@ -145,7 +177,8 @@ def test_the_calibrated_margin_is_weighed_by_the_rounds_to_come() -> None:
     weights: dict[int, set[float]] = {}
     for s in move_starts(2, range(1, 8), range(1, 5)):
         plans = _Plans()
-        base, calibrated = evaluate(s, 0, plans), evaluate(s, 0, plans, calibrated=True)
+        base = evaluate(s, 0, plans)
+        calibrated = evaluate(s, 0, plans, Scoring(calibrated=True))
         if base in (0.5, 1.0, 0.0):
             continue
         ratio = math.log(1 / calibrated - 1) / math.log(1 / base - 1)
@@ -163,12 +196,9 @@ def test_the_towns_within_reach_count_by_default_with_three_players_or_more(
     seen: list[float] = []
     real = quick.evaluate
 
-    def spy(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
-            exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
-            learned: bool = False, every_rival: bool = False) -> float:
-        seen.append(horizon)
-        return real(s, me, plans, standing, exact, horizon, calibrated, learned,
-                    every_rival)
+    def spy(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring) -> float:
+        seen.append(scoring.horizon)
+        return real(s, me, plans, scoring)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     for players, setting, expected in ((2, None, 0.0), (3, None, 0.55), (4, None, 0.55),
@@ -201,17 +231,17 @@ def test_the_learned_value_replaces_the_margin_where_its_table_has_the_round(
         if s.round == s.rules.rounds:
             monkeypatch.setattr(value, "VALUE", {2: {r: (9.0, 0, 5, 0, 0, 0, 0)
                                                      for r in range(1, 5)}})
-            assert evaluate(s, 0, plans, learned=True) == base
+            assert evaluate(s, 0, plans, Scoring(learned=True)) == base
             continue
-        assert math.isclose(evaluate(s, 0, plans, learned=True), base)
+        assert math.isclose(evaluate(s, 0, plans, Scoring(learned=True)), base)
         monkeypatch.setattr(value, "VALUE", {2: {s.round: (3.0, 0, 1.0, 0, 0, 0, 0)}})
         x = [value.features(s, q, j, plans) for q, j in enumerate(plans.every(s))]
         margin = x[0][1] - x[1][1] + (plans.every(s)[0].usefulness
                                       - plans.every(s)[1].usefulness) / 10_000
         expected = 1 / (1 + math.exp(-margin / MARGIN_SCALE * 4))
-        assert math.isclose(evaluate(s, 0, plans, learned=True), expected)
+        assert math.isclose(evaluate(s, 0, plans, Scoring(learned=True)), expected)
         monkeypatch.setattr(value, "VALUE", {2: {9: (3.0, 0, 1.0, 0, 0, 0, 0)}})
-        assert evaluate(s, 0, plans, learned=True) == base
+        assert evaluate(s, 0, plans, Scoring(learned=True)) == base
         checked += 1
     assert checked >= 10
 
@@ -244,10 +274,10 @@ def test_the_shipped_table_values_two_players_only() -> None:
     changed = 0
     for s in move_starts(2, range(1, 4), range(1, 5)):
         plans = _Plans()
-        same = evaluate(s, 0, plans, learned=True) == evaluate(s, 0, plans)
+        same = evaluate(s, 0, plans, Scoring(learned=True)) == evaluate(s, 0, plans)
         assert same or s.round < s.rules.rounds
         changed += not same
     assert changed >= 3
     for s in move_starts(4, range(1, 2), range(1, 4)):
         plans = _Plans()
-        assert evaluate(s, 0, plans, learned=True) == evaluate(s, 0, plans)
+        assert evaluate(s, 0, plans, Scoring(learned=True)) == evaluate(s, 0, plans)

@@ -55,6 +55,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
@@ -578,11 +579,29 @@ END_ID = Action.end().id
 HORIZON = (0.0, 0.0, 0.0, 0.55)
 
 
-def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
-             exact: float = 0.0, horizon: float = 0.0, calibrated: bool = False,
-             learned: bool = False, every_rival: bool = False) -> float:
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """How ``evaluate`` scores a rollout's end: the search bot's margin by default, and
+    the settings the screens tried on it (``evaluate`` says what each does)."""
+
+    standing: float = 0.0
+    exact: float = 0.0
+    horizon: float = 0.0
+    calibrated: bool = False
+    learned: bool = False
+    every_rival: bool = False
+    tie_cards: float = 0.0
+
+
+#: The search bot's margin.
+MARGIN = Scoring()
+
+
+def evaluate(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring = MARGIN) -> float:
     """``elfenland_search.evaluate`` with memoised plans: the bot's margin over the best
     rival (markers plus the towns each player's journey collects), in [0, 1].
+    ``scoring`` (its fields):
+
     ``standing``: what each town still to collect one link from the journey's end is
     worth, before the last round (where the next round starts counts; 0: not at all,
     as in the search bot).
@@ -602,15 +621,24 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
     ``elfenland_value`` (fitted on the quick level's own games), in place of the
     margin's towns and the horizon's, where the table has the round.  ``every_rival``:
     the product of the margin's sigmoid against each rival (the chance of beating them
-    all were they independent), not against the best one alone; the same with two."""
+    all were they independent), not against the best one alone; the same with two.
+    ``tie_cards``: in the last round, where the player is level on towns with the best
+    rival, what each travel card it keeps after the discard to the hand limit more than
+    that rival is worth in the margin: the game's tie-break (a quarter of the games
+    between ``quick`` and ``search`` end level on town pieces), which the margin
+    ignores; a margin in towns is left as it is."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
+    standing, exact, horizon = scoring.standing, scoring.exact, scoring.horizon
+    learned, tie_cards = scoring.learned, scoring.tie_cards
     final = s.round >= s.rules.rounds
     board = s.board
     rules = s.rules
     values = []
     keys: list[tuple[int, int, int]] = []
+    towns: list[float] = []
+    kept: list[int] = []
     for q, j in enumerate(plans.every(s)):
         v: float = s.markers(q) + j.new_towns
         fitted = None if final or not learned else learned_value(s, q, j, plans)
@@ -619,6 +647,9 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
             continue
         if final and j.distance is not None:
             v -= j.distance
+        if final and tie_cards:
+            towns.append(v)
+            kept.append(min(sum(j.hand), rules.hand_limit))
         elif (standing or horizon) and not final:
             seen = s.visited[q] | 1 << board.capital
             end = s.boots[q]
@@ -639,14 +670,19 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, standing: float = 0.0,
                 close = -j.distance if rules.closest_breaks_ties else 0
             keys.append((score, close, min(sum(j.hand), rules.hand_limit)))
         values.append(v + j.usefulness / 10_000)
-    weight = ROUND_WEIGHT.get(rules.rounds - s.round, 1.0) if calibrated else 1.0
-    if every_rival:
+    weight = ROUND_WEIGHT.get(rules.rounds - s.round, 1.0) if scoring.calibrated else 1.0
+    if scoring.every_rival:
         reward = 1.0
         for q, v in enumerate(values):
             if q != me:
                 reward /= 1.0 + math.exp(-(values[me] - v) * weight / MARGIN_SCALE * 4)
     else:
         margin = (values[me] - max(v for q, v in enumerate(values) if q != me)) * weight
+        if towns:
+            level = max(v for q, v in enumerate(towns) if q != me)
+            if towns[me] == level:  # level on towns: the cards kept decide
+                margin += tie_cards * (kept[me] - max(
+                    c for q, c in enumerate(kept) if q != me and towns[q] == level))
         reward = 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
     if keys:
         best = max(keys)
@@ -700,6 +736,9 @@ class ElfenlandQuickBot:
         #: margin's sigmoid against each), not of beating the best one: with three
         #: rivals a close second and third are threats the best rival's margin ignores.
         self.every_rival = False
+        #: What a travel card kept at the game's end is worth in the last round's
+        #: margin (``evaluate``'s ``tie_cards``; 0: nothing, as in the search bot).
+        self.tie_cards = 0.0
         #: Whether a player's value before the last round is the learned one
         #: (``elfenland_value.VALUE``, predicted markers at the game's end).
         self.learned = False
@@ -864,8 +903,13 @@ class ElfenlandQuickBot:
         policy = _Policy(plans, self.greedy, s.clone(), {}, react, place)
         while not s.is_terminal() and s.phase is not Phase.MOVE:
             s.apply_action(policy.choose(s, rng))
-        return evaluate(s, me, plans, self.standing, self.exact, self.horizon_for(s),
-                        bool(self.calibrated), bool(self.learned), bool(self.every_rival))
+        return evaluate(s, me, plans, self.scoring(s))
+
+    def scoring(self, s: ElfenlandState) -> Scoring:
+        """The evaluation's settings for this game (the bot's, which a bench may set)."""
+        return Scoring(float(self.standing), float(self.exact), self.horizon_for(s),
+                       bool(self.calibrated), bool(self.learned), bool(self.every_rival),
+                       float(self.tie_cards))
 
     def horizon_for(self, s: ElfenlandState) -> float:
         """The ``horizon`` weight of this game: the setting, or ``HORIZON`` by players."""
@@ -990,8 +1034,7 @@ class ElfenlandQuickBot:
         while (not s.is_terminal() and s.round == start_round
                and s.phase is not Phase.MOVE):
             s.apply_action(policy.choose(s, rng))
-        reward = evaluate(s, me, plans, self.standing, self.exact, self.horizon_for(s),
-                          bool(self.calibrated), bool(self.learned), bool(self.every_rival))
+        reward = evaluate(s, me, plans, self.scoring(s))
         for n in path:
             n.visits += 1
             n.total += reward
