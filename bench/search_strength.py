@@ -362,7 +362,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
             # Elfenland: each seat's town pieces and travel cards at the end (how often
             # the tie-break on cards decides).
             **({"markers": [state.markers(q) for q in range(n)],
-                "cards": [sum(state.hands[q]) for q in range(n)], "winners": won}
+                "cards": [sum(state.hands[q]) for q in range(n)], "winners": won,
+                "obstacles": [int(state.obstacle_in_hand[q]) for q in range(n)]}
                if game == "elfenland" else {}),
             "cpu": times, "wall": time.perf_counter() - started,
             "load": os.getloadavg()[0]}

@@ -281,3 +281,32 @@ def test_the_shipped_table_values_two_players_only() -> None:
     for s in move_starts(4, range(1, 2), range(1, 4)):
         plans = _Plans()
         assert evaluate(s, 0, plans, Scoring(learned=True)) == evaluate(s, 0, plans)
+
+
+def test_the_last_round_is_half_exact_by_default_with_two_players(monkeypatch: Any) -> None:
+    """The level scores the last round half by the game's outcome (``EXACT``) with two
+    players, where it won against ``search``, and by the margin alone with more; a
+    setting overrides it."""
+    import elfenland.bots.elfenland_quick as quick
+
+    seen: list[float] = []
+    real = quick.evaluate
+
+    def spy(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring) -> float:
+        seen.append(scoring.exact)
+        return real(s, me, plans, scoring)
+
+    monkeypatch.setattr(quick, "evaluate", spy)
+    for players, setting, expected in ((2, None, 0.5), (4, None, quick.EXACT[3]),
+                                       (6, None, quick.EXACT[3]), (2, 0.0, 0.0),
+                                       (4, 1.0, 1.0)):
+        seen.clear()
+        bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
+        assert bot.exact is None
+        bot.exact = setting
+        state: Any = elfenland.new_game("elfenland", players=players, seed=5)
+        while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
+            state.apply_action(bot.greedy.choose(state))
+        bot.choose(state)
+        assert seen and set(seen) == {expected}, (players, setting, set(seen))
+
