@@ -106,8 +106,9 @@ def test_the_cache_keeps_to_its_bounds_least_recently_used_first() -> None:
     assert len(none) == 0
 
 
-def _serve(db: str, store: Any, games: int = 256) -> BackgroundServer:
-    config = ServerConfig(db=db, limits=GENEROUS, finished_games=games)
+def _serve(db: str, store: Any, games: int = 256, size: int = 64 * 1024 * 1024
+           ) -> BackgroundServer:
+    config = ServerConfig(db=db, limits=GENEROUS, finished_games=games, finished_bytes=size)
     return BackgroundServer(config, store=store).start()
 
 
@@ -257,3 +258,26 @@ def test_a_kept_games_views_are_built_off_the_event_loop(
     finally:
         server.stop()
     assert len(where) >= 2 and all(name.startswith("elfenland-bot") for name in where), where
+
+
+def test_a_game_too_big_to_keep_is_replayed_once_a_request(tmp_path: Path) -> None:
+    """A finished game whose entry exceeds the cache's bytes is not kept, so each look
+    replays it; a look asks for it twice (loading the game, then answering from it),
+    and was replayed twice where the rate limit charges one replay."""
+    db = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    store = open_store(db)
+    steps = _unlinked_game(store, "big", seed=11)
+    reads = scan.count_replays(store)
+    server = _serve(db, store, size=1)  # every entry too big
+    try:
+        base = f"{server.url}/api/games/big"
+        looks = [lambda: HTTP.get(base),
+                 lambda: HTTP.get(f"{base}/replay", params={"step": steps // 2}),
+                 lambda: HTTP.get(f"{base}/record"),
+                 lambda: HTTP.get(f"{base}/actions")]
+        for n, look in enumerate(looks, 1):
+            assert look().status_code == 200
+            assert reads["big"] == n, reads
+    finally:
+        server.stop()
+

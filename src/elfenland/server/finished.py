@@ -23,7 +23,9 @@ the record and events just read is used.  A game still in play is never put here
 another process of a cluster builds it again from the store, which holds the same game.
 
 Bounded by games (``ServerConfig.finished_games``) and by approximate bytes
-(``ServerConfig.finished_bytes``): the least recently used entries leave first.  The
+(``ServerConfig.finished_bytes``): the least recently used entries leave first.  An
+entry too big for the bytes alone is not kept but as the spare, until the routes' next
+``trim``, so that the request which built it does not build it again.  The
 hub's event loop uses the cache; entries are built and their lazy parts filled on its
 CPU threads, so the cache and each entry have a lock.
 """
@@ -167,6 +169,10 @@ class FinishedGames:
         self._lock = threading.Lock()
         self._entries: OrderedDict[str, FinishedGame] = OrderedDict()
         self._building: dict[Key, asyncio.Future[FinishedGame]] = {}
+        #: The last entry built too big to keep, until the next ``trim`` or build: a
+        #: request asks for its game twice (loading it, then answering from it), and
+        #: would replay it twice where the rate limit charges one (http_ration.py).
+        self._spare: FinishedGame | None = None
         #: Entries built (each a replay of a whole game), for tests and benchmarks.
         self.builds = 0
 
@@ -189,7 +195,8 @@ class FinishedGames:
         with self._lock:
             entry = self._entries.get(key[0])
             if entry is None:
-                return None
+                spare = self._spare
+                return spare if spare is not None and spare.key == key else None
             if entry.key != key:  # not the game the store holds now: build it again
                 del self._entries[key[0]]
                 return None
@@ -197,18 +204,23 @@ class FinishedGames:
             return entry
 
     def put(self, entry: FinishedGame) -> None:
-        """Keep the entry (if the bounds let it in at all), then trim to the bounds."""
+        """Keep the entry (if the bounds let it in at all), then trim to the bounds; one
+        too big to keep stays as the spare until the request that built it is done."""
         with self._lock:
             if self.max_games == 0 or entry.size() > self.max_bytes:
+                self._spare = entry
                 return
+            self._spare = None
             self._entries[entry.key[0]] = entry
             self._entries.move_to_end(entry.key[0])
         self.trim()
 
     def trim(self) -> None:
         """Drop the least recently used entries until both bounds hold (the newest one
-        stays if it fits alone: ``put`` refuses one that does not)."""
+        stays if it fits alone: ``put`` refuses one that does not), and the spare (the
+        routes trim once they have answered)."""
         with self._lock:
+            self._spare = None
             while len(self._entries) > self.max_games:
                 self._entries.popitem(last=False)
             total = sum(e.size() for e in self._entries.values())

@@ -139,6 +139,7 @@ def lobby_routes(hub: Hub) -> APIRouter:
         kept = await finished(game)
         view = (await hub.cpu(kept.final_view, None) if kept is not None
                 else game.state.view(None))
+        hub.finished.trim()
         return {"actions": [e["action"] for e in view.get("log", [])]}
 
     @router.get("/api/games/{game_id}/events", summary="Timeouts, take-overs and chat")
