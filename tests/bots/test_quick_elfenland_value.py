@@ -122,27 +122,36 @@ def test_before_the_last_round_the_towns_within_reach_count() -> None:
     assert changed >= 5
 
 
-def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
-    """The bot's evaluation settings (``exact``, ``horizon``, ``calibrated``,
-    ``learned``, ``every_rival``, ``tie_cards``) reach every evaluation of its rollouts."""
+def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
+    """The ``Scoring`` every rollout of a quick bot with these settings is evaluated
+    with, at its first placement decision with a choice in a game of ``players``."""
     import elfenland.bots.elfenland_quick as quick
 
     seen: list[Scoring] = []
-    real = quick.evaluate
 
     def spy(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring) -> float:
         seen.append(scoring)
-        return real(s, me, plans, scoring)
+        return evaluate(s, me, plans, scoring)
 
     monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
-    bot.exact, bot.horizon, bot.calibrated, bot.learned = 0.75, 0.25, True, True
-    bot.every_rival, bot.tie_cards = True, 0.125
-    state: Any = elfenland.new_game("elfenland", players=2, seed=5)
+    assert bot.exact is None and bot.horizon is None  # by players unless set
+    for name, value in settings.items():
+        setattr(bot, name, value)
+    state: Any = elfenland.new_game("elfenland", players=players, seed=5)
     while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
         state.apply_action(bot.greedy.choose(state))
     bot.choose(state)
-    assert seen and set(seen) == {Scoring(0.0, 0.75, 0.25, True, True, True, 0.125)}
+    assert seen
+    return set(seen)
+
+
+def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
+    """The bot's evaluation settings (``exact``, ``horizon``, ``calibrated``,
+    ``learned``, ``every_rival``, ``tie_cards``) reach every evaluation of its rollouts."""
+    assert scorings(monkeypatch, 2, exact=0.75, horizon=0.25, calibrated=True, learned=True,
+                    every_rival=True, tie_cards=0.125) == {
+        Scoring(0.0, 0.75, 0.25, True, True, True, 0.125)}
 
 
 def test_every_rival_is_the_chance_of_beating_them_all() -> None:
@@ -191,27 +200,10 @@ def test_the_towns_within_reach_count_by_default_with_three_players_or_more(
     """The level counts the towns within reach (``HORIZON``, 0.55) with three or more
     players, where it won against three ``search`` bots, and not with two, where it
     did not; a setting overrides it."""
-    import elfenland.bots.elfenland_quick as quick
-
-    seen: list[float] = []
-    real = quick.evaluate
-
-    def spy(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring) -> float:
-        seen.append(scoring.horizon)
-        return real(s, me, plans, scoring)
-
-    monkeypatch.setattr(quick, "evaluate", spy)
     for players, setting, expected in ((2, None, 0.0), (3, None, 0.55), (4, None, 0.55),
                                        (6, None, 0.55), (4, 0.0, 0.0), (2, 0.3, 0.3)):
-        seen.clear()
-        bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
-        assert bot.horizon is None
-        bot.horizon = setting
-        state: Any = elfenland.new_game("elfenland", players=players, seed=5)
-        while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
-            state.apply_action(bot.greedy.choose(state))
-        bot.choose(state)
-        assert seen and set(seen) == {expected}, (players, setting, set(seen))
+        seen = {x.horizon for x in scorings(monkeypatch, players, horizon=setting)}
+        assert seen == {expected}, (players, setting, seen)
 
 
 def test_the_learned_value_replaces_the_margin_where_its_table_has_the_round(
@@ -287,26 +279,9 @@ def test_the_last_round_is_half_exact_by_default_with_two_players(monkeypatch: A
     """The level scores the last round half by the game's outcome (``EXACT``) with two
     players, where it won against ``search``, and by the margin alone with more; a
     setting overrides it."""
-    import elfenland.bots.elfenland_quick as quick
+    from elfenland.bots.elfenland_quick import EXACT
 
-    seen: list[float] = []
-    real = quick.evaluate
-
-    def spy(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring) -> float:
-        seen.append(scoring.exact)
-        return real(s, me, plans, scoring)
-
-    monkeypatch.setattr(quick, "evaluate", spy)
-    for players, setting, expected in ((2, None, 0.5), (4, None, quick.EXACT[3]),
-                                       (6, None, quick.EXACT[3]), (2, 0.0, 0.0),
-                                       (4, 1.0, 1.0)):
-        seen.clear()
-        bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
-        assert bot.exact is None
-        bot.exact = setting
-        state: Any = elfenland.new_game("elfenland", players=players, seed=5)
-        while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
-            state.apply_action(bot.greedy.choose(state))
-        bot.choose(state)
-        assert seen and set(seen) == {expected}, (players, setting, set(seen))
-
+    for players, setting, expected in ((2, None, 0.5), (4, None, EXACT[3]),
+                                       (6, None, EXACT[3]), (2, 0.0, 0.0), (4, 1.0, 1.0)):
+        seen = {x.exact for x in scorings(monkeypatch, players, exact=setting)}
+        assert seen == {expected}, (players, setting, seen)
