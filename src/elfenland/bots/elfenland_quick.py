@@ -657,9 +657,6 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring = MARGI
             continue
         if final and j.distance is not None:
             v -= j.distance
-        if final and tie_cards:
-            towns.append(v)
-            kept.append(min(sum(j.hand), rules.hand_limit))
         elif (standing or horizon) and not final:
             seen = s.visited[q] | 1 << board.capital
             end = s.boots[q]
@@ -672,6 +669,9 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring = MARGI
                                     if d == 1 and not seen >> u & 1)
             if horizon:
                 v += horizon * plans.reached(s, end, seen)
+        if final and tie_cards:
+            towns.append(v)
+            kept.append(min(sum(j.hand), rules.hand_limit))
         if final and exact:
             score = s.markers(q) + j.new_towns
             close = 0
