@@ -35,10 +35,10 @@ a budget compares with the level on the very same deals.
 
 ``--set name=value`` (repeatable) changes a setting of the quick level for a screening
 run, e.g. ``--set search_discards=0`` (King of the Elves: discards left to the greedy
-bot), ``--set search_draws=1`` (Elfenland: counter draws searched), ``--set
-react_wishes=0``, ``--set own_tree=0`` or ``--set standing=0.3`` (Elfenland: rivals'
-wishes never replanned, the searcher's later placements by its policy, the evaluation's
-standing), ``--set search_keeps=1``, ``--set search_discards=1``, ``--set
+bot), ``--set search_draws=1`` (Elfenland: counter draws searched; ``2``: in the last
+round only), ``--set react_wishes=0``, ``--set own_tree=0`` or ``--set standing=0.3``
+(Elfenland: rivals' wishes never replanned, the searcher's later placements by its
+policy, the evaluation's standing), ``--set search_keeps=1``, ``--set search_discards=1``, ``--set
 search_moves=1`` (Elfenland: the counter kept, the cards discarded, the journey moved
 searched with rollouts into the next round), ``--set deviation=0``, ``--set prune=1`` or
 ``--set z=2`` (the root loop; ``z``: the best root must also beat the greedy choice by
@@ -324,6 +324,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
     # King of the Elves: per round, every seat's gold at its end, what each seat did
     # while building (``koe_act``) and the harm cards it received (the loss analysis).
     rounds: list[dict[str, Any]] = []
+    # Elfenland: every seat's town pieces at each round's end (where games are lost).
+    towns: list[list[int]] = []
     started = time.perf_counter()
     while not state.is_terminal():
         p = state.current_player()
@@ -345,6 +347,8 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
         state.apply_action(action)
         if game == "elfenland" and state.round != was:
             KEPT[:] = hands
+        if game == "elfenland" and (state.round != was or state.is_terminal()):
+            towns.append([state.markers(q) for q in range(n)])
         if game == "king-of-the-elves" and (state.round != before or state.is_terminal()):
             rounds[-1]["gold"] = list(state.gold)
     won = state.winners()
@@ -363,6 +367,7 @@ def play(game: str, match: str, index: int, budget: float) -> dict[str, Any]:
             # the tie-break on cards decides).
             **({"markers": [state.markers(q) for q in range(n)],
                 "cards": [sum(state.hands[q]) for q in range(n)], "winners": won,
+                "round_markers": towns,
                 "obstacles": [int(state.obstacle_in_hand[q]) for q in range(n)]}
                if game == "elfenland" else {}),
             "cpu": times, "wall": time.perf_counter() - started,

@@ -373,6 +373,22 @@ def test_elfenland_quick_searches_its_draws() -> None:
     assert plain.choose(state) == roots[0] and plain.rollouts == 0
 
 
+def test_elfenland_quick_searches_the_last_rounds_draws_only_with_two() -> None:
+    """``search_draws=2`` searches the counters drawn in the last round alone (where
+    the move phase the rollouts reach decides the game): a draw of an earlier round
+    is the greedy bot's, the same draw made the last round's is searched."""
+    state = drawing_state()
+    assert state.round < state.rules.rounds
+    bot = ElfenlandQuickBot(5, iterations=30, seconds=60.0)
+    bot.search_draws = 2
+    assert bot.choose(state) == bot.greedy.draw(state, state.legal_actions())
+    assert bot.searches == 0 and bot.rollouts == 0
+    last = state.clone()
+    last.round = last.rules.rounds
+    assert bot.choose(last) in last.legal_actions()
+    assert bot.searches == 1 and bot.rollouts == 30
+
+
 def test_kingelves_kept_cards_setting_counts_town_and_action_cards() -> None:
     """``kept_other`` (a screening setting, off by default) counts the town and
     building action cards a player still holds at the end of a rollout, as journey

@@ -714,8 +714,10 @@ class ElfenlandQuickBot:
         self.iterations = iterations
         self.seconds = seconds
         self.clock = clock
-        #: Whether the counters drawn are searched (the greedy bot's wish otherwise).
-        self.search_draws = False
+        #: Whether the counters drawn are searched (the greedy bot's wish otherwise):
+        #: 1 in every round, 2 in the last round only (where the move phase the
+        #: rollouts reach decides the game).
+        self.search_draws = 0
         #: Whether a rival's wish is planned again in a rollout when the root action (or
         #: a counter laid before its turn) may change it (``still_best``), as the search
         #: bot's rollouts do; off, the wish planned on the deal stands for every root.
@@ -812,7 +814,9 @@ class ElfenlandQuickBot:
             if len(roots) == 1:
                 return roots[0]
             return self.search_ahead(state, roots, budget)
-        drawing = state.phase is Phase.DRAW_COUNTERS and self.search_draws
+        drawing = state.phase is Phase.DRAW_COUNTERS and (
+            self.search_draws == 1
+            or (self.search_draws == 2 and state.round >= state.rules.rounds))
         if state.phase is not Phase.PLACE and not drawing:
             return self.greedy.choose(state)
         if reading is not None and self.reading_free:
