@@ -132,7 +132,16 @@ def test_the_leaderboard_rates_players_and_bots(browser: Browser, server: str) -
                 break
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    time.sleep(0.5)
+    # The rating is stored after the game ends, away from its play: wait for both
+    # players' rows (a bot's row may be there already from another test's game).
+    rated = {ann["player"]["id"], cy["player"]["id"]}  # type: ignore[index]
+    while True:
+        with urllib.request.urlopen(
+                f"{server}/api/ratings?game=king-of-the-elves", timeout=10) as r:
+            if rated <= {row["player"] for row in json.loads(r.read())["ratings"]}:
+                break
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
     ctx = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-GB")
     try:
         page = ctx.new_page()
