@@ -38,40 +38,45 @@ run, e.g. ``--set search_discards=0`` (King of the Elves: discards left to the g
 bot), ``--set search_draws=1`` (Elfenland: counter draws searched; ``2``: in the last
 round only), ``--set react_wishes=0``, ``--set own_tree=0`` or ``--set standing=0.3``
 (Elfenland: rivals' wishes never replanned, the searcher's later placements by its
-policy, the evaluation's standing), ``--set search_keeps=1``, ``--set search_discards=1``, ``--set
-search_moves=1`` (Elfenland: the counter kept, the cards discarded, the journey moved
-searched with rollouts into the next round), ``--set deviation=0``, ``--set prune=1`` or
-``--set z=2`` (the root loop; ``z``: the best root must also beat the greedy choice by
-that many standard errors of their paired difference), ``--set exact=1``, ``--set
-horizon=0.55``, ``--set calibrated=1`` or ``--set every_rival=1`` (Elfenland: the
-evaluation at the rollout horizon, ``evaluate`` in ``bots/elfenland_quick.py``;
-``every_rival``: the chance of beating every rival, not the best one), ``--set
-rival_greedy=1``, ``--set block_leader=1`` or ``--set learned=1`` (Elfenland: the
-rollouts' players placing as the greedy bot, the blocking root beside the leading rival,
-the learned value of ``bots/elfenland_value.py``), ``--set width=7`` or ``--set
-kept_other=1`` (King of the Elves roots and evaluation), ``--set learned_rollouts=1`` or
-``--set policy_root=2`` (King of the Elves, 4 players: the shipped learned policy plays
-the rivals in the rollouts, or makes the first root), ``--set harm_root=1``, ``--set
-harm_leader=1``, ``--set rival_mean=0.5`` or ``--set learned_value=0.5`` (King of the
-Elves, 4 players: a root harming the leading rival, the rollouts' harm on the richest,
-the margin against the rivals' mean, the learned value in the reward), ``--set
-rounds_ahead=1`` (King of the Elves: rollouts played on to the next round's building),
-``--set belief=1`` or ``--set belief=2`` (King of the Elves: the deals keep the cards
-the public record shows in the rivals' hands, and with 2 read their discards by the
-discard rule, ``bots/kingelves_belief.py``); ``--set belief=1`` (Elfenland: the deals'
-rival hands pay for the counters each laid this round, ``bots/elfenland_belief.py``; 2:
-also a card of each face-up counter held; ``--set belief_eps=0.02``: how rarely a deal
-that does not is kept; 3: deals weighted by the greedy bot's model of each rival's draws
-and placements this round, ``bots/elfenland_reading.py``, ``--set reading_free=1``
-leaving its upkeep out of the budget); ``--oracle hands`` (or ``action``, ``transport``,
-``towns``; King of the Elves) tells the quick level's deals the rivals' true cards of
-those kinds (Elfenland: ``hands``, the true position, the rivals' cards, secret counters
-and town cards; ``transport``, their travel cards only; ``counters``, their secret
-counters only; ``kept``, the travel cards each kept at the last round's end, the rest
-dealt): a diagnostic of what a sharper belief could be worth, never a level;
-``--oracle-seen K`` (King of the Elves) tells them only at decisions where every rival
-has already made at least K building decisions of the round (K < 0: fewer than -K),
-where in the round knowing them is worth something; ``--oracle-fixed`` (both games)
+policy, the evaluation's standing), ``--set search_keeps=1``, ``--set
+search_discards=1``, ``--set search_moves=1`` (Elfenland: the counter kept, the cards
+discarded, the journey moved searched with rollouts into the next round), ``--set
+deviation=0``, ``--set prune=1`` or ``--set z=2`` (the root loop; ``z``: the best root
+must also beat the greedy choice by that many standard errors of their paired
+difference), ``--set exact=1``, ``--set horizon=0.55``, ``--set calibrated=1`` or
+``--set every_rival=1`` (Elfenland: the evaluation at the rollout horizon, ``evaluate``
+in ``bots/elfenland_quick.py``; ``every_rival``: the chance of beating every rival, not
+the best one), ``--set rival_greedy=1``, ``--set block_leader=1`` or ``--set learned=1``
+(Elfenland: the rollouts' players placing as the greedy bot, the blocking root beside
+the leading rival, the learned value of ``bots/elfenland_value.py``), ``--set width=7``
+or ``--set kept_other=1`` (King of the Elves roots and evaluation), ``--set
+learned_rollouts=1`` or ``--set policy_root=2`` (King of the Elves, 4 players: the
+shipped learned policy plays the rivals in the rollouts, or makes the first root),
+``--set harm_root=1``, ``--set harm_leader=1``, ``--set rival_mean=0.5`` or ``--set
+learned_value=0.5`` (King of the Elves, 4 players: a root harming the leading rival, the
+rollouts' harm on the richest, the margin against the rivals' mean, the learned value in
+the reward), ``--set rounds_ahead=1`` (King of the Elves: rollouts played on to the next
+round's building), ``--set belief=1`` or ``--set belief=2`` (King of the Elves: the
+deals keep the cards the public record shows in the rivals' hands, and with 2 read their
+discards by the discard rule, ``bots/kingelves_belief.py``); ``--set belief=1``
+(Elfenland: the deals' rival hands pay for the counters each laid this round,
+``bots/elfenland_belief.py``; 2: also a card of each face-up counter held; ``--set
+belief_eps=0.02``: how rarely a deal that does not is kept; 3: deals weighted by the
+greedy bot's model of each rival's draws and placements this round,
+``bots/elfenland_reading.py``, ``--set reading_free=1`` leaving its upkeep out of the
+budget); ``--set wide=1`` (Elfenland: the roots beyond ``search``'s five, ``wider`` in
+``bots/elfenland_quick.py``: 1 every counter on a road from the player's own town, 2
+every legal placement, 3 every obstacle and every counter on a road of its wish);
+``--set rival_tree=1`` (Elfenland: the rivals' placements nodes of the rollouts' tree,
+each the reply worst for the searcher); ``--oracle hands`` (or ``action``,
+``transport``, ``towns``; King of the Elves) tells the quick level's deals the rivals'
+true cards of those kinds (Elfenland: ``hands``, the true position, the rivals' cards,
+secret counters and town cards; ``transport``, their travel cards only; ``counters``,
+their secret counters only; ``kept``, the travel cards each kept at the last round's
+end, the rest dealt): a diagnostic of what a sharper belief could be worth, never a
+level; ``--oracle-seen K`` (King of the Elves) tells them only at decisions where every
+rival has already made at least K building decisions of the round (K < 0: fewer than
+-K), where in the round knowing them is worth something; ``--oracle-fixed`` (both games)
 tells them, instead of the truth, one draw of the engine's deal per decision (whether
 the oracle's gain is its knowledge or only its deals agreeing with one another);
 ``--search-scale 1.4`` gives the search level 1.4 times the budget a decision (equal CPU
@@ -108,6 +113,13 @@ in the same wall time on two free cores).
 rollout's CPU goes: CPU a rollout, the compiled planner's share and searches a rollout
 (under ``cProfile``), and its calls replayed alone (a wish journey, a journey on the
 laid counters, an empty hand: the part that is not search).
+
+``--only roots`` (Elfenland, ``--match two|four``): whether roots beyond ``search``'s five
+would gain, by the level's own reward: on each searched position every legal
+placement is a root of two long searches (``--deals`` a root, other seeds); the best of
+a set chosen on the first is valued on the second, against the best of the five so
+chosen (no winner's curse); the sets: every legal placement, the five with each
+``wide`` setting, the greedy choice alone.
 
 ``--only timing``: the bots at their default wall-clock budgets (``time.perf_counter``,
 what a game uses), four of a kind at the table: wall seconds per decision, median,
@@ -507,6 +519,47 @@ def searched_positions(game: str, count: int, players: int = 4
     return out
 
 
+def root_width(count: int, deals: int, players: int) -> None:
+    """``--only roots``: the best of each set of roots, chosen on one long search of
+    every legal placement and valued on another, against the best of ``search``'s."""
+    from elfenland.bots.elfenland_quick import wider
+
+    positions = searched_positions("elfenland", count, players)
+    gains: dict[str, list[float]] = {}
+    sizes: dict[str, list[int]] = {}
+    outside = 0
+    for k, (state, five) in enumerate(positions):
+        n = len(five)
+        roots = list(five) + [a for a in state.legal_actions() if a not in five]
+        runs = []
+        for run in range(2):
+            bot: Any = make_bot("quick", "elfenland", 1000 * k + run + 7)
+            bot.iterations, bot.seconds = deals * len(roots), 1e9
+            bot.search(state, roots)
+            runs.append(list(bot.loop.last))
+        first, second = runs
+        sets = {"every legal placement": list(range(len(roots))),
+                "greedy choice alone": [0]}
+        for mode in (1, 3):
+            extra = set(wider(state, five, mode))
+            sets[f"the five and wide={mode}"] = [
+                i for i, a in enumerate(roots) if i < n or a in extra]
+        best_five = max(range(n), key=lambda i: first[i])
+        for name, members in sets.items():
+            best = max(members, key=lambda i: first[i])
+            gains.setdefault(name, []).append(second[best] - second[best_five])
+            sizes.setdefault(name, []).append(len(members))
+        outside += max(range(len(roots)), key=lambda i: first[i]) >= n
+    print(f"elfenland, {players} players: {len(positions)} searched positions, {deals} "
+          f"deals a root; the best of every legal placement lies outside search's roots "
+          f"in {outside}; the best of each set against the best of search's roots, "
+          f"reward on the second search (± 1.96 standard errors):")
+    for name, got in gains.items():
+        err = 1.96 * statistics.stdev(got) / len(got) ** 0.5 if len(got) > 1 else 0.0
+        print(f"  {name}: {statistics.mean(sizes[name]):.1f} roots, "
+              f"{statistics.mean(got):+.4f} ± {err:.4f}", flush=True)
+
+
 def rollout_cost(count: int, deals: int, players: int) -> None:
     """Where an Elfenland ``quick`` rollout's CPU goes: the level's own search of
     ``deals`` deals a root on ``count`` searched positions, timed, then again under
@@ -703,7 +756,7 @@ def main() -> int:
     parser.add_argument("--compare", nargs=2, default=None, metavar=("A", "B"),
                         help="two logs, paired by deal: B's share minus A's")
     parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel",
-                                           "cost"),
+                                           "cost", "roots"),
                         default=None)
     parser.add_argument("--positions", type=int, default=50,
                         help="--only speed, agreement, parallel")
@@ -752,6 +805,11 @@ def main() -> int:
         if args.game != "elfenland":
             raise SystemExit("--only cost: Elfenland (its rollouts' compiled planner)")
         rollout_cost(args.positions, args.deals, 2 if args.match == "two" else 4)
+        return 0
+    if args.only == "roots":
+        if args.game != "elfenland":
+            raise SystemExit("--only roots: Elfenland (its placements)")
+        root_width(args.positions, args.deals, 2 if args.match == "two" else 4)
         return 0
     if args.only == "timing":
         timing(args.game, args.games)

@@ -428,6 +428,89 @@ def test_block_leader_blocks_beside_the_leading_rival_only() -> None:
         assert roots(state, True) == candidates(state, ElfenlandQuickBot(0).greedy)
 
 
+def test_wide_adds_the_placements_from_the_players_own_town() -> None:
+    """``wide=1`` adds to ``search``'s roots, after them, every counter the player may
+    lay on a road from the town it stands in; ``wide=2`` every legal placement and
+    obstacle; ``wide=3`` every obstacle and every counter on a road of its wish
+    journey; 0 leaves them as they are."""
+    added = 0
+    for state in placing_states(2, range(1, 6)):
+        plain = candidates(state, ElfenlandQuickBot(0).greedy)
+        bot = ElfenlandQuickBot(0)
+        assert bot.roots(state) == plain
+        bot = ElfenlandQuickBot(0)
+        bot.wide = 1
+        roots = bot.roots(state)
+        assert roots[:len(plain)] == plain and len(set(roots)) == len(roots)
+        here = state.boots[state.current]
+        routes = state.board.routes
+        home = [a for a in state.legal_actions() if a.kind is Kind.PLACE
+                and here in (routes[a.route].a, routes[a.route].b)]  # type: ignore[index]
+        assert set(roots) == set(plain) | set(home)
+        added += len(roots) - len(plain)
+        bot = ElfenlandQuickBot(0)
+        bot.wide = 2
+        assert set(bot.roots(state)) == set(state.legal_actions())
+    assert added >= 5
+    added = 0
+    for state in placing_states(4, range(1, 4)):
+        plain = candidates(state, ElfenlandQuickBot(0).greedy)
+        bot = ElfenlandQuickBot(0)
+        bot.wide = 3
+        roots = bot.roots(state)
+        mine = {st.action.route for st in wish(state, state.current).steps
+                if st.action.kind is Kind.PLACE}
+        assert roots[:len(plain)] == plain
+        assert set(roots) == set(plain) | {
+            a for a in state.legal_actions()
+            if a.kind is Kind.OBSTACLE or (a.kind is Kind.PLACE and a.route in mine)}
+        added += len(roots) - len(plain)
+    assert added >= 5
+
+
+def test_rival_tree_makes_the_rivals_replies_nodes_of_the_tree() -> None:
+    """With ``rival_tree`` the node after the searcher's root action is the rival's: its
+    children are the rival's ``candidates`` and, once all are tried, the rollouts go
+    on through the reply worst for the searcher; off, the rival's reply is the rollout
+    policy's and the tree's children are the searcher's own later placements."""
+    from elfenland.bots.elfenland_quick import _Node, candidate_ids
+
+    checked = differ = 0
+    for state in placing_states(2, range(1, 6)):
+        me = state.current
+        root = candidates(state, ElfenlandQuickBot(0).greedy)[0]
+        after = state.clone()
+        after.apply_action(root)
+        if after.phase is not Phase.PLACE or after.current == me:
+            continue
+        for on in (False, True):
+            bot = ElfenlandQuickBot(0)
+            bot.rival_tree = on
+            plans = _Plans()
+            tree = _Node()
+            for i in range(12):
+                policy = _Policy(plans, bot.greedy, state, {})
+                reward = bot._rollout(state.clone(), me, root.id, plans, policy, i, tree)
+                assert 0.0 <= reward <= 1.0
+            assert tree.visits == 12
+            replies = set(candidate_ids(after, plans.wish))
+            if on:
+                assert set(tree.children) == replies
+                assert sum(c.visits for c in tree.children.values()) == 12
+                assert max(c.visits for c in tree.children.values()) >= 2
+            else:
+                # The rival's reply is the policy's (its wish's first counter: the
+                # same on every rollout here), then the searcher's own choices.
+                reply = after.clone()
+                reply.apply_action(_Policy(plans, bot.greedy, state, {}).choose(
+                    reply.clone(), random.Random(0)))
+                if reply.phase is Phase.PLACE and reply.current == me:
+                    assert set(tree.children) == set(candidate_ids(reply, plans.wish))
+                    differ += set(tree.children) != replies
+        checked += 1
+    assert checked >= 3 and differ >= 2
+
+
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_the_trees_candidate_ids_are_the_search_bots_candidates(players: int) -> None:
     """``candidate_ids`` (the rollouts' own tree, on ids) lists what ``candidates``

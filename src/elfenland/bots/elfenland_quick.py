@@ -45,7 +45,10 @@ which the true hands do in 87% of placement decisions and the engine's deals in 
 it moved the level by +2.1 ± 4.5 points head to head and −0.1 ± 5.4 with four players;
 and ``belief=3`` (session 24): deals weighted by the greedy bot's model of each rival's
 draws and placements of the round (``elfenland_reading``), +1.9 ± 4.7 head to head even
-with its upkeep outside the budget.
+with its upkeep outside the budget.  And ``wide`` (session 27): placements beyond
+``search``'s five roots (``wider``), which a long search values above them in most
+positions, but which won nothing in games; and ``rival_tree`` (session 27): the rivals'
+replies as nodes of the rollouts' tree, each the worst for the searcher, −0.4 ± 3.2.
 
 The clock is a parameter: wall time in a game, ``time.thread_time`` in a bench (CPU
 seconds, which a loaded machine does not shrink), a hand-driven clock in tests.
@@ -68,11 +71,18 @@ from ..games.elfenland.board import Board
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
 from .budget import Budget, Clock, RootSearch, resampled
 from .elfenland_belief import EPS, claims, paying_deal
-from .elfenland_greedy import ElfenlandGreedyBot, obstacle_road, owned_kinds, preference_for
+from .elfenland_greedy import (
+    ElfenlandGreedyBot,
+    obstacle_road,
+    owned_kinds,
+    preference_for,
+    wish,
+)
 from .elfenland_reading import SIZE as READING_SIZE
 from .elfenland_reading import Reading
 from .elfenland_search import (
     DEVIATION,
+    EXPLORATION,
     MARGIN_SCALE,
     MAX_CANDIDATES,
     _Node,
@@ -422,6 +432,41 @@ def _roads_at(board: Board) -> list[list[int]]:
     return at
 
 
+def _ucb_against(parent: _Node, child: _Node, action_id: int) -> float:
+    """``_ucb`` for a rival's node: its reward is one less the searcher's."""
+    avail = parent.available.get(action_id, 1)
+    return (1.0 - child.total / child.visits
+            + EXPLORATION * math.sqrt(math.log(max(avail, 1)) / child.visits))
+
+
+def wider(s: ElfenlandState, roots: Sequence[Action], mode: int) -> list[Action]:
+    """Placements ``candidates`` leaves out (``mode``, the bot's ``wide``): 1 every
+    counter the player may lay on a road from the town it stands in; 2 every legal
+    placement and obstacle; 3 every obstacle and every counter on a road of its wish
+    journey, whatever its kind.  A long search (every legal placement a root, 150 deals
+    a root on 80 two-player positions, 100 on 50 four-player ones; the best chosen on
+    one search and valued on another) finds one outside ``search``'s five in 60% and
+    74% of the positions, worth +0.030 and +0.022 of reward over their best; the roads
+    from the player's own town +0.014 of it with two players, the obstacles and the
+    wish's roads most of it with four."""
+    p = s.current
+    here = s.boots[p]
+    routes = s.board.routes
+    mine = ({st.action.route for st in wish(s, p).steps if st.action.kind is Kind.PLACE}
+            if mode == 3 else set())
+    out = []
+    for a in s.legal_actions():
+        if a in roots or a.kind is Kind.PASS:
+            continue
+        road = a.route
+        if (mode == 2
+                or (mode == 1 and a.kind is Kind.PLACE and road is not None
+                    and here in (routes[road].a, routes[road].b))
+                or (mode == 3 and (a.kind is Kind.OBSTACLE or road in mine))):
+            out.append(a)
+    return out
+
+
 def lead_block(s: ElfenlandState, leaders: bool = True) -> Action | None:
     """``candidates``' blocking counter: the empty road beside a rival where a kind the
     player holds costs most, the lowest id of equals (None if there is none); with
@@ -729,10 +774,18 @@ class ElfenlandQuickBot:
         #: Whether the blocking root is laid beside the leading rival (``lead_block``)
         #: rather than beside whichever rival's road costs most (three players or more).
         self.block_leader = False
+        #: Root actions beyond ``search``'s (``roots``, ``wider``): 0 none; 1 every
+        #: counter it may lay on a road from the town it stands in; 2 every legal
+        #: placement; 3 every obstacle and every counter on a road of its wish.
+        self.wide = 0
         #: Whether the searcher's own later placements in a rollout are chosen in a tree
         #: (UCB over the search bot's candidates, one tree a root action), as the search
         #: bot chooses them; off, its wish journey's policy lays them.
         self.own_tree = True
+        #: Whether the rivals' placements in that tree are nodes too, each rival
+        #: choosing among its ``candidates`` the reply worst for the searcher (UCB on
+        #: one less the reward); off, the rollout policy lays them.
+        self.rival_tree = False
         #: What a town still to collect beside the end of a player's journey is worth in
         #: the evaluation before the last round (``evaluate``).
         self.standing = 0.0
@@ -835,6 +888,8 @@ class ElfenlandQuickBot:
         in place of ``search``'s, which blocks beside whichever rival's road costs most
         (with two players the same rival: no change)."""
         roots = candidates(s, self.greedy)
+        if self.wide:
+            roots += wider(s, roots, self.wide)
         if not self.block_leader or s.n < 3:
             return roots
         lead = lead_block(s)
@@ -1020,7 +1075,8 @@ class ElfenlandQuickBot:
         """The root action, then every player's policy to the move phase (or the end
         of the game), then the evaluation.  With a ``tree`` (the root action's), the
         searcher's own later placements are chosen in it first, as the search bot's
-        tree chooses them (UCB, one new node a rollout); without, by its policy."""
+        tree chooses them (UCB, one new node a rollout), and with ``rival_tree`` the
+        rivals' too, each the reply worst for the searcher; without, by its policy."""
         rng = random.Random(seed)
         start_round = s.round
         s.apply_action(first)
@@ -1028,7 +1084,8 @@ class ElfenlandQuickBot:
         node = tree
         while (node is not None and not s.is_terminal() and s.phase is Phase.PLACE
                and s.round == start_round):
-            if s.current != me:
+            rival = s.current != me
+            if rival and not self.rival_tree:
                 s.apply_action(policy.choose(s, rng))
                 continue
             acts = candidate_ids(s, plans.wish)
@@ -1042,7 +1099,10 @@ class ElfenlandQuickBot:
                 path.append(child)
                 break
             parent = node
-            a = max(acts, key=lambda x: _ucb(parent, parent.children[x], x))
+            if rival:  # the rival's reply: the one worst for the searcher
+                a = max(acts, key=lambda x: _ucb_against(parent, parent.children[x], x))
+            else:
+                a = max(acts, key=lambda x: _ucb(parent, parent.children[x], x))
             node = node.children[a]
             s.apply_action(a)
             path.append(node)
