@@ -82,7 +82,6 @@ from .elfenland_reading import SIZE as READING_SIZE
 from .elfenland_reading import Reading
 from .elfenland_search import (
     DEVIATION,
-    EXPLORATION,
     MARGIN_SCALE,
     MAX_CANDIDATES,
     _Node,
@@ -430,13 +429,6 @@ def _roads_at(board: Board) -> list[list[int]]:
         at[route.b].append(r)
     _ROADS_AT[id(board)] = (board, at)
     return at
-
-
-def _ucb_against(parent: _Node, child: _Node, action_id: int) -> float:
-    """``_ucb`` for a rival's node: its reward is one less the searcher's."""
-    avail = parent.available.get(action_id, 1)
-    return (1.0 - child.total / child.visits
-            + EXPLORATION * math.sqrt(math.log(max(avail, 1)) / child.visits))
 
 
 def wider(s: ElfenlandState, roots: Sequence[Action], mode: int) -> list[Action]:
@@ -1099,10 +1091,8 @@ class ElfenlandQuickBot:
                 path.append(child)
                 break
             parent = node
-            if rival:  # the rival's reply: the one worst for the searcher
-                a = max(acts, key=lambda x: _ucb_against(parent, parent.children[x], x))
-            else:
-                a = max(acts, key=lambda x: _ucb(parent, parent.children[x], x))
+            # A rival's reply: the one worst for the searcher.
+            a = max(acts, key=lambda x: _ucb(parent, parent.children[x], x, rival))
             node = node.children[a]
             s.apply_action(a)
             path.append(node)

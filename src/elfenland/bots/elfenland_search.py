@@ -290,7 +290,10 @@ class ElfenlandSearchBot:
         return reward
 
 
-def _ucb(parent: _Node, child: _Node, action_id: int) -> float:
+def _ucb(parent: _Node, child: _Node, action_id: int, against: bool = False) -> float:
+    """UCB over the times the action was available; ``against``: for a rival's node,
+    whose reward is one less the searcher's."""
     avail = parent.available.get(action_id, 1)
-    return (child.total / child.visits
+    mean = child.total / child.visits
+    return ((1.0 - mean if against else mean)
             + EXPLORATION * math.sqrt(math.log(max(avail, 1)) / child.visits))
