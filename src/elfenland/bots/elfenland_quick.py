@@ -435,12 +435,13 @@ def wider(s: ElfenlandState, roots: Sequence[Action], mode: int) -> list[Action]
     """Placements ``candidates`` leaves out (``mode``, the bot's ``wide``): 1 every
     counter the player may lay on a road from the town it stands in; 2 every legal
     placement and obstacle; 3 every obstacle and every counter on a road of its wish
-    journey, whatever its kind.  A long search (every legal placement a root, 150 deals
-    a root on 80 two-player positions, 100 on 50 four-player ones; the best chosen on
-    one search and valued on another) finds one outside ``search``'s five in 60% and
-    74% of the positions, worth +0.030 and +0.022 of reward over their best; the roads
-    from the player's own town +0.014 of it with two players, the obstacles and the
-    wish's roads most of it with four."""
+    journey, whatever its kind.  A long search (``bench/search_strength.py --only
+    roots``: every legal placement a root, 150 deals a root on 80 two-player positions,
+    100 on 50 four-player ones; the best chosen on one search and valued on another)
+    finds one outside ``search``'s five in 53 of 80 and 37 of 50 positions, worth +0.038
+    and +0.022 of reward over their best; the roads from the player's own town +0.011
+    of it with two players, the obstacles and the wish's roads +0.019 with four.  In
+    games neither gained (``docs/bots.md``, session 27)."""
     p = s.current
     here = s.boots[p]
     routes = s.board.routes
