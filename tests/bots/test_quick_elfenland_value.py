@@ -122,6 +122,30 @@ def test_before_the_last_round_the_towns_within_reach_count() -> None:
     assert changed >= 5
 
 
+def test_before_the_last_round_the_obstacle_and_the_cards_kept_count() -> None:
+    """With ``obstacle=w`` before the last round a player still holding its obstacle
+    gains ``w``, and with ``cards=c`` ``c`` for each travel card it keeps after its
+    journey (to the hand limit): the margin moves by the difference with the best
+    rival; in the last round neither counts (nothing is left to use them on)."""
+    moved = 0
+    for s in move_starts(2, range(1, 14), range(1, 5)):
+        for held in ((True, False), (False, True), (True, True)):
+            s.obstacle_in_hand = list(held)  # the compiled state: set, not slice
+            plans = _Plans()
+            base = evaluate(s, 0, plans)
+            scored = evaluate(s, 0, plans, Scoring(obstacle=0.5, cards=0.125))
+            if s.round >= s.rules.rounds:
+                assert scored == base
+                continue
+            kept = [min(sum(j.hand), s.rules.hand_limit) for j in plans.every(s)]
+            margin = -math.log(1 / base - 1) * MARGIN_SCALE / 4
+            expected = margin + 0.5 * (held[0] - held[1]) + 0.125 * (kept[0] - kept[1])
+            assert math.isclose(scored, 1 / (1 + math.exp(-expected / MARGIN_SCALE * 4)),
+                                rel_tol=1e-9, abs_tol=1e-12)
+            moved += scored != base
+    assert moved >= 10
+
+
 def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
     """The ``Scoring`` every rollout of a quick bot with these settings is evaluated
     with, at its first placement decision with a choice in a game of ``players``."""
@@ -135,7 +159,8 @@ def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
 
     monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
-    assert bot.exact is None and bot.horizon is None  # by players unless set
+    # by players unless set
+    assert bot.exact is None and bot.horizon is None and bot.obstacle is None
     for name, value in settings.items():
         setattr(bot, name, value)
     state: Any = elfenland.new_game("elfenland", players=players, seed=5)
@@ -148,10 +173,11 @@ def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
 
 def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
     """The bot's evaluation settings (``exact``, ``horizon``, ``calibrated``,
-    ``learned``, ``every_rival``, ``tie_cards``) reach every evaluation of its rollouts."""
+    ``learned``, ``every_rival``, ``tie_cards``, ``obstacle``, ``cards``) reach every
+    evaluation of its rollouts."""
     assert scorings(monkeypatch, 2, exact=0.75, horizon=0.25, calibrated=True, learned=True,
-                    every_rival=True, tie_cards=0.125) == {
-        Scoring(0.0, 0.75, 0.25, True, True, True, 0.125)}
+                    every_rival=True, tie_cards=0.125, obstacle=0.5, cards=0.0625) == {
+        Scoring(0.0, 0.75, 0.25, True, True, True, 0.125, 0.5, 0.0625)}
 
 
 def test_every_rival_is_the_chance_of_beating_them_all() -> None:
@@ -285,3 +311,37 @@ def test_the_last_round_is_half_exact_by_default_with_two_players(monkeypatch: A
                                        (6, None, EXACT[3]), (2, 0.0, 0.0), (4, 1.0, 1.0)):
         seen = {x.exact for x in scorings(monkeypatch, players, exact=setting)}
         assert seen == {expected}, (players, setting, seen)
+
+
+def test_the_obstacle_in_hand_counts_a_town_by_default(monkeypatch: Any) -> None:
+    """The level values an obstacle still in hand before the last round (``OBSTACLE``)
+    at a town, with two players and with more, where keeping it for the last round won
+    against ``search``; a setting overrides it."""
+    from elfenland.bots.elfenland_quick import OBSTACLE
+
+    assert OBSTACLE[2] == OBSTACLE[3] == 1.0
+    for players, setting, expected in ((2, None, 1.0), (4, None, 1.0), (6, None, 1.0),
+                                       (2, 0.0, 0.0), (4, 0.5, 0.5)):
+        seen = {x.obstacle for x in scorings(monkeypatch, players, obstacle=setting)}
+        assert seen == {expected}, (players, setting, seen)
+
+
+def test_with_the_obstacle_valued_the_level_keeps_it_past_the_first_round() -> None:
+    """Two quick bots at a few rollouts a decision lay their obstacles in the first
+    round of most games when it is worth nothing in hand (the search bot's margin),
+    and keep them past it when it is worth a town (the default)."""
+    def first_round_obstacles(obstacle: float) -> int:
+        laid = 0
+        for seed in range(1, 7):
+            state: Any = elfenland.new_game("elfenland", players=2, seed=seed)
+            bots = [ElfenlandQuickBot(seed * 2 + q, iterations=12, seconds=10.0)
+                    for q in range(2)]
+            for bot in bots:
+                bot.obstacle = obstacle
+            while state.round == 1:
+                state.apply_action(bots[state.current_player()].choose(state))
+            laid += sum(not held for held in state.obstacle_in_hand)
+        return laid
+
+    assert first_round_obstacles(0.0) >= 6
+    assert first_round_obstacles(1.0) <= 2
