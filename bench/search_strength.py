@@ -69,7 +69,8 @@ greedy bot's model of each rival's draws and placements this round,
 ``bots/elfenland_reading.py``, ``--set reading_free=1`` leaving its upkeep out of the
 budget); ``--set wide=1`` (Elfenland: the roots beyond ``search``'s five, ``wider`` in
 ``bots/elfenland_quick.py``: 1 every counter on a road from the player's own town, 2
-every legal placement, 3 every obstacle and every counter on a road of its wish);
+every legal placement, 3 every obstacle and every counter on a road of its wish, 4
+every obstacle in the last round);
 ``--set rival_tree=1`` (Elfenland: the rivals' placements nodes of the rollouts' tree,
 each the reply worst for the searcher); ``--oracle hands`` (or ``action``,
 ``transport``, ``towns``; King of the Elves) tells the quick level's deals the rivals'

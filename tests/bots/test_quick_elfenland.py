@@ -468,6 +468,32 @@ def test_wide_adds_the_placements_from_the_players_own_town() -> None:
     assert added >= 5
 
 
+def test_wide_4_adds_every_obstacle_in_the_last_round_only() -> None:
+    """``wide=4`` adds to ``search``'s roots every legal obstacle in the last round, where
+    the level (``OBSTACLE``) keeps its obstacle for; before it, nothing."""
+    last = earlier = 0
+    for seed in range(1, 4):
+        state: Any = elfenland.new_game("elfenland", players=2, seed=seed)
+        bots = [ElfenlandQuickBot(seed * 2 + q, iterations=8, seconds=10.0) for q in range(2)]
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            obstacles = {a for a in legal if a.kind is Kind.OBSTACLE}
+            if state.phase is Phase.PLACE and obstacles:
+                plain = candidates(state, ElfenlandQuickBot(0).greedy)
+                bot = ElfenlandQuickBot(0)
+                bot.wide = 4
+                roots = bot.roots(state)
+                assert roots[:len(plain)] == plain and len(set(roots)) == len(roots)
+                if state.round == state.rules.rounds:
+                    assert set(roots) == set(plain) | obstacles
+                    last += len(obstacles - set(plain)) > 0
+                else:
+                    assert roots == plain
+                    earlier += 1
+            state.apply_action(bots[state.current_player()].choose(state))
+    assert last >= 3 and earlier >= 3
+
+
 def test_rival_tree_makes_the_rivals_replies_nodes_of_the_tree() -> None:
     """With ``rival_tree`` the node after the searcher's root action is the rival's: its
     children are the rival's ``candidates`` and, once all are tried, the rollouts go

@@ -435,13 +435,17 @@ def wider(s: ElfenlandState, roots: Sequence[Action], mode: int) -> list[Action]
     """Placements ``candidates`` leaves out (``mode``, the bot's ``wide``): 1 every
     counter the player may lay on a road from the town it stands in; 2 every legal
     placement and obstacle; 3 every obstacle and every counter on a road of its wish
-    journey, whatever its kind.  A long search (``bench/search_strength.py --only
-    roots``: every legal placement a root, 150 deals a root on 80 two-player positions,
-    100 on 50 four-player ones; the best chosen on one search and valued on another)
+    journey, whatever its kind; 4 in the last round only, every obstacle (the one
+    placement the level keeps for it, ``OBSTACLE``).  A long search
+    (``bench/search_strength.py --only roots``: every legal placement a root, 150 deals
+    a root on 80 two-player positions, 100 on 50 four-player ones; the best chosen on
+    one search and valued on another)
     finds one outside ``search``'s five in 53 of 80 and 37 of 50 positions, worth +0.038
     and +0.022 of reward over their best; the roads from the player's own town +0.011
     of it with two players, the obstacles and the wish's roads +0.019 with four.  In
     games neither gained (``docs/bots.md``, session 27)."""
+    if mode == 4 and s.round < s.rules.rounds:
+        return []
     p = s.current
     here = s.boots[p]
     routes = s.board.routes
@@ -455,7 +459,8 @@ def wider(s: ElfenlandState, roots: Sequence[Action], mode: int) -> list[Action]
         if (mode == 2
                 or (mode == 1 and a.kind is Kind.PLACE and road is not None
                     and here in (routes[road].a, routes[road].b))
-                or (mode == 3 and (a.kind is Kind.OBSTACLE or road in mine))):
+                or (mode == 3 and (a.kind is Kind.OBSTACLE or road in mine))
+                or (mode == 4 and a.kind is Kind.OBSTACLE)):
             out.append(a)
     return out
 
@@ -792,7 +797,8 @@ class ElfenlandQuickBot:
         self.block_leader = False
         #: Root actions beyond ``search``'s (``roots``, ``wider``): 0 none; 1 every
         #: counter it may lay on a road from the town it stands in; 2 every legal
-        #: placement; 3 every obstacle and every counter on a road of its wish.
+        #: placement; 3 every obstacle and every counter on a road of its wish; 4 every
+        #: obstacle in the last round.
         self.wide = 0
         #: Whether the searcher's own later placements in a rollout are chosen in a tree
         #: (UCB over the search bot's candidates, one tree a root action), as the search
