@@ -293,8 +293,9 @@ def test_a_spectator_back_after_an_undo_and_a_new_action_sees_the_new_one(
     _run(act(seat, {"type": "action", "action": first, "seq": seq}, seq + 1))
     with checked_page(browser) as page:
         page.goto(f"{server}/#/game/{gid}")
-        # The socket's log (the first table may be drawn from the HTTP view, logless).
-        page.wait_for_function("n => window.__elfenland.page.log.length === n", arg=seq + 1)
+        # The socket's log (the first table may be drawn from the HTTP view, logless; the
+        # client's script may not have run yet when the page has loaded).
+        page.wait_for_function("n => window.__elfenland?.page?.log?.length === n", arg=seq + 1)
         last = "() => window.__elfenland.page.log.at(-1).action"
         assert page.evaluate(last) == first
         # The spectator's socket drops and stays away while the player takes the
