@@ -48,8 +48,10 @@ difference), ``--set exact=1``, ``--set horizon=0.55``, ``--set calibrated=1`` o
 in ``bots/elfenland_quick.py``; ``every_rival``: the chance of beating every rival, not
 the best one), ``--set obstacle=0`` or ``--set cards=0.15`` (Elfenland: the obstacle in
 hand worth nothing before the last round, the level before session 28; each travel
-card kept worth 0.15 town), ``--set rival_greedy=1``, ``--set block_leader=1`` or
-``--set learned=1``
+card kept worth 0.15 town), ``--set counter=0`` (Elfenland: a transportation
+counter held into the move phase, to keep, worth nothing before the last round, the
+two-player level before session 29; it is a quarter of a town there now), ``--set
+rival_greedy=1``, ``--set block_leader=1`` or ``--set learned=1``
 (Elfenland: the rollouts' players placing as the greedy bot, the blocking root beside
 the leading rival, the learned value of ``bots/elfenland_value.py``), ``--set width=7``
 or ``--set kept_other=1`` (King of the Elves roots and evaluation), ``--set

@@ -146,6 +146,31 @@ def test_before_the_last_round_the_obstacle_and_the_cards_kept_count() -> None:
     assert moved >= 10
 
 
+def test_before_the_last_round_a_counter_held_to_keep_counts() -> None:
+    """With ``counter=w`` before the last round a player holding transportation
+    counters when the move phase starts gains ``w`` for each it may keep for the next
+    round (one, by the rules): the margin moves by the difference with the best
+    rival; in the last round nothing is kept, and it does not count."""
+    moved = 0
+    for s in move_starts(2, range(1, 14), range(1, 5)):
+        for held in ((0, 0), (1, 0), (0, 2), (3, 1)):
+            s.counters_up = [[h, 0, 0, 0, 0, 0] for h in held]  # compiled: set whole
+            plans = _Plans()
+            base = evaluate(s, 0, plans)
+            scored = evaluate(s, 0, plans, Scoring(counter=0.25))
+            if s.round >= s.rules.rounds:
+                assert scored == base
+                continue
+            kept = [min(h + sum(s.counters_secret[q]), s.rules.counters_kept)
+                    for q, h in enumerate(held)]
+            margin = -math.log(1 / base - 1) * MARGIN_SCALE / 4
+            expected = margin + 0.25 * (kept[0] - kept[1])
+            assert math.isclose(scored, 1 / (1 + math.exp(-expected / MARGIN_SCALE * 4)),
+                                rel_tol=1e-9, abs_tol=1e-12)
+            moved += scored != base
+    assert moved >= 10
+
+
 def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
     """The ``Scoring`` every rollout of a quick bot with these settings is evaluated
     with, at its first placement decision with a choice in a game of ``players``."""
@@ -161,6 +186,7 @@ def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
     bot = ElfenlandQuickBot(1, iterations=30, seconds=10.0)
     # by players unless set
     assert bot.exact is None and bot.horizon is None and bot.obstacle is None
+    assert bot.counter is None
     for name, value in settings.items():
         setattr(bot, name, value)
     state: Any = elfenland.new_game("elfenland", players=players, seed=5)
@@ -173,11 +199,12 @@ def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
 
 def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
     """The bot's evaluation settings (``exact``, ``horizon``, ``calibrated``,
-    ``learned``, ``every_rival``, ``tie_cards``, ``obstacle``, ``cards``) reach every
-    evaluation of its rollouts."""
+    ``learned``, ``every_rival``, ``tie_cards``, ``obstacle``, ``cards``, ``counter``)
+    reach every evaluation of its rollouts."""
     assert scorings(monkeypatch, 2, exact=0.75, horizon=0.25, calibrated=True, learned=True,
-                    every_rival=True, tie_cards=0.125, obstacle=0.5, cards=0.0625) == {
-        Scoring(0.0, 0.75, 0.25, True, True, True, 0.125, 0.5, 0.0625)}
+                    every_rival=True, tie_cards=0.125, obstacle=0.5, cards=0.0625,
+                    counter=0.375) == {
+        Scoring(0.0, 0.75, 0.25, True, True, True, 0.125, 0.5, 0.0625, 0.375)}
 
 
 def test_every_rival_is_the_chance_of_beating_them_all() -> None:
@@ -326,6 +353,19 @@ def test_the_obstacle_in_hand_counts_a_town_by_default(monkeypatch: Any) -> None
         assert seen == {expected}, (players, setting, seen)
 
 
+def test_a_counter_held_counts_a_quarter_town_with_two_players(monkeypatch: Any) -> None:
+    """The level values a counter held to keep before the last round (``COUNTER``) at a
+    quarter of a town with two players, where it won against ``search``, and at nothing
+    with more, where it did not; a setting overrides it."""
+    from elfenland.bots.elfenland_quick import COUNTER
+
+    assert COUNTER[2] == 0.25 and COUNTER[3] == 0.0
+    for players, setting, expected in ((2, None, 0.25), (4, None, 0.0), (6, None, 0.0),
+                                       (2, 0.0, 0.0), (4, 0.5, 0.5)):
+        seen = {x.counter for x in scorings(monkeypatch, players, counter=setting)}
+        assert seen == {expected}, (players, setting, seen)
+
+
 def test_with_the_obstacle_valued_the_level_keeps_it_past_the_first_round() -> None:
     """Two quick bots at a few rollouts a decision lay their obstacles in the first
     round of most games when it is worth nothing in hand (the search bot's margin),
@@ -338,6 +378,7 @@ def test_with_the_obstacle_valued_the_level_keeps_it_past_the_first_round() -> N
                     for q in range(2)]
             for bot in bots:
                 bot.obstacle = obstacle
+                bot.counter = 0.0  # the obstacle's weight alone
             while state.round == 1:
                 state.apply_action(bots[state.current_player()].choose(state))
             laid += sum(not held for held in state.obstacle_in_hand)
