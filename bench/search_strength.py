@@ -55,6 +55,8 @@ rival_greedy=1``, ``--set block_leader=1`` or ``--set learned=1``
 (Elfenland: the rollouts' players placing as the greedy bot, the blocking root beside
 the leading rival, the learned value of ``bots/elfenland_value.py``), ``--set width=7``
 or ``--set kept_other=1`` (King of the Elves roots and evaluation), ``--set
+kept_harm=2`` (King of the Elves: each gold and harm card in hand worth 2 gold before
+the last round), ``--set
 learned_rollouts=1`` or ``--set policy_root=2`` (King of the Elves, 4 players: the
 shipped learned policy plays the rivals in the rollouts, or makes the first root),
 ``--set harm_root=1``, ``--set harm_leader=1``, ``--set rival_mean=0.5`` or ``--set

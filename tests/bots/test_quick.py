@@ -407,6 +407,35 @@ def test_kingelves_kept_cards_setting_counts_town_and_action_cards() -> None:
     assert round_outcome(s, me, KingPlans(), kept_other=1.0) > base
 
 
+def test_kingelves_kept_harm_counts_gold_and_harm_cards_before_the_last_round() -> None:
+    """``kept_harm=w`` (a screening setting, off by default) adds ``w`` gold for each
+    gold, thief, tree and sea monster card a player holds at the end of a rollout
+    before the last round, and nothing for its town cards; in the last round it counts
+    nothing (no round is left to play them in)."""
+    state, _ = building_state()
+    me = state.current
+    s = state.clone()
+    assert s.round < s.rounds
+    base = round_outcome(s, me, KingPlans())
+    assert round_outcome(s, me, KingPlans(), kept_harm=0.0) == base
+    hands = [list(h) for h in s.hands]
+    hands[me][int(Card.THIEF)] += 2
+    s.hands = hands
+    with_thieves = round_outcome(s, me, KingPlans())
+    assert round_outcome(s, me, KingPlans(), kept_harm=1.0) > with_thieves
+    towns = s.clone()
+    hands = [list(h) for h in towns.hands]
+    hands[me][int(Card.LAKE)] += 2
+    towns.hands = hands
+    assert (round_outcome(towns, me, KingPlans(), kept_harm=1.0)
+            - round_outcome(towns, me, KingPlans())) == pytest.approx(
+        round_outcome(s, me, KingPlans(), kept_harm=1.0) - with_thieves)
+    last = s.clone()
+    last.round = last.rounds
+    assert round_outcome(last, me, KingPlans(), kept_harm=1.0) == round_outcome(
+        last, me, KingPlans())
+
+
 def taking_state() -> KingOfTheElvesState:
     """A King of the Elves position where the player to act takes a town card after
     "no town card", with several to choose from."""

@@ -112,6 +112,8 @@ NO_TOWN_CARD_ID = Action.simple(Kind.NO_TOWN_CARD).id
 BUY_ID = Action.simple(Kind.BUY).id
 HARM = (Card.THIEF, Card.TREE, Card.SEA_MONSTER)
 KEPT_OTHER = (*TOWN_KINDS, Card.GOLD, *HARM)
+#: The building action cards ``kept_harm`` values in hand: gold, and the harms.
+KEPT_HARM = (Card.GOLD, *HARM)
 
 
 class _Plans:
@@ -143,14 +145,19 @@ def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
                   margin_scale: float = MARGIN_SCALE,
                   kept_card_gold: float = KEPT_CARD_GOLD, kept_other: float = 0.0,
                   scale_left: float = 0.0, final_scale: float = 1.0,
-                  rival_mean: float = 0.0) -> float:
+                  rival_mean: float = 0.0, kept_harm: float = 0.0) -> float:
     """``kingelves_search.round_outcome`` with memoised plans: every journey still to
     come this round planned, then the bot's gold against the best rival's, in [0, 1].
     ``final_scale`` multiplies the margin's scale in the last round, where the planned
     journeys decide the game (a gold ahead is a win, not a slight lead).  In a round
     before the last, ``rival_mean`` is the weight of the rivals' mean gold against the
     best rival's (0: the best rival's alone): with more players, who leads after an
-    early round is a noisy guess of who leads at the end."""
+    early round is a noisy guess of who leads at the end.  ``kept_harm``: before the
+    last round, what each gold, thief, tree and sea monster card a player still holds is
+    worth, in gold (0: nothing, as in the search bot): the margin sees only what such a
+    card earns or takes this round, so a card kept for the last round, where a rival
+    has no round left to make up for it, counts nothing (Elfenland's obstacle kept,
+    session 28, is the same lever)."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if won == [me] else 0.5 if me in won else 0.0
@@ -170,6 +177,9 @@ def round_outcome(s: KingOfTheElvesState, me: int, plans: _Plans,
             if kept_other:
                 hand = s.hands[q]
                 gold[q] += kept_other * (sum(plan.hand[7:]) + sum(hand[c] for c in KEPT_OTHER))
+            if kept_harm:
+                hand = s.hands[q]
+                gold[q] += kept_harm * sum(hand[c] for c in KEPT_HARM)
     rivals = [g for q, g in enumerate(gold) if q != me]
     against = max(rivals)
     if rival_mean and not final:
@@ -331,6 +341,9 @@ class KingOfTheElvesQuickBot:
         self.margin_scale = MARGIN_SCALE
         self.kept_card_gold = KEPT_CARD_GOLD
         self.kept_other = 0.0
+        #: What a gold, thief, tree or sea monster card still in hand is worth before
+        #: the last round (``round_outcome``'s ``kept_harm``; 0: nothing).
+        self.kept_harm = 0.0
         #: The margin's scale grows by this share a round still to come: a lead in an
         #: early round is less sure to hold than the same lead in the last.
         self.scale_left = 0.0
@@ -549,7 +562,7 @@ class KingOfTheElvesQuickBot:
                 return head.share(s, me)
         outcome = round_outcome(s, me, plans, self.margin_scale, self.kept_card_gold,
                                 self.kept_other, self.scale_left, self.final_scale,
-                                self.rival_mean)
+                                self.rival_mean, self.kept_harm)
         if mix:
             assert head is not None
             outcome = (1.0 - mix) * outcome + mix * head.share(s, me)
