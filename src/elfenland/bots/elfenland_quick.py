@@ -651,6 +651,14 @@ OBSTACLE = (0.0, 0.0, 1.0, 1.0)
 COUNTER = (0.0, 0.0, 0.25, 0.0)
 
 
+def by_players(table: Sequence[float], setting: float | None, players: int) -> float:
+    """A weight of the evaluation for a game of ``players``: the bot's setting, or
+    ``None`` for the table's entry (the last one for more players)."""
+    if setting is not None:
+        return float(setting)
+    return table[min(players, len(table) - 1)]
+
+
 @dataclass(frozen=True, slots=True)
 class Scoring:
     """How ``evaluate`` scores a rollout's end: the search bot's margin by default, and
@@ -1022,21 +1030,16 @@ class ElfenlandQuickBot:
 
     def scoring(self, s: ElfenlandState) -> Scoring:
         """The evaluation's settings for this game (the bot's, which a bench may set)."""
-        exact = EXACT[min(s.num_players, len(EXACT) - 1)] if self.exact is None else self.exact
-        obstacle = (OBSTACLE[min(s.num_players, len(OBSTACLE) - 1)]
-                    if self.obstacle is None else self.obstacle)
-        counter = (COUNTER[min(s.num_players, len(COUNTER) - 1)]
-                   if self.counter is None else self.counter)
-        return Scoring(float(self.standing), float(exact), self.horizon_for(s),
-                       bool(self.calibrated), bool(self.learned), bool(self.every_rival),
-                       float(self.tie_cards), float(obstacle), float(self.cards),
-                       float(counter))
+        n = s.num_players
+        return Scoring(float(self.standing), by_players(EXACT, self.exact, n),
+                       self.horizon_for(s), bool(self.calibrated), bool(self.learned),
+                       bool(self.every_rival), float(self.tie_cards),
+                       by_players(OBSTACLE, self.obstacle, n), float(self.cards),
+                       by_players(COUNTER, self.counter, n))
 
     def horizon_for(self, s: ElfenlandState) -> float:
         """The ``horizon`` weight of this game: the setting, or ``HORIZON`` by players."""
-        if self.horizon is not None:
-            return float(self.horizon)
-        return HORIZON[min(s.num_players, len(HORIZON) - 1)]
+        return by_players(HORIZON, self.horizon, s.num_players)
 
     def search_move(self, state: ElfenlandState) -> Action:
         """A step of the move: the journeys of ``journey_roots`` searched whole (each
