@@ -128,7 +128,8 @@ def phase_key(page: Page) -> str:
 
 def page_state(page: Page) -> dict[str, Any]:
     """What the table page holds now, for a failure's message: the view shown and the
-    latest one, the seat, the socket, the updates held back, the hotseat cover."""
+    latest one, the seat, the socket (and the seq it last had), the updates held back,
+    the hotseat cover, the server's last error and the toasts shown."""
     return dict(page.evaluate("""() => {
         const g = window.__elfenland, p = g && g.page, c = g && g.conn;
         if (!p) return {page: null};
@@ -142,7 +143,9 @@ def page_state(page: Page) -> dict[str, Any]:
                 cover: !!document.querySelector('.hotseat-cover'),
                 waiting_for: h ? h.waitingFor : null,
                 confirm: !!document.querySelector('.confirm'),
-                turn: (document.getElementById('turn') || {}).className || null};
+                turn: (document.getElementById('turn') || {}).className || null,
+                conn_seq: c ? c.seq : null, error: p.lastError || null,
+                toasts: [...document.querySelectorAll('#toasts .toast')].map((e) => e.textContent)};
     }"""))
 
 

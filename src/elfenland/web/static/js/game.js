@@ -117,6 +117,7 @@ export class GamePage {
       event: (e) => this.onEvent(e),
       error: (m) => {
         this.pending = false;
+        this.lastError = { code: m.code, message: m.message }; // what a failing test reports
         if (m.code === "bad-token") {
           forgetSeat(this.id);
           this.mine = null;
