@@ -16,6 +16,7 @@ from elfenland.bots.budget import Budget, Rollouts
 from elfenland.bots.elfenland_greedy import owned_kinds, wish
 from elfenland.bots.elfenland_quick import (
     ElfenlandQuickBot,
+    _LazyRandom,
     _Plans,
     _Policy,
     journey_roots,
@@ -597,3 +598,16 @@ def test_a_wish_is_kept_past_counters_it_cannot_use_or_that_it_assumed() -> None
                 else:
                     unusable += 1
     assert unusable > 5 and assumed > 5, (unusable, assumed)
+
+
+def test_a_rollouts_random_draws_as_one_seeded_at_once() -> None:
+    """A rollout's random choices (``_LazyRandom``) are those of ``random.Random(seed)``
+    though the generator is seeded only at the first draw: the rollouts of every root
+    on a deal still meet the same choices (common random numbers), and one that draws
+    nothing seeds nothing."""
+    for seed in (0, 7, 2**31 + 5):
+        lazy, eager = _LazyRandom(seed), random.Random(seed)
+        assert lazy.rng is None
+        assert [lazy.randrange(n) for n in (3, 10, 2, 1000, 5)] == \
+            [eager.randrange(n) for n in (3, 10, 2, 1000, 5)]
+        assert lazy.rng is not None

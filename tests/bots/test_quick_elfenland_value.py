@@ -199,12 +199,31 @@ def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
 
 def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
     """The bot's evaluation settings (``exact``, ``horizon``, ``calibrated``,
-    ``learned``, ``every_rival``, ``tie_cards``, ``obstacle``, ``cards``, ``counter``)
-    reach every evaluation of its rollouts."""
+    ``learned``, ``every_rival``, ``tie_cards``, ``obstacle``, ``cards``, ``counter``,
+    ``margin_scale``) reach every evaluation of its rollouts."""
     assert scorings(monkeypatch, 2, exact=0.75, horizon=0.25, calibrated=True, learned=True,
                     every_rival=True, tie_cards=0.125, obstacle=0.5, cards=0.0625,
-                    counter=0.375) == {
-        Scoring(0.0, 0.75, 0.25, True, True, True, 0.125, 0.5, 0.0625, 0.375)}
+                    counter=0.375, margin_scale=2.5) == {
+        Scoring(0.0, 0.75, 0.25, True, True, True, 0.125, 0.5, 0.0625, 0.375, 2.5)}
+    assert {x.scale for x in scorings(monkeypatch, 2)} == {MARGIN_SCALE}
+
+
+def test_the_margin_scale_is_the_sigmoids() -> None:
+    """``scale`` is the margin, in towns, the reward's sigmoid reads: the same margin
+    gives ``1 / (1 + exp(-4 margin / scale))`` at every scale (the search bot's by
+    default), so a smaller scale plays for the win and a larger for the towns."""
+    checked = 0
+    for s in move_starts(2, range(1, 6), range(1, 4)):
+        plans = _Plans()
+        base = evaluate(s, 0, plans)
+        if base in (0.0, 0.5, 1.0):
+            continue
+        margin = -math.log(1 / base - 1) * MARGIN_SCALE / 4
+        for scale in (2.0, 2.5, 6.0):
+            assert math.isclose(evaluate(s, 0, plans, Scoring(scale=scale)),
+                                1 / (1 + math.exp(-margin / scale * 4)), rel_tol=1e-9)
+        checked += 1
+    assert checked >= 5
 
 
 def test_every_rival_is_the_chance_of_beating_them_all() -> None:

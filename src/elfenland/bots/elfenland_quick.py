@@ -114,6 +114,25 @@ PRUNE_AFTER = 4
 PRUNE = 1.0
 
 
+
+class _LazyRandom:
+    """``random.Random(seed)``, seeded at its first draw: most rollouts draw nothing
+    or once (the tree's random untried child, a policy's rare random choice), and
+    seeding the Mersenne Twister was a twentieth of a two-player rollout's CPU."""
+
+    __slots__ = ("rng", "seed")
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.rng: random.Random | None = None
+
+    def randrange(self, n: int) -> int:
+        rng = self.rng
+        if rng is None:
+            rng = self.rng = random.Random(self.seed)
+        return rng.randrange(n)
+
+
 class _Plans:
     """One decision's journeys.  The wish journeys are memoised, keyed by everything
     the planner reads (the player's town, hand, towns collected, town card, counter
@@ -288,7 +307,7 @@ class _Policy:
             self.wishes[p] = j
         return j
 
-    def choose(self, s: ElfenlandState, rng: random.Random) -> int:
+    def choose(self, s: ElfenlandState, rng: random.Random | _LazyRandom) -> int:
         ids = s.legal_action_ids()
         if len(ids) == 1:
             return ids[0]
@@ -674,6 +693,7 @@ class Scoring:
     obstacle: float = 0.0
     cards: float = 0.0
     counter: float = 0.0
+    scale: float = MARGIN_SCALE
 
 
 #: The search bot's margin.
@@ -716,7 +736,9 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring = MARGI
     the last round, what each travel card a player keeps after the journey (to the
     hand limit) is worth, in towns.  ``counter``: before the last round, what each
     transportation counter a player holds when the move phase starts (and so may keep
-    for the next round, to the rules' ``counters_kept``) is worth, in towns."""
+    for the next round, to the rules' ``counters_kept``) is worth, in towns.  ``scale``:
+    the margin, in towns, that the sigmoid takes to about 0.98 (the search bot's
+    ``MARGIN_SCALE``); smaller plays for the win, larger for the towns."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
@@ -770,11 +792,12 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring = MARGI
             keys.append((score, close, min(sum(j.hand), rules.hand_limit)))
         values.append(v + j.usefulness / 10_000)
     weight = ROUND_WEIGHT.get(rules.rounds - s.round, 1.0) if scoring.calibrated else 1.0
+    scale = scoring.scale
     if scoring.every_rival:
         reward = 1.0
         for q, v in enumerate(values):
             if q != me:
-                reward /= 1.0 + math.exp(-(values[me] - v) * weight / MARGIN_SCALE * 4)
+                reward /= 1.0 + math.exp(-(values[me] - v) * weight / scale * 4)
     else:
         margin = (values[me] - max(v for q, v in enumerate(values) if q != me)) * weight
         if towns:
@@ -782,7 +805,7 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring = MARGI
             if towns[me] == level:  # level on towns: the cards kept decide
                 margin += tie_cards * (kept[me] - max(
                     c for q, c in enumerate(kept) if q != me and towns[q] == level))
-        reward = 1.0 / (1.0 + math.exp(-margin / MARGIN_SCALE * 4))
+        reward = 1.0 / (1.0 + math.exp(-margin / scale * 4))
     if keys:
         best = max(keys)
         share = 1.0 / keys.count(best) if keys[me] == best else 0.0
@@ -858,6 +881,9 @@ class ElfenlandQuickBot:
         #: round (``evaluate``'s ``counter``; 0: nothing; ``None``: ``COUNTER`` by the
         #: number of players).
         self.counter: float | None = None
+        #: The margin's scale in the evaluation (``evaluate``'s ``scale``; ``None``: the
+        #: search bot's ``MARGIN_SCALE``).
+        self.margin_scale: float | None = None
         #: Whether a player's value before the last round is the learned one
         #: (``elfenland_value.VALUE``, predicted markers at the game's end).
         self.learned = False
@@ -1035,7 +1061,8 @@ class ElfenlandQuickBot:
                        self.horizon_for(s), bool(self.calibrated), bool(self.learned),
                        bool(self.every_rival), float(self.tie_cards),
                        by_players(OBSTACLE, self.obstacle, n), float(self.cards),
-                       by_players(COUNTER, self.counter, n))
+                       by_players(COUNTER, self.counter, n),
+                       MARGIN_SCALE if self.margin_scale is None else float(self.margin_scale))
 
     def horizon_for(self, s: ElfenlandState) -> float:
         """The ``horizon`` weight of this game: the setting, or ``HORIZON`` by players."""
@@ -1081,6 +1108,7 @@ class ElfenlandQuickBot:
             budget = self.budget()
         plans = _Plans()
         trees = [_Node() if self.own_tree else None for _ in roots]
+        scoring = self.scoring(state)  # one game, one round: the same for every rollout
 
         def on_deal(det: ElfenlandState, seed: int) -> Callable[[ElfenlandState, int], float]:
             wishes: dict[int, Journey] = {}
@@ -1088,7 +1116,8 @@ class ElfenlandQuickBot:
             def play(sim: ElfenlandState, i: int) -> float:
                 policy = _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes),
                                  bool(self.rival_greedy))
-                return self._rollout(sim, me, roots[i].id, plans, policy, seed, trees[i])
+                return self._rollout(sim, me, roots[i].id, plans, policy, seed, trees[i],
+                                     scoring)
             return play
 
         deal = resampled(state, me, self.rng, on_deal, self.refine(state, me))
@@ -1125,13 +1154,16 @@ class ElfenlandQuickBot:
         return lambda det: paying_deal(det, me, need, rng, eps)
 
     def _rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
-                 policy: _Policy, seed: int, tree: _Node | None = None) -> float:
+                 policy: _Policy, seed: int, tree: _Node | None = None,
+                 scoring: Scoring | None = None) -> float:
         """The root action, then every player's policy to the move phase (or the end
         of the game), then the evaluation.  With a ``tree`` (the root action's), the
         searcher's own later placements are chosen in it first, as the search bot's
         tree chooses them (UCB, one new node a rollout), and with ``rival_tree`` the
-        rivals' too, each the reply worst for the searcher; without, by its policy."""
-        rng = random.Random(seed)
+        rivals' too, each the reply worst for the searcher; without, by its policy.
+        ``scoring``: the evaluation's settings, which ``search`` works out once for all
+        its rollouts (the bot's own for this game if not given)."""
+        rng = _LazyRandom(seed)
         start_round = s.round
         s.apply_action(first)
         path = [] if tree is None else [tree]
@@ -1161,7 +1193,7 @@ class ElfenlandQuickBot:
         while (not s.is_terminal() and s.round == start_round
                and s.phase is not Phase.MOVE):
             s.apply_action(policy.choose(s, rng))
-        reward = evaluate(s, me, plans, self.scoring(s))
+        reward = evaluate(s, me, plans, self.scoring(s) if scoring is None else scoring)
         for n in path:
             n.visits += 1
             n.total += reward
