@@ -200,12 +200,29 @@ def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
 def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
     """The bot's evaluation settings (``exact``, ``horizon``, ``calibrated``,
     ``learned``, ``every_rival``, ``tie_cards``, ``obstacle``, ``cards``, ``counter``,
-    ``margin_scale``) reach every evaluation of its rollouts."""
+    ``margin_scale``, ``horizon_late``) reach every evaluation of its rollouts."""
     assert scorings(monkeypatch, 2, exact=0.75, horizon=0.25, calibrated=True, learned=True,
                     every_rival=True, tie_cards=0.125, obstacle=0.5, cards=0.0625,
-                    counter=0.375, margin_scale=2.5) == {
-        Scoring(0.0, 0.75, 0.25, True, True, True, 0.125, 0.5, 0.0625, 0.375, 2.5)}
+                    counter=0.375, margin_scale=2.5, horizon_late=0.125) == {
+        Scoring(0.0, 0.75, 0.25, True, True, True, 0.125, 0.5, 0.0625, 0.375, 2.5, 0.125)}
     assert {x.scale for x in scorings(monkeypatch, 2)} == {MARGIN_SCALE}
+
+
+def test_the_late_horizon_weighs_the_towns_within_reach_in_the_round_before_the_last(
+) -> None:
+    """``horizon_late`` is the ``horizon`` weight in the round before the last (where
+    the towns within reach are the last round's) and leaves the rounds before it, and
+    the last round, as ``horizon`` has them."""
+    changed = 0
+    for s in move_starts(2, range(1, 6), range(1, 5)):
+        plans = _Plans()
+        late = evaluate(s, 0, plans, Scoring(horizon=0.25, horizon_late=0.5))
+        if s.round == s.rules.rounds - 1:
+            assert late == evaluate(s, 0, plans, Scoring(horizon=0.5))
+            changed += late != evaluate(s, 0, plans, Scoring(horizon=0.25))
+        else:
+            assert late == evaluate(s, 0, plans, Scoring(horizon=0.25))
+    assert changed >= 2
 
 
 def test_the_margin_scale_is_the_sigmoids() -> None:

@@ -694,6 +694,7 @@ class Scoring:
     cards: float = 0.0
     counter: float = 0.0
     scale: float = MARGIN_SCALE
+    horizon_late: float | None = None
 
 
 #: The search bot's margin.
@@ -738,13 +739,17 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring = MARGI
     transportation counter a player holds when the move phase starts (and so may keep
     for the next round, to the rules' ``counters_kept``) is worth, in towns.  ``scale``:
     the margin, in towns, that the sigmoid takes to about 0.98 (the search bot's
-    ``MARGIN_SCALE``); smaller plays for the win, larger for the towns."""
+    ``MARGIN_SCALE``); smaller plays for the win, larger for the towns.
+    ``horizon_late``: the ``horizon`` weight in the round before the last, where the
+    towns within reach are those of the last round alone (None: ``horizon``)."""
     if s.is_terminal():
         won = s.winners()
         return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
     standing, exact, horizon = scoring.standing, scoring.exact, scoring.horizon
     learned, tie_cards = scoring.learned, scoring.tie_cards
     final = s.round >= s.rules.rounds
+    if scoring.horizon_late is not None and s.round == s.rules.rounds - 1:
+        horizon = scoring.horizon_late
     board = s.board
     rules = s.rules
     values = []
@@ -884,6 +889,9 @@ class ElfenlandQuickBot:
         #: The margin's scale in the evaluation (``evaluate``'s ``scale``; ``None``: the
         #: search bot's ``MARGIN_SCALE``).
         self.margin_scale: float | None = None
+        #: The ``horizon`` weight in the round before the last (``evaluate``'s
+        #: ``horizon_late``; ``None``: the same as in the rounds before it).
+        self.horizon_late: float | None = None
         #: Whether a player's value before the last round is the learned one
         #: (``elfenland_value.VALUE``, predicted markers at the game's end).
         self.learned = False
@@ -1062,7 +1070,8 @@ class ElfenlandQuickBot:
                        bool(self.every_rival), float(self.tie_cards),
                        by_players(OBSTACLE, self.obstacle, n), float(self.cards),
                        by_players(COUNTER, self.counter, n),
-                       MARGIN_SCALE if self.margin_scale is None else float(self.margin_scale))
+                       MARGIN_SCALE if self.margin_scale is None else float(self.margin_scale),
+                       None if self.horizon_late is None else float(self.horizon_late))
 
     def horizon_for(self, s: ElfenlandState) -> float:
         """The ``horizon`` weight of this game: the setting, or ``HORIZON`` by players."""
