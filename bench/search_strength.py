@@ -51,6 +51,9 @@ hand worth nothing before the last round, the level before session 28; each trav
 card kept worth 0.15 town), ``--set counter=0`` (Elfenland: a transportation
 counter held into the move phase, to keep, worth nothing before the last round, the
 two-player level before session 29; it is a quarter of a town there now), ``--set
+margin_scale=6`` or ``--set horizon_late=0.5`` (Elfenland: the margin's sigmoid read
+over 6 towns, not the search bot's 4; the towns within reach worth half a town in the
+round before the last, session 30), ``--set
 rival_greedy=1``, ``--set block_leader=1`` or ``--set learned=1``
 (Elfenland: the rollouts' players placing as the greedy bot, the blocking root beside
 the leading rival, the learned value of ``bots/elfenland_value.py``), ``--set width=7``
