@@ -1,11 +1,13 @@
 """What each resource the Elfenland quick level's evaluation counts is worth, round by
 round, in the games it plays (issue #25, ``docs/bots.md``, Quick, session 30): a
 logistic fit of the game's outcome on what the evaluation sees where each round's move
-phase starts, over games of the level against ``search`` as at the goal (two players,
-20 ms of thread CPU a decision, ``search`` at 0.43 of it: the head-to-head match of
-``bench/search_strength.py``, on its seeds and seats).
+phase starts, over games of the level against ``search`` as at the goal (20 ms of
+thread CPU a decision, ``search`` at 0.43 of it with two players and 0.41 with four:
+the matches of ``bench/search_strength.py``, on its seeds and seats).
 
     nice -n 5 python bench/elfenland_round_values.py --games 1200 --first 400000 --log a.jsonl
+    nice -n 5 python bench/elfenland_round_values.py --players 4 --games 600 --first 800000 \
+        --log c.jsonl
     python bench/elfenland_round_values.py --fit a.jsonl b.jsonl
 
 A seat's features (``evaluate``'s, the journeys planned on the counters laid): ``m``
@@ -14,7 +16,8 @@ still in hand, ``ct`` the counters held to keep (to ``counters_kept``), ``cards`
 travel cards kept after the journey (to the hand limit), ``reach`` the towns
 ``outlook`` reaches from the journey's end in the rounds left.  The fit, a round: the
 level's share of the game (a tie a half) on the level's features less its rival's and
-a constant, each coefficient ± 1.96 standard errors, and each resource's coefficient
+a constant (with four players, less the best rival's: the most towns counted, then
+the most within reach), each coefficient ± 1.96 standard errors, and each resource's coefficient
 over the margin's, what it is worth in towns.  These are what the level's games
 associate with winning, not what laying or keeping causes; they point the screens.
 Needs numpy.
@@ -38,6 +41,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import search_strength
 
 FEATURES = ("m", "ob", "ct", "cards", "reach")
+#: ``search``'s share of the budget as at the goal, by players (``search_strength``).
+SCALE = {2: 0.43, 4: 0.41}
 
 
 def features(state: ElfenlandState) -> list[dict[str, int]]:
@@ -61,12 +66,12 @@ def features(state: ElfenlandState) -> list[dict[str, int]]:
     return out
 
 
-def play(index: int) -> dict[str, Any]:
-    """Game ``index`` of the head-to-head match, its features at each move phase."""
-    n = 2
+def play(index: int, n: int = 2) -> dict[str, Any]:
+    """Game ``index`` of the match of ``n`` players, its features at each move phase."""
     deal, seat = 1 + index // n, index % n
+    scale = SCALE[n]
     bots = [search_strength.budgeted("quick", "elfenland", deal * 16 + q, 0.02) if q == seat
-            else search_strength.budgeted("search", "elfenland", deal * 16 + q, 0.02 * 0.43)
+            else search_strength.budgeted("search", "elfenland", deal * 16 + q, 0.02 * scale)
             for q in range(n)]
     state: Any = elfenland.new_game("elfenland", players=n, seed=deal)
     rows = []
@@ -104,12 +109,15 @@ def fit(logs: list[str]) -> None:
             me = g["seat"]
             for r in g["rows"]:
                 f = r["f"]
-                x = [1.0] + [float(f[me][k] - f[1 - me][k]) for k in FEATURES]
+                # The best rival: the most towns counted, then the most within reach.
+                best = max((q for q in range(len(f)) if q != me),
+                           key=lambda q: (f[q]["m"], f[q]["reach"], -q))
+                x = [1.0] + [float(f[me][k] - f[best][k]) for k in FEATURES]
                 by_round.setdefault(r["round"], []).append((x, g["share"][me]))
     for rnd in sorted(by_round):
         x = np.array([a for a, _ in by_round[rnd]])
         y = np.array([b for _, b in by_round[rnd]])
-        keep = [0] + [i for i in range(1, x.shape[1]) if x[:, i].std() > 0]
+        keep = [0, 1] + [i for i in range(2, x.shape[1]) if x[:, i].std() > 0]
         labels = ["const"] + [FEATURES[i - 1] for i in keep[1:]]
         w, se = logistic(x[:, keep], y)
         if max(abs(w)) > 50:
@@ -125,6 +133,7 @@ def fit(logs: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, choices=sorted(SCALE), default=2)
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--first", type=int, default=400000)
     ap.add_argument("--log", default="round_values.jsonl")
@@ -133,10 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.fit:
         fit(args.fit)
         return 0
-    search_strength.SEARCH_SCALE[0] = 0.43
     with open(args.log, "a", encoding="utf-8") as out:
         for i in range(args.first, args.first + args.games):
-            out.write(json.dumps(play(i)) + "\n")
+            out.write(json.dumps(play(i, args.players)) + "\n")
             out.flush()
     fit([args.log])
     return 0
