@@ -114,7 +114,6 @@ PRUNE_AFTER = 4
 PRUNE = 1.0
 
 
-
 class _LazyRandom:
     """``random.Random(seed)``, seeded at its first draw: most rollouts draw nothing
     or once (the tree's random untried child, a policy's rare random choice), and
