@@ -611,3 +611,41 @@ def test_a_rollouts_random_draws_as_one_seeded_at_once() -> None:
         assert [lazy.randrange(n) for n in (3, 10, 2, 1000, 5)] == \
             [eager.randrange(n) for n in (3, 10, 2, 1000, 5)]
         assert lazy.rng is not None
+
+
+@pytest.mark.parametrize("mode", [1, 2])
+def test_placement_rollouts_play_on_to_the_next_rounds_move(
+        mode: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``place_ahead``: a placement's rollouts are evaluated where the next round's move
+    phase starts (1: in every round but the last; 2: in the round before the last
+    only), with that round's counters laid; off, where this round's starts."""
+    import elfenland.bots.elfenland_quick as quick
+
+    seen: list[tuple[int, Phase]] = []
+    real = quick.evaluate
+
+    def spy(s: ElfenlandState, me: int, plans: Any, *rest: Any) -> float:
+        seen.append((s.round, s.phase))
+        return real(s, me, plans, *rest)
+
+    monkeypatch.setattr(quick, "evaluate", spy)
+    by_round: dict[int, ElfenlandState] = {}
+    for state in placing_states(2, range(1, 12)):
+        by_round.setdefault(state.round, state)
+    late: Any = elfenland.new_game("elfenland", players=2, seed=5)
+    greedy = [make_bot("greedy", "elfenland", q) for q in range(2)]
+    while not (late.round == late.rules.rounds - 1 and late.phase is Phase.PLACE
+               and len(late.legal_actions()) > 2):
+        late.apply_action(greedy[late.current_player()].choose(late))
+    by_round[late.round] = late
+    assert {1, late.rules.rounds - 1} <= set(by_round)
+    for r, state in sorted(by_round.items()):
+        for ahead in (0, mode):
+            seen.clear()
+            bot = ElfenlandQuickBot(4, iterations=12, seconds=60.0)
+            bot.place_ahead = ahead
+            assert bot.search(state, bot.roots(state)) in state.legal_actions()
+            assert len(seen) == 12
+            on = bool(ahead) and (ahead == 1 or r == state.rules.rounds - 1)
+            assert all(ph is Phase.MOVE for _, ph in seen)
+            assert {rr for rr, _ in seen} == {r + 1 if on else r}

@@ -897,6 +897,12 @@ class ElfenlandQuickBot:
         #: Whether the counter kept at the end of a round is searched, with rollouts
         #: into the next round (``search_ahead``); the greedy bot's keep otherwise.
         self.search_keeps = False
+        #: Whether a placement's rollouts play on past this round's placements: its
+        #: move phase, keeps and discards, the next round's deal, draws and placements,
+        #: and are evaluated where that round's move phase starts (as ``search_ahead``);
+        #: 1 in every round but the last, 2 in the round before the last only; 0 (off):
+        #: evaluated where this round's move phase starts.
+        self.place_ahead = 0
         #: Whether the travel cards discarded down to the hand limit are searched so.
         self.search_discards = False
         #: Whether a step of the move is searched among ``journey_roots`` with rollouts
@@ -1046,6 +1052,14 @@ class ElfenlandQuickBot:
         start_round = s.round
         for a in first:
             s.apply_action(a)
+        self._next_round(s, plans, rng, start_round)
+        return evaluate(s, me, plans, self.scoring(s))
+
+    def _next_round(self, s: ElfenlandState, plans: _Plans,
+                    rng: random.Random | _LazyRandom, start_round: int) -> None:
+        """The rest of round ``start_round`` by the policy (the journeys as planned at
+        each player's first step, the discards and keeps by the greedy rules), then the
+        next round's deal, draws and placements, to its move phase (or the game's end)."""
         react = bool(self.react_wishes)
         place = bool(self.rival_greedy)
         policy = _Policy(plans, self.greedy, s, {}, react, place)
@@ -1059,7 +1073,14 @@ class ElfenlandQuickBot:
         policy = _Policy(plans, self.greedy, s.clone(), {}, react, place)
         while not s.is_terminal() and s.phase is not Phase.MOVE:
             s.apply_action(policy.choose(s, rng))
-        return evaluate(s, me, plans, self.scoring(s))
+
+    def goes_ahead(self, s: ElfenlandState, start_round: int) -> bool:
+        """Whether a placement's rollout, at the move phase of round ``start_round``,
+        plays on to the next round's (``place_ahead``)."""
+        rounds = s.rules.rounds
+        if not self.place_ahead or s.is_terminal() or start_round >= rounds:
+            return False
+        return self.place_ahead == 1 or start_round == rounds - 1
 
     def scoring(self, s: ElfenlandState) -> Scoring:
         """The evaluation's settings for this game (the bot's, which a bench may set)."""
@@ -1201,6 +1222,9 @@ class ElfenlandQuickBot:
         while (not s.is_terminal() and s.round == start_round
                and s.phase is not Phase.MOVE):
             s.apply_action(policy.choose(s, rng))
+        if self.goes_ahead(s, start_round):
+            self._next_round(s, plans, rng, start_round)
+            scoring = None
         reward = evaluate(s, me, plans, self.scoring(s) if scoring is None else scoring)
         for n in path:
             n.visits += 1
