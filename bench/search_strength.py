@@ -315,7 +315,7 @@ def budgeted(level: str, game: str, seed: int, budget: float) -> Any:
     bot.clock = time.thread_time
     if level == "quick":
         for name, value in SETTINGS.items():
-            target = bot.loop if hasattr(bot.loop, name) else bot
+            target = bot if hasattr(bot, name) else bot.loop  # the bot's own first
             if not hasattr(target, name):
                 raise SystemExit(f"--set: the quick bot has no setting {name!r}")
             current = getattr(target, name)  # None: a setting chosen later (horizon)

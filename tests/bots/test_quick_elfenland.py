@@ -649,3 +649,19 @@ def test_placement_rollouts_play_on_to_the_next_rounds_move(
             on = bool(ahead) and (ahead == 1 or r == state.rules.rounds - 1)
             assert all(ph is Phase.MOVE for _, ph in seen)
             assert {rr for rr, _ in seen} == {r + 1 if on else r}
+
+
+def test_the_margin_to_leave_the_greedy_choice_is_by_players() -> None:
+    """Each decision's root loop leaves the greedy bot's choice only for a lead of
+    ``DEVIATIONS``'s margin for the game's number of players, or the bot's own
+    ``deviation`` where set (a bench's screen)."""
+    from elfenland.bots.elfenland_quick import DEVIATIONS, by_players
+
+    for players in (2, 4):
+        state = placing_states(players, range(1, 3))[0]
+        bot = ElfenlandQuickBot(4, iterations=8, seconds=60.0)
+        assert bot.choose(state) in state.legal_actions()
+        assert bot.loop.deviation == by_players(DEVIATIONS, None, players)
+        bot.deviation = 0.125
+        bot.choose(state)
+        assert bot.loop.deviation == 0.125

@@ -668,6 +668,12 @@ OBSTACLE = (0.0, 0.0, 1.0, 1.0)
 #: four players +0.2 ± 2.9 over 1,600, so 0 there.
 COUNTER = (0.0, 0.0, 0.25, 0.0)
 
+#: How far (reward) another root's mean must beat the first root's, the greedy bot's
+#: choice, for the level to leave it, by the number of players (the search bot's
+#: ``DEVIATION`` unless screened otherwise): the rollouts' rewards are biased, not only
+#: noisy, so a lead of a few hundredths is not enough to leave the greedy choice.
+DEVIATIONS = (DEVIATION, DEVIATION, DEVIATION, DEVIATION)
+
 
 def by_players(table: Sequence[float], setting: float | None, players: int) -> float:
     """A weight of the evaluation for a game of ``players``: the bot's setting, or
@@ -925,6 +931,9 @@ class ElfenlandQuickBot:
         #: The rest of a journey the search chose over ``move``'s: (the state's key
         #: where each step is to be played, its action id).
         self.committed: list[tuple[tuple[object, ...], int]] = []
+        #: The margin a root must beat the first by (``None``: ``DEVIATIONS`` by the
+        #: number of players); the root loop's ``deviation`` for each decision.
+        self.deviation: float | None = None
         #: The root loop and its constants (an attribute: a bench may try others).
         #: ``workers`` > 1: each decision's deals split over as many processes, each
         #: with this budget on its own clock and its own deals drawn from ``rng``
@@ -942,6 +951,7 @@ class ElfenlandQuickBot:
         if not legal:
             raise ElfenlandError("no legal action: the game is over")
         reading = self.reading_for(state)
+        self.loop.deviation = by_players(DEVIATIONS, self.deviation, state.num_players)
         moving = state.phase is Phase.MOVE and not state.discarding
         if moving and self.committed:
             key, step = self.committed.pop(0)
