@@ -674,6 +674,12 @@ COUNTER = (0.0, 0.0, 0.25, 0.0)
 #: noisy, so a lead of a few hundredths is not enough to leave the greedy choice.
 DEVIATIONS = (DEVIATION, DEVIATION, DEVIATION, DEVIATION)
 
+#: The margin's scale in the evaluation (``Scoring.scale``), by the number of players.
+MARGIN_SCALES = (MARGIN_SCALE, MARGIN_SCALE, MARGIN_SCALE, MARGIN_SCALE)
+
+#: The deals' belief (the bot's ``belief``), by the number of players.
+BELIEFS = (0, 0, 0, 0)
+
 
 def by_players(table: Sequence[float], setting: float | None, players: int) -> float:
     """A weight of the evaluation for a game of ``players``: the bot's setting, or
@@ -920,8 +926,9 @@ class ElfenlandQuickBot:
         #: ``belief_eps``); 2: also a card of each kind of face-up counter it holds;
         #: 3: the deals of a pool weighted by how well the greedy bot explains each
         #: rival's draws and placements of the round (``elfenland_reading``);
-        #: 0: the engine's deals (``resample_from_infostate``).
-        self.belief = 0
+        #: 0: the engine's deals (``resample_from_infostate``).  ``None``: ``BELIEFS``
+        #: by the number of players.
+        self.belief: int | None = None
         self.belief_eps = EPS
         #: With ``belief=3``: the pool's size, and whether its upkeep is left out of the
         #: decision's budget (a bench's upper bound on what the reading is worth).
@@ -1100,7 +1107,7 @@ class ElfenlandQuickBot:
                        bool(self.every_rival), float(self.tie_cards),
                        by_players(OBSTACLE, self.obstacle, n), float(self.cards),
                        by_players(COUNTER, self.counter, n),
-                       MARGIN_SCALE if self.margin_scale is None else float(self.margin_scale),
+                       by_players(MARGIN_SCALES, self.margin_scale, n),
                        None if self.horizon_late is None else float(self.horizon_late))
 
     def horizon_for(self, s: ElfenlandState) -> float:
@@ -1165,10 +1172,14 @@ class ElfenlandQuickBot:
         self.rollouts += budget.used
         return roots[chosen]
 
+    def belief_for(self, state: ElfenlandState) -> int:
+        """The ``belief`` of this game: the setting, or ``BELIEFS`` by players."""
+        return int(by_players(BELIEFS, self.belief, state.num_players))
+
     def reading_for(self, state: ElfenlandState) -> Reading | None:
         """With ``belief=3``, the pool of deals of the player to move (a new one for a
         new game or seat), told of this position."""
-        if self.belief < 3:
+        if self.belief_for(state) < 3:
             return None
         me = state.current
         r = self.reading
@@ -1182,11 +1193,12 @@ class ElfenlandQuickBot:
                me: int) -> Callable[[ElfenlandState], object] | None:
         """With ``belief``, what makes a deal pay for the counters the rivals laid, or
         (``belief=3``) a deal of the reading's pool."""
-        if not self.belief:
+        belief = self.belief_for(state)
+        if not belief:
             return None
-        if self.belief >= 3:
+        if belief >= 3:
             return None if self.reading is None else self.reading.refine
-        need = claims(state, me, held=self.belief >= 2)
+        need = claims(state, me, held=belief >= 2)
         if not need:
             return None
         rng, eps = self.rng, self.belief_eps
