@@ -119,7 +119,10 @@ def test_the_quick_level_deals_pay_for_the_rivals_counters_with_belief() -> None
             left += sum(missing(det.hands[q], n) for q, n in need.items()) > 0
         return left
 
-    assert ElfenlandQuickBot(seed=3).refine(s, me) is None  # off by default
+    assert ElfenlandQuickBot(seed=3).refine(s, me) is not None  # on with two players
+    off = ElfenlandQuickBot(seed=3)
+    off.belief = 0
+    assert off.refine(s, me) is None
     assert unpaid(True) < unpaid(False) // 2
     bot = ElfenlandQuickBot(seed=3, iterations=30, seconds=10.0)
     bot.belief = 1

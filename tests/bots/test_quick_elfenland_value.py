@@ -205,7 +205,8 @@ def test_the_bot_evaluates_with_its_settings(monkeypatch: Any) -> None:
                     every_rival=True, tie_cards=0.125, obstacle=0.5, cards=0.0625,
                     counter=0.375, margin_scale=2.5, horizon_late=0.125) == {
         Scoring(0.0, 0.75, 0.25, True, True, True, 0.125, 0.5, 0.0625, 0.375, 2.5, 0.125)}
-    assert {x.scale for x in scorings(monkeypatch, 2)} == {MARGIN_SCALE}
+    assert {x.scale for x in scorings(monkeypatch, 2)} == {6.0}  # MARGIN_SCALES
+    assert {x.scale for x in scorings(monkeypatch, 4)} == {MARGIN_SCALE}
 
 
 def test_the_late_horizon_weighs_the_towns_within_reach_in_the_round_before_the_last(

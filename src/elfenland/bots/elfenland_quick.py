@@ -39,7 +39,9 @@ so as ``search`` does unless its search beats it, obstacle included
 Of these ``horizon`` gained with three players or more (its default by players:
 ``HORIZON``), and ``exact`` at one half with two (session 25: a quarter of the games end
 level on towns, where the margin alone is blind to the cards kept; ``EXACT``); the
-others are off.  So is ``belief`` (session 15): deals whose
+others are off.  With two players (session 31) the level also reads the margin over 6
+towns, leaves the greedy choice for a lead of 0.05 and deals with ``belief=1`` (below)
+(``MARGIN_SCALES``, ``DEVIATIONS``, ``BELIEFS``).  ``belief`` (session 15): deals whose
 rival hands pay for the counters each rival laid this round (``elfenland_belief``),
 which the true hands do in 87% of placement decisions and the engine's deals in 42%;
 it moved the level by +2.1 ± 4.5 points head to head and −0.1 ± 5.4 with four players;
@@ -672,13 +674,21 @@ COUNTER = (0.0, 0.0, 0.25, 0.0)
 #: choice, for the level to leave it, by the number of players (the search bot's
 #: ``DEVIATION`` unless screened otherwise): the rollouts' rewards are biased, not only
 #: noisy, so a lead of a few hundredths is not enough to leave the greedy choice.
-DEVIATIONS = (DEVIATION, DEVIATION, DEVIATION, DEVIATION)
+#: Two players: 0.05, screened with ``MARGIN_SCALES`` and ``BELIEFS`` below (session
+#: 31): the three together against ``search`` as at the goal, +2.2 ± 2.3 points over
+#: 3,200 paired games on fresh deals, each alone +0.7 to +2.8 on its screen; with four
+#: players 0.05 made +0.4 ± 2.5 over 2,400, so ``search``'s there.
+DEVIATIONS = (DEVIATION, DEVIATION, 0.05, DEVIATION)
 
-#: The margin's scale in the evaluation (``Scoring.scale``), by the number of players.
-MARGIN_SCALES = (MARGIN_SCALE, MARGIN_SCALE, MARGIN_SCALE, MARGIN_SCALE)
+#: The margin's scale in the evaluation (``Scoring.scale``), by the number of players:
+#: 6 towns with two (session 30's screen +1.4 ± 2.7; with the two beside it, above).
+MARGIN_SCALES = (MARGIN_SCALE, MARGIN_SCALE, 6.0, MARGIN_SCALE)
 
-#: The deals' belief (the bot's ``belief``), by the number of players.
-BELIEFS = (0, 0, 0, 0)
+#: The deals' belief (the bot's ``belief``), by the number of players: with two, deals
+#: whose rival pays for the counters it laid this round (``belief=1``; session 31's
+#: screen +0.7 ± 2.7; with the two beside it, above); with four, the engine's (session
+#: 15: −0.1 ± 5.4).
+BELIEFS = (0, 0, 1, 0)
 
 
 def by_players(table: Sequence[float], setting: float | None, players: int) -> float:
