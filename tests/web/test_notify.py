@@ -148,6 +148,10 @@ def test_the_leaderboard_rates_players_and_bots(browser: Browser, server: str) -
         page.goto(f"{server}/#/leaderboard")
         page.wait_for_selector("[data-board='king-of-the-elves']")
         page.click("[data-board='king-of-the-elves']")
+        # The board shown first (another game's) may hold a greedy bot's row too: wait
+        # for the rows of this game's two players, which only this board has.
+        for player in rated:
+            page.wait_for_selector(f"#board tr[data-player='{player}']")
         page.wait_for_selector("#board tr[data-player='bot:greedy']")
         rows = page.locator("#board tbody tr")
         assert rows.count() >= 3
