@@ -63,6 +63,23 @@ def blocking_position() -> tuple[ElfenlandState, ElfenlandState, int]:
     raise AssertionError("no blocking position found")
 
 
+@pytest.fixture
+def evaluated(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, Phase, int]]:
+    """Where each rollout was evaluated: the round, the phase and how many roads hold a
+    counter, one entry for each call of the quick level's ``evaluate``."""
+    import elfenland.bots.elfenland_quick as quick
+
+    seen: list[tuple[int, Phase, int]] = []
+    real = quick.evaluate
+
+    def spy(s: ElfenlandState, me: int, plans: Any, *rest: Any) -> float:
+        seen.append((s.round, s.phase, sum(c != NO_PIECE for c in s.route_counter)))
+        return real(s, me, plans, *rest)
+
+    monkeypatch.setattr(quick, "evaluate", spy)
+    return seen
+
+
 def test_a_rival_replans_its_wish_after_a_counter_on_its_journey() -> None:
     """The search bot plans a rival's wish after the root action, so a counter laid on
     the rival's way makes it go round; the old quick bot kept the wish planned on the
@@ -169,24 +186,15 @@ def round_end_state(discarding: bool, seeds: range = range(1, 40)) -> ElfenlandS
 
 
 @pytest.mark.parametrize("discarding", [False, True])
-def test_the_round_end_is_searched_into_the_next_round(monkeypatch: Any,
-                                                        discarding: bool) -> None:
+def test_the_round_end_is_searched_into_the_next_round(
+        evaluated: list[tuple[int, Phase, int]], discarding: bool) -> None:
     """The counter kept and the cards discarded are searched: every kind is a root, the
     greedy bot's choice first, and every rollout is evaluated where the next round's
     move phase starts (after its deal, draws and placements).  The old quick bot kept
     and discarded by the greedy rule, with no rollout."""
-    import elfenland.bots.elfenland_quick as quick
-
     state = round_end_state(discarding)
     legal = state.legal_actions()
-    seen: list[tuple[int, Phase, int]] = []
-    real = quick.evaluate
-
-    def spy(s: ElfenlandState, me: int, plans: Any, *rest: Any) -> float:
-        seen.append((s.round, s.phase, sum(c != NO_PIECE for c in s.route_counter)))
-        return real(s, me, plans, *rest)
-
-    monkeypatch.setattr(quick, "evaluate", spy)
+    seen = evaluated
     bot = ElfenlandQuickBot(4, iterations=24, seconds=60.0)
     setattr(bot, "search_discards" if discarding else "search_keeps", True)
     roots = bot.round_end_roots(state, legal)
@@ -292,27 +300,18 @@ def test_the_journeys_searched_start_with_the_levels_own() -> None:
     assert several >= 10
 
 
-def test_the_move_is_searched_into_the_next_round(monkeypatch: Any) -> None:
+def test_the_move_is_searched_into_the_next_round(
+        evaluated: list[tuple[int, Phase, int]]) -> None:
     """With ``search_moves`` a step of the move searches the journeys whole, each
     rollout evaluated at the next round's move phase; the old quick bot played
     ``move`` (no rollout)."""
-    import elfenland.bots.elfenland_quick as quick
-
     state = next(s for s in moving_states(range(1, 4), range(1, 3))
                  if len(journey_roots(s)) >= 2)
-    seen: list[tuple[int, Phase]] = []
-    real = quick.evaluate
-
-    def spy(s: ElfenlandState, me: int, plans: Any, *rest: Any) -> float:
-        seen.append((s.round, s.phase))
-        return real(s, me, plans, *rest)
-
-    monkeypatch.setattr(quick, "evaluate", spy)
     bot = ElfenlandQuickBot(6, iterations=20, seconds=60.0)
     bot.search_moves = True
     assert bot.choose(state) in state.legal_actions()
     assert bot.searches == 1 and bot.rollouts == 20
-    assert seen == [(state.round + 1, Phase.MOVE)] * 20
+    assert [(r, ph) for r, ph, _ in evaluated] == [(state.round + 1, Phase.MOVE)] * 20
     plain = ElfenlandQuickBot(6, iterations=20, seconds=60.0)
     assert plain.choose(state) == move(state) and plain.rollouts == 0
 
@@ -615,20 +614,11 @@ def test_a_rollouts_random_draws_as_one_seeded_at_once() -> None:
 
 @pytest.mark.parametrize("mode", [1, 2])
 def test_placement_rollouts_play_on_to_the_next_rounds_move(
-        mode: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        mode: int, evaluated: list[tuple[int, Phase, int]]) -> None:
     """``place_ahead``: a placement's rollouts are evaluated where the next round's move
     phase starts (1: in every round but the last; 2: in the round before the last
     only), with that round's counters laid; off, where this round's starts."""
-    import elfenland.bots.elfenland_quick as quick
-
-    seen: list[tuple[int, Phase]] = []
-    real = quick.evaluate
-
-    def spy(s: ElfenlandState, me: int, plans: Any, *rest: Any) -> float:
-        seen.append((s.round, s.phase))
-        return real(s, me, plans, *rest)
-
-    monkeypatch.setattr(quick, "evaluate", spy)
+    seen = evaluated
     by_round: dict[int, ElfenlandState] = {}
     for state in placing_states(2, range(1, 12)):
         by_round.setdefault(state.round, state)
@@ -647,8 +637,8 @@ def test_placement_rollouts_play_on_to_the_next_rounds_move(
             assert bot.search(state, bot.roots(state)) in state.legal_actions()
             assert len(seen) == 12
             on = bool(ahead) and (ahead == 1 or r == state.rules.rounds - 1)
-            assert all(ph is Phase.MOVE for _, ph in seen)
-            assert {rr for rr, _ in seen} == {r + 1 if on else r}
+            assert all(ph is Phase.MOVE for _, ph, _ in seen)
+            assert {rr for rr, _, _ in seen} == {r + 1 if on else r}
 
 
 def test_the_margin_to_leave_the_greedy_choice_is_by_players() -> None:
