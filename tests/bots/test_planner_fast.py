@@ -14,6 +14,7 @@ On CI (``CI`` set) a missing compiled planner is a failure, not a skip: CI build
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 from collections.abc import Iterator
@@ -278,3 +279,25 @@ def test_a_board_with_more_routes_than_the_counters_read_is_declined() -> None:
         bad = list(args)
         bad[1] = state.route_counter[:cut]
         assert planner._planner.plan(*bad) is None
+
+
+def test_the_step_cache_stays_within_its_bound_and_changes_no_journey(
+        counting: _Counting, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_STEPS`` holds at most ``STEP_CACHE`` steps (each one held is walked by every
+    full garbage collection, inside some decision's budget), and a journey planned after
+    it started again is the journey planned with every step cached."""
+    rng = random.Random(32)
+    states = [random_move_position(rng, max_cards=rng.choice((4, 8, 12)),
+                                   counter_chance=rng.random()) for _ in range(300)]
+    planner._STEPS.clear()
+    roomy = [planner.plan_journey(s) for s in states]
+    assert len(planner._STEPS) > 200
+    monkeypatch.setattr(planner, "STEP_CACHE", 40)
+    planner._STEPS.clear()
+    held = []
+    for s, before in zip(states, roomy, strict=True):
+        assert planner.plan_journey(s) == before
+        held.append(len(planner._STEPS))
+    assert max(held) <= 40 and held.count(0) == 0
+    assert sum(b < a for a, b in itertools.pairwise(held)) >= 3  # it started again
+    assert counting.answered >= 600

@@ -274,6 +274,14 @@ def _compiled_tables(board: Board) -> object:
 #: A compiled plan's steps as ``Step``s, by the facts ``_planner.plan`` gives: a game
 #: meets a few thousand (routes, directions, payments), so they are built once.
 _STEPS: dict[tuple[object, ...], Step] = {}
+#: How many steps ``_STEPS`` holds before it starts again.  Each one held is an object
+#: the cyclic garbage collector walks at every full collection, and a collection lands
+#: inside some bot's decision, on its clock: with 200,000 (the first bound), over 1,600
+#: four-player games in one process, the quick level's worst decision grew from 54 to
+#: 95 ms of CPU against its 20 ms budget (session 32, ``bench/gc_pause.py``).  Games meet
+#: new steps slowly (14,000 held after 10 games, 38,000 after 160), so the bound costs a
+#: few thousand steps built again every few dozen games.
+STEP_CACHE = 20_000
 _NORMAL_PAID: dict[tuple[int, int], CardCounts] = {}
 
 
@@ -293,7 +301,7 @@ def _compiled_step(fact: tuple[int, int, int, int, int, int, int, CardCounts | N
     else:
         action = Action.move(route, direction, Pay(pay), paid)
     step = Step(action, to, paid)
-    if len(_STEPS) > 200_000:
+    if len(_STEPS) >= STEP_CACHE:
         _STEPS.clear()
     _STEPS[fact] = step
     return step
