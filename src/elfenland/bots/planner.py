@@ -280,7 +280,7 @@ _STEPS: dict[tuple[object, ...], Step] = {}
 #: four-player games in one process, the quick level's worst decision grew from 54 to
 #: 95 ms of CPU against its 20 ms budget (session 32, ``bench/gc_pause.py``).  Games meet
 #: new steps slowly (14,000 held after 10 games, 38,000 after 160), so the bound costs a
-#: few thousand steps built again every few dozen games.
+#: few thousand steps built again every couple of hundred four-player games.
 STEP_CACHE = 20_000
 _NORMAL_PAID: dict[tuple[int, int], CardCounts] = {}
 
