@@ -487,6 +487,22 @@ def test_kingelves_clear_stop_and_bank_settings() -> None:
     assert plain.budget().deadline == 100.0
 
 
+def test_both_quick_levels_try_every_root_on_every_deal() -> None:
+    """Neither level drops a root: with about 30 deals a root in a King of the Elves
+    decision, dropping one 0.12 below the best after 4 deals lost 3.9 points head to
+    head (session 33); Elfenland had found the same.  ``prune`` stays a setting."""
+    for bot in (KingOfTheElvesQuickBot(3), ElfenlandQuickBot(3)):
+        calls = [0, 0, 0]
+        budget = Budget(60, 1e9).start()
+        assert bot.loop.choose(3, budget, fixed_deals([0.9, 0.2, 0.1], calls)) == 0
+        assert calls == [20, 20, 20]
+    before = KingOfTheElvesQuickBot(3)
+    before.loop.prune = 0.12  # ``--set prune=0.12``: the level until session 33
+    calls = [0, 0, 0]
+    before.loop.choose(3, Budget(60, 1e9).start(), fixed_deals([0.9, 0.2, 0.1], calls))
+    assert calls == [52, 4, 4]
+
+
 def test_kingelves_scale_left_and_keep_scale_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two screening settings, off by default: ``scale_left`` widens the margin's scale
     in rounds before the last (a reward nearer 0.5 for the same margin), and
