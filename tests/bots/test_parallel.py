@@ -89,7 +89,8 @@ def test_one_worker_plays_exactly_as_before(game: str) -> None:
     before = iteration_bots(game, 2, 12, workers=1)
     for bot in before:
         loop = bot.loop
-        bot.loop = LoopAsItWas(loop.prune_after, loop.prune, loop.deviation, 1, bot.rng)
+        bot.loop = LoopAsItWas(loop.deviation, 1, bot.rng, prune=loop.prune,
+                                prune_after=loop.prune_after)
     played = game_actions(game, now, seed=7)
     assert played == game_actions(game, before, seed=7)
     assert sum(b.searches for b in now) > 10  # the games searched

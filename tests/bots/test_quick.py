@@ -240,7 +240,7 @@ def test_the_paired_rule_keeps_the_greedy_choice_when_the_lead_is_noise() -> Non
         loop = RootSearch(prune_after=4, prune=1.0, deviation=0.02, z=z)
         budget = Budget(20, 1e9).start()
         assert loop.choose(2, budget, noisy_deals(spread, 0.05)) == chosen
-    got = RootSearch(4, 1.0, 0.02).tally(2, Budget(20, 1e9).start(), noisy_deals(0.3, 0.05))
+    got = RootSearch(0.02).tally(2, Budget(20, 1e9).start(), noisy_deals(0.3, 0.05))
     assert got.paired == [0, 10]
     assert got.diffs[1] == pytest.approx(0.5)
     assert got.squares[1] == pytest.approx(5 * 0.35 ** 2 + 5 * 0.25 ** 2)

@@ -106,14 +106,6 @@ from .planner import (
 #: this many others collecting as many towns (``journey_roots``).
 MOVE_WIDTH = 3
 
-#: Deals every root action gets before any is dropped.
-PRUNE_AFTER = 4
-#: A root action this far (reward in [0, 1]) below the best mean is dropped: never, as
-#: rewards lie in [0, 1].  Dropping at 0.12 after 4 deals (the level's first setting)
-#: won 49.0% of 200 paired games against ``search``, never dropping 52.0%: with the
-#: rivals' replanning and the tree, a rollout costs about three times what it did, a
-#: decision sees a dozen deals, and four are too few to tell a root hopeless.
-PRUNE = 1.0
 
 
 class _LazyRandom:
@@ -955,7 +947,7 @@ class ElfenlandQuickBot:
         #: ``workers`` > 1: each decision's deals split over as many processes, each
         #: with this budget on its own clock and its own deals drawn from ``rng``
         #: (``budget.RootSearch``, ``parallel``).
-        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION, workers, self.rng)
+        self.loop = RootSearch(DEVIATION, workers, self.rng)
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0

@@ -16,7 +16,7 @@ much of the rest in hashing action objects to build sets of the legal ones.  Her
 - the budget (``Budget``) is asked before every rollout, so a decision ends within one
   rollout of its deadline however loaded the machine;
 - every root action is tried on every deal to the deadline (the loop is
-  ``budget.RootSearch``, shared with Elfenland; ``PRUNE`` says why none is dropped).
+  ``budget.RootSearch``, shared with Elfenland; ``NEVER_DROP`` says why none is dropped).
 
 The discards ("draw 3, discard 4", and the card given up after "no town card") are
 the most frequent building decision, a third of them in games of two search bots, and
@@ -97,16 +97,6 @@ from .kingelves_search import (
 )
 from .kingelves_value import ValueHead, value_head
 from .learned_rollout import RolloutPolicy, rollout_policy
-
-#: Deals every root action gets before any is dropped.
-PRUNE_AFTER = 4
-#: A root action this far (reward in [0, 1]) below the best mean is dropped: never, as
-#: rewards lie in [0, 1].  Dropping at 0.12 after 4 deals (the level's setting until
-#: session 33) lost 3.9 ± 2.4 points head to head over 2,800 paired games against
-#: never dropping: a decision sees about 30 deals a root, and 4 cannot tell a root
-#: hopeless (as Elfenland found: docs/bots.md, "what cost strength").
-#: ``--set prune=0.12`` gives the level before.
-PRUNE = 1.0
 
 #: ``learned_rollouts``: the rivals' building steps, the searcher's.
 RIVALS = 1
@@ -359,7 +349,7 @@ class KingOfTheElvesQuickBot:
         #: bot's town of the best journey from the castle otherwise).
         self.search_take = True
         #: Stop a search once its leader is ``stop_clear`` (reward) ahead of every other
-        #: root still in play after ``PRUNE_AFTER`` deals (0: search to the deadline).
+        #: root still in play after ``budget.PRUNE_AFTER`` deals (0: search to the deadline).
         self.stop_clear = 0.0
         #: The CPU a clear decision leaves is banked for a close one: a decision may
         #: borrow up to ``bank`` times ``seconds`` from the bank (0: no bank).
@@ -432,7 +422,7 @@ class KingOfTheElvesQuickBot:
         #: ``workers`` > 1: each decision's deals split over as many processes, each
         #: with this budget on its own clock and its own deals drawn from ``rng``
         #: (``budget.RootSearch``, ``parallel``).
-        self.loop = RootSearch(PRUNE_AFTER, PRUNE, DEVIATION, workers, self.rng)
+        self.loop = RootSearch(DEVIATION, workers, self.rng)
         self.greedy = KingOfTheElvesGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0
