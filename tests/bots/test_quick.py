@@ -730,3 +730,29 @@ def test_kingelves_rounds_ahead_plays_rollouts_on_into_the_next_round() -> None:
     for b in bots:
         b.rounds_ahead = 1
     assert play_out("king-of-the-elves", 2, bots, 3).is_terminal()
+
+
+@pytest.mark.parametrize(("players", "width"), [(2, 3), (4, 4)])
+def test_kingelves_roots_are_the_greedy_bots_best_width_by_players(players: int,
+                                                                   width: int) -> None:
+    """Two players search the greedy bot's best 3 building actions (session 34), more
+    players ``search``'s 4; pass is a root either way, and ``width`` stays a setting."""
+    bot = KingOfTheElvesQuickBot(0)
+    state = greedy_until("king-of-the-elves", players, 5,
+                         lambda s: s.phase is KingPhase.BUILDING
+                         and s.pending.name == "NONE"
+                         and len(s.legal_actions()) >= 8)
+    assert isinstance(state, KingOfTheElvesState)
+    legal = state.legal_actions()
+    # The greedy ranking draws on its bot's rng: the same seed, the same ranking.
+    ranked = [a for _, a in KingOfTheElvesQuickBot(0).greedy.rank(state, legal)]
+    roots = bot.candidates(state, legal)
+    assert roots[:width] == ranked[:width]
+    assert {a.kind.name for a in roots[width:]} <= {"PASS"}
+    assert (any(a.kind.name == "PASS" for a in roots)
+            == any(a.kind.name == "PASS" for a in legal))
+    assert len(ranked) > width + 1  # the ranking went on: the width cut it
+    assert ranked[width] not in roots or ranked[width].kind.name == "PASS"
+    wider = KingOfTheElvesQuickBot(0)
+    wider.width = 5
+    assert wider.candidates(state, legal)[:5] == ranked[:5]

@@ -98,6 +98,14 @@ from .kingelves_search import (
 from .kingelves_value import ValueHead, value_head
 from .learned_rollout import RolloutPolicy, rollout_policy
 
+#: The greedy bot's best building actions searched as roots (with pass), by the number
+#: of players.  Two players: 3, not ``search``'s 4 (session 34): with no root dropped
+#: every root shares the decision's deals, and a fourth from the greedy bot's ranking
+#: is rarely the one to play; against ``search`` as at the goal, +2.5 ± 2.3 points over
+#: 2,800 games paired by deal (+2.7 ± 3.0 and +2.2 ± 3.5 on two fresh samples).  With
+#: four players not screened.  ``--set width=4`` gives the level before.
+WIDTHS = (MAX_CANDIDATES, MAX_CANDIDATES, 3, MAX_CANDIDATES)
+
 #: ``learned_rollouts``: the rivals' building steps, the searcher's.
 RIVALS = 1
 SEARCHER = 2
@@ -330,8 +338,9 @@ class KingOfTheElvesQuickBot:
         self.iterations = iterations
         self.seconds = seconds
         self.clock = clock
-        #: Root actions searched: the greedy bot's best ``width``, and pass.
-        self.width = MAX_CANDIDATES
+        #: Root actions searched: the greedy bot's best ``width``, and pass (``None``:
+        #: ``WIDTHS`` by the number of players).
+        self.width: int | None = None
         #: The evaluation's constants (``round_outcome``).
         self.margin_scale = MARGIN_SCALE
         self.kept_card_gold = KEPT_CARD_GOLD
@@ -462,7 +471,9 @@ class KingOfTheElvesQuickBot:
 
     def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
         ranked = self.greedy.rank(s, legal)
-        out = [a for _, a in ranked[:self.width]]
+        width = self.width if self.width is not None else WIDTHS[
+            min(s.num_players, len(WIDTHS) - 1)]
+        out = [a for _, a in ranked[:int(width)]]
         extra = [Action.simple(Kind.PASS)]
         if self.card_roots:
             extra += [Action.simple(Kind.BUY), Action.simple(Kind.DRAW)]
