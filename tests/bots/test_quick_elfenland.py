@@ -645,7 +645,8 @@ def test_the_margin_to_leave_the_greedy_choice_is_by_players() -> None:
     """Each decision's root loop leaves the greedy bot's choice only for a lead of
     ``DEVIATIONS``'s margin for the game's number of players, or the bot's own
     ``deviation`` where set (a bench's screen)."""
-    from elfenland.bots.elfenland_quick import DEVIATIONS, by_players
+    from elfenland.bots.budget import by_players
+    from elfenland.bots.elfenland_quick import DEVIATIONS
 
     for players in (2, 4):
         state = placing_states(players, range(1, 3))[0]

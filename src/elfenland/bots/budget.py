@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final, Protocol, TypeVar
 
 from ..core.rng import Rng
@@ -106,15 +106,24 @@ PRUNE_AFTER: Final = 4
 NEVER_DROP: Final = 1.0
 
 
+def by_players(table: Sequence[float], setting: float | None, players: int) -> float:
+    """A quick level's setting for a game of ``players``: the bot's own, or ``None``
+    for the table's entry (the last one for more players).  The levels' constants are
+    screened by the number of players, and a bench may set any of them."""
+    if setting is not None:
+        return float(setting)
+    return table[min(players, len(table) - 1)]
+
+
 class RootSearch:
     """The quick bots' loop, shared by both games: deals in turn, each tried with every
     root action still in play (common random numbers: the candidates are compared on
     the same deals), the budget asked before every rollout.  A root action falling
     ``prune`` (reward) below the best mean after ``prune_after`` deals gets no more
     rollouts (by default none falls so far: ``NEVER_DROP``), so the deals left go to
-    the ones still in question; the first root (the
-    greedy choice) is never dropped, and it stands unless another beats it by
-    ``deviation`` on average: search noise must not undo the greedy bot's sense.  With
+    the ones still in question; the first root (the greedy choice) is never dropped,
+    and it stands unless another beats it by ``deviation`` on average: search noise
+    must not undo the greedy bot's sense.  With
     ``z`` > 0 the best must also beat it by ``z`` standard errors of their paired
     difference (the same deals): a fixed margin is too little where few deals were
     played and the rewards spread, and more than needed where many were.

@@ -71,7 +71,7 @@ from ..core.transport import COST_TABLE, Transport
 from ..games.elfenland.actions import Action, Kind, from_id
 from ..games.elfenland.board import Board
 from ..games.elfenland.state import NO_PIECE, ElfenlandState, Phase
-from .budget import Budget, Clock, RootSearch, resampled
+from .budget import Budget, Clock, RootSearch, by_players, resampled
 from .elfenland_belief import EPS, claims, paying_deal
 from .elfenland_greedy import (
     ElfenlandGreedyBot,
@@ -105,7 +105,6 @@ from .planner import (
 #: Journeys searched at a step of the move: the level's own (``move``'s) and at most
 #: this many others collecting as many towns (``journey_roots``).
 MOVE_WIDTH = 3
-
 
 
 class _LazyRandom:
@@ -681,14 +680,6 @@ MARGIN_SCALES = (MARGIN_SCALE, MARGIN_SCALE, 6.0, MARGIN_SCALE)
 #: screen +0.7 ± 2.7; with the two beside it, above); with four, the engine's (session
 #: 15: −0.1 ± 5.4).
 BELIEFS = (0, 0, 1, 0)
-
-
-def by_players(table: Sequence[float], setting: float | None, players: int) -> float:
-    """A weight of the evaluation for a game of ``players``: the bot's setting, or
-    ``None`` for the table's entry (the last one for more players)."""
-    if setting is not None:
-        return float(setting)
-    return table[min(players, len(table) - 1)]
 
 
 @dataclass(frozen=True, slots=True)

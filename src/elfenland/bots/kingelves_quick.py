@@ -76,7 +76,7 @@ from ..games.kingelves.state import (
     Pending,
     Phase,
 )
-from .budget import Budget, Clock, RootSearch, resampled
+from .budget import Budget, Clock, RootSearch, by_players, resampled
 from .kingelves_belief import agreeing_deal, belief_of
 from .kingelves_greedy import (
     KEEP_VALUES,
@@ -471,9 +471,8 @@ class KingOfTheElvesQuickBot:
 
     def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
         ranked = self.greedy.rank(s, legal)
-        width = self.width if self.width is not None else WIDTHS[
-            min(s.num_players, len(WIDTHS) - 1)]
-        out = [a for _, a in ranked[:int(width)]]
+        width = int(by_players(WIDTHS, self.width, s.num_players))
+        out = [a for _, a in ranked[:width]]
         extra = [Action.simple(Kind.PASS)]
         if self.card_roots:
             extra += [Action.simple(Kind.BUY), Action.simple(Kind.DRAW)]
