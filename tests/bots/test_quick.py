@@ -736,7 +736,8 @@ def test_kingelves_rounds_ahead_plays_rollouts_on_into_the_next_round() -> None:
 def test_kingelves_roots_are_the_greedy_bots_best_width_by_players(players: int,
                                                                    width: int) -> None:
     """Two players search the greedy bot's best 3 building actions (session 34), more
-    players ``search``'s 4; pass is a root either way, and ``width`` stays a setting."""
+    players ``search``'s 4; pass is a root whenever it is legal, and ``width`` stays a
+    setting."""
     bot = KingOfTheElvesQuickBot(0)
     state = greedy_until("king-of-the-elves", players, 5,
                          lambda s: s.phase is KingPhase.BUILDING
