@@ -21,6 +21,7 @@ from elfenland.bots.elfenland_quick import (
     _Policy,
     journey_roots,
     lead_block,
+    leave_out,
     still_best,
 )
 from elfenland.bots.elfenland_search import candidates, move
@@ -656,3 +657,43 @@ def test_the_margin_to_leave_the_greedy_choice_is_by_players() -> None:
         bot.deviation = 0.125
         bot.choose(state)
         assert bot.loop.deviation == 0.125
+
+
+def test_leave_drops_only_the_kinds_of_root_it_names() -> None:
+    """``leave`` (a bench's screen) takes out the wish's counters after the greedy one
+    (1), pass (2), the blocking counter (4) or the obstacle (8), and nothing else."""
+    dropped = {1: 0, 2: 0, 4: 0, 8: 0}
+    for state in placing_states(2, range(1, 20)):
+        bot = ElfenlandQuickBot(0)
+        roots = bot.roots(state)
+        assert roots == candidates(state, ElfenlandQuickBot(0).greedy)
+        after = roots.index(Action.pass_()) if Action.pass_() in roots else len(roots)
+        kinds = {a: (2 if i == after else 0 if i == 0 else 1 if i < after
+                     else 8 if a.kind is Kind.OBSTACLE else 4)
+                 for i, a in enumerate(roots)}
+        for leave in dropped:
+            left = leave_out(roots, leave)
+            assert left == [a for a in roots if kinds[a] != leave] or (
+                left == roots[:1] and all(kinds[a] == leave for a in roots))
+            dropped[leave] += len(roots) - len(left)
+        assert leave_out(roots, 15) == roots[:1]
+    assert all(n >= 3 for n in dropped.values()), dropped
+
+
+def test_more_wish_adds_the_wish_journeys_later_counters() -> None:
+    """``more_wish`` appends the wish journey's counters ``candidates`` stopped short of,
+    up to its number, after ``search``'s roots."""
+    added = 0
+    for state in placing_states(2, range(1, 20)):
+        base = ElfenlandQuickBot(0).roots(state)
+        bot = ElfenlandQuickBot(0)
+        bot.more_wish = 2
+        more = bot.roots(state)
+        legal = set(state.legal_actions())
+        later = list(dict.fromkeys(
+            st.action for st in wish(state, state.current).steps
+            if st.action.kind is Kind.PLACE and st.action in legal
+            and st.action not in base))
+        assert more == base + later[:2]
+        added += len(more) - len(base)
+    assert added >= 10

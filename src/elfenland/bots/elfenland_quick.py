@@ -476,6 +476,26 @@ def wider(s: ElfenlandState, roots: Sequence[Action], mode: int) -> list[Action]
     return out
 
 
+def leave_out(roots: Sequence[Action], leave: int) -> list[Action]:
+    """``candidates``' roots without the kinds ``leave`` names (the bot's ``leave``).
+    Their order tells the kinds apart: the greedy counter, the wish's, pass, then the
+    blocking counter and the obstacle."""
+    after = roots.index(Action.pass_()) if Action.pass_() in roots else len(roots)
+    out: list[Action] = []
+    for i, a in enumerate(roots):
+        if i < after:
+            drop = i > 0 and bool(leave & 1)
+        elif i == after:
+            drop = bool(leave & 2)
+        elif a.kind is Kind.OBSTACLE:
+            drop = bool(leave & 8)
+        else:
+            drop = bool(leave & 4)
+        if not drop:
+            out.append(a)
+    return out or list(roots[:1])
+
+
 def lead_block(s: ElfenlandState, leaders: bool = True) -> Action | None:
     """``candidates``' blocking counter: the empty road beside a rival where a kind the
     player holds costs most, the lowest id of equals (None if there is none); with
@@ -855,6 +875,13 @@ class ElfenlandQuickBot:
         #: placement; 3 every obstacle and every counter on a road of its wish; 4 every
         #: obstacle in the last round.
         self.wide = 0
+        #: Kinds of ``search``'s roots left out (a sum; ``leave_out``): 1 the wish
+        #: journey's counters after the greedy one, 2 pass, 4 the blocking counter,
+        #: 8 the obstacle; 0 none.
+        self.leave = 0
+        #: Counters of the wish journey searched beyond ``candidates``' (which stop at
+        #: three placements with the greedy bot's); 0 none.
+        self.more_wish = 0
         #: Whether the searcher's own later placements in a rollout are chosen in a tree
         #: (UCB over the search bot's candidates, one tree a root action), as the search
         #: bot chooses them; off, its wish journey's policy lays them.
@@ -991,6 +1018,14 @@ class ElfenlandQuickBot:
         in place of ``search``'s, which blocks beside whichever rival's road costs most
         (with two players the same rival: no change)."""
         roots = candidates(s, self.greedy)
+        if self.leave:
+            roots = leave_out(roots, self.leave)
+        if self.more_wish:
+            legal = set(s.legal_action_ids())
+            extra = [st.action for st in wish(s, s.current).steps
+                     if st.action.kind is Kind.PLACE and st.action.id in legal
+                     and st.action not in roots]
+            roots += list(dict.fromkeys(extra))[:self.more_wish]
         if self.wide:
             roots += wider(s, roots, self.wide)
         if not self.block_leader or s.n < 3:
