@@ -697,3 +697,22 @@ def test_more_wish_adds_the_wish_journeys_later_counters() -> None:
         assert more == base + later[:2]
         added += len(more) - len(base)
     assert added >= 10
+
+
+def test_blocking_adds_the_next_costliest_blocking_counter() -> None:
+    """``blocking=2`` (a bench's screen) keeps ``search``'s roots and adds, after them,
+    one counter on an empty road beside the rival."""
+    added = 0
+    for state in placing_states(2, range(1, 20)):
+        base = ElfenlandQuickBot(0).roots(state)
+        bot = ElfenlandQuickBot(0)
+        bot.blocking = 2
+        more = bot.roots(state)
+        assert more[:len(base)] == base and len(more) - len(base) <= 1
+        for a in more[len(base):]:
+            assert a.kind is Kind.PLACE and a.route is not None
+            route = state.board.routes[a.route]
+            assert state.route_counter[a.route] == NO_PIECE
+            assert state.boots[1 - state.current] in (route.a, route.b)
+            added += 1
+    assert added >= 10

@@ -882,6 +882,8 @@ class ElfenlandQuickBot:
         #: Counters of the wish journey searched beyond ``candidates``' (which stop at
         #: three placements with the greedy bot's); 0 none.
         self.more_wish = 0
+        #: Blocking counters searched (``candidates``' ``blocking``; ``search``'s one).
+        self.blocking = 1
         #: Whether the searcher's own later placements in a rollout are chosen in a tree
         #: (UCB over the search bot's candidates, one tree a root action), as the search
         #: bot chooses them; off, its wish journey's policy lays them.
@@ -1017,7 +1019,7 @@ class ElfenlandQuickBot:
         ``block_leader`` the blocking counter beside the leading rival (``lead_block``)
         in place of ``search``'s, which blocks beside whichever rival's road costs most
         (with two players the same rival: no change)."""
-        roots = candidates(s, self.greedy)
+        roots = candidates(s, self.greedy, blocking=self.blocking)
         if self.leave:
             roots = leave_out(roots, self.leave)
         if self.more_wish:

@@ -143,9 +143,12 @@ def evaluate(s: ElfenlandState, me: int) -> float:
 
 
 def candidates(s: ElfenlandState, greedy: ElfenlandGreedyBot | None,
-               plan: Callable[[ElfenlandState, int], Journey] = wish) -> list[Action]:
+               plan: Callable[[ElfenlandState, int], Journey] = wish,
+               blocking: int = 1) -> list[Action]:
     """The few actions worth searching, from what the player to act can see.  ``plan``
-    gives the wish journey (``wish``; the quick level passes its memoised one)."""
+    gives the wish journey (``wish``; the quick level passes its memoised one);
+    ``blocking`` > 1: the next costliest blocking counters after those (a bench's
+    screen)."""
     legal = s.legal_actions()
     if s.phase is not Phase.PLACE:
         return list(legal)
@@ -181,11 +184,15 @@ def candidates(s: ElfenlandState, greedy: ElfenlandGreedyBot | None,
         elif s.obstacle_in_hand[p] and s.route_obstacle[r] == NO_PIECE:
             owners = [q for q in range(s.n) if q != p and s.boots[q] in (route.a, route.b)]
             obstacles.append((max(s.markers(q) for q in owners), Action.obstacle(r)))
-    for _, a in sorted(blocks, key=lambda x: (-x[0], x[1].id))[:1]:
+    ranked = [a for _, a in sorted(blocks, key=lambda x: (-x[0], x[1].id))]
+    for a in ranked[:1]:
         add(a)
     for _, a in sorted(obstacles, key=lambda x: (-x[0], x[1].id))[:1]:
         add(a)
-    return out[:MAX_CANDIDATES]
+    out = out[:MAX_CANDIDATES]
+    for a in ranked[1:blocking]:
+        add(a)
+    return out
 
 
 class ElfenlandSearchBot:
