@@ -59,7 +59,10 @@ over 6 towns, not the search bot's 4; the towns within reach worth half a town i
 round before the last, session 30), ``--set
 rival_greedy=1``, ``--set block_leader=1`` or ``--set learned=1``
 (Elfenland: the rollouts' players placing as the greedy bot, the blocking root beside
-the leading rival, the learned value of ``bots/elfenland_value.py``), ``--set width=7``
+the leading rival, the learned value of ``bots/elfenland_value.py``), ``--set leave=4``,
+``--set more_wish=2`` or ``--set blocking=2`` (Elfenland's roots, session 35: a kind of
+``search``'s left out, more of the wish journey's counters, a second blocking counter),
+``--set width=7``
 or ``--set kept_other=1`` (King of the Elves roots and evaluation), ``--set
 kept_harm=2`` (King of the Elves: each gold and harm card in hand worth 2 gold before
 the last round), ``--set
