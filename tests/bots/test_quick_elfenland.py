@@ -680,15 +680,22 @@ def test_leave_drops_only_the_kinds_of_root_it_names() -> None:
     assert all(n >= 3 for n in dropped.values()), dropped
 
 
+def roots_with(**settings: int) -> list[tuple[ElfenlandState, list[Action], list[Action]]]:
+    """Two-player placements with the level's roots and those under ``settings``."""
+    out = []
+    for state in placing_states(2, range(1, 20)):
+        bot = ElfenlandQuickBot(0)  # afresh: the greedy bot's obstacle draws a deal
+        for name, value in settings.items():
+            setattr(bot, name, value)
+        out.append((state, ElfenlandQuickBot(0).roots(state), bot.roots(state)))
+    return out
+
+
 def test_more_wish_adds_the_wish_journeys_later_counters() -> None:
     """``more_wish`` appends the wish journey's counters ``candidates`` stopped short of,
     up to its number, after ``search``'s roots."""
     added = 0
-    for state in placing_states(2, range(1, 20)):
-        base = ElfenlandQuickBot(0).roots(state)
-        bot = ElfenlandQuickBot(0)
-        bot.more_wish = 2
-        more = bot.roots(state)
+    for state, base, more in roots_with(more_wish=2):
         legal = set(state.legal_actions())
         later = list(dict.fromkeys(
             st.action for st in wish(state, state.current).steps
@@ -703,11 +710,7 @@ def test_blocking_adds_the_next_costliest_blocking_counter() -> None:
     """``blocking=2`` (a bench's screen) keeps ``search``'s roots and adds, after them,
     one counter on an empty road beside the rival."""
     added = 0
-    for state in placing_states(2, range(1, 20)):
-        base = ElfenlandQuickBot(0).roots(state)
-        bot = ElfenlandQuickBot(0)
-        bot.blocking = 2
-        more = bot.roots(state)
+    for state, base, more in roots_with(blocking=2):
         assert more[:len(base)] == base and len(more) - len(base) <= 1
         for a in more[len(base):]:
             assert a.kind is Kind.PLACE and a.route is not None
