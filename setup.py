@@ -34,7 +34,7 @@ if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):
         ext_modules.append(Extension(
             f"elfenland.games.{game}._speedups",
             sources=[f"src/elfenland/games/{game}/_speedups.c"],
-            depends=COMMON,
+            depends=[*COMMON, "src/elfenland/games/elfenland/_state.h"],
             extra_compile_args=["-O2", *WARNINGS],
             optional=True,
         ))
@@ -42,7 +42,10 @@ if os.environ.get("ELFENLAND_PURE", "").strip() not in ("1", "true", "yes"):
     ext_modules.append(Extension(
         "elfenland.bots._planner",
         sources=["src/elfenland/bots/_planner.c"],
-        extra_compile_args=["-O2", *WARNINGS],
+        depends=[*COMMON, "src/elfenland/games/elfenland/_state.h",
+                 "src/elfenland/bots/_quick_rollout.h"],
+        # the rollouts' evaluation must round as Python's does: no fused multiply-adds
+        extra_compile_args=["-O2", "-ffp-contract=off", *WARNINGS],
         optional=True,
     ))
     # The King of the Elves journey planner's search (bots/kingelves_journey.py): the

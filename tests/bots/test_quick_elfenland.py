@@ -635,6 +635,7 @@ def test_placement_rollouts_play_on_to_the_next_rounds_move(
             seen.clear()
             bot = ElfenlandQuickBot(4, iterations=12, seconds=60.0)
             bot.place_ahead = ahead
+            bot.compiled = False  # the Python evaluation, which the fixture spies on
             assert bot.search(state, bot.roots(state)) in state.legal_actions()
             assert len(seen) == 12
             on = bool(ahead) and (ahead == 1 or r == state.rules.rounds - 1)

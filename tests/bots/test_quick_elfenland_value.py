@@ -189,6 +189,7 @@ def scorings(monkeypatch: Any, players: int, **settings: Any) -> set[Scoring]:
     assert bot.counter is None
     for name, value in settings.items():
         setattr(bot, name, value)
+    bot.compiled = False  # the Python evaluation (test_quick_rollout: the C one equals it)
     state: Any = elfenland.new_game("elfenland", players=players, seed=5)
     while not (state.phase is Phase.PLACE and len(state.legal_actions()) > 2):
         state.apply_action(bot.greedy.choose(state))

@@ -1276,6 +1276,10 @@ planner_outlook(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("(iL)", reached, -length);
 }
 
+/* ---- the quick level's rollouts (QuickRollouts) ------------------------------- */
+
+#include "_quick_rollout.h"
+
 static PyMethodDef methods[] = {
     {"edges", planner_edges, METH_VARARGS,
      "The priced steps ``plan`` searches, per town (``planner.edges_of``'s)."},
@@ -1301,5 +1305,16 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__planner(void)
 {
-    return PyModule_Create(&module);
+    if (PyType_Ready(&QuickRolloutsType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&QuickRolloutsType);
+    if (PyModule_AddObject(m, "QuickRollouts", (PyObject *)&QuickRolloutsType) < 0) {
+        Py_DECREF(&QuickRolloutsType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -63,6 +63,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.errors import ElfenlandError
 from ..core.game import Action as CoreAction
@@ -95,12 +96,18 @@ from .elfenland_search import (
 from .elfenland_value import value as learned_value
 from .outlook import journey_outlook, outlook
 from .planner import (
+    PREFERENCE,
     Journey,
+    compiled_module,
     compiled_plan,
+    compiled_tables,
     discard_choice,
     plan_journey,
     planner_backend,
 )
+
+if TYPE_CHECKING:
+    from ._planner import QuickRollouts
 
 #: Journeys searched at a step of the move: the level's own (``move``'s) and at most
 #: this many others collecting as many towns (``journey_roots``).
@@ -344,6 +351,25 @@ class _Policy:
                     return step
             return END_ID
         return ids[rng.randrange(len(ids))]
+
+
+def compiled_rollouts(s: ElfenlandState) -> QuickRollouts | None:
+    """A ``_planner.QuickRollouts`` for this game's board (the compiled rollout policy and
+    evaluation, ``_quick_rollout.h``), or None where either extension is missing or the
+    state is the pure engine's."""
+    from ..games.elfenland import fast
+
+    compiled = compiled_module()
+    api = fast.c_api()
+    if (planner_backend() != "compiled" or compiled is None or api is None
+            or not isinstance(s, fast.FastElfenlandState)):
+        return None
+    board = s.board
+    places = [[_place_id(k, r) if board.routes[r].is_road else -1 for k in range(6)]
+              for r in range(len(board.routes))]
+    made: QuickRollouts = compiled.QuickRollouts(compiled_tables(board), api, places,
+                                                 PASS_ID, PREFERENCE)
+    return made
 
 
 def obstacle(s: ElfenlandState, p: int, legal: set[int], mine: Journey,
@@ -884,6 +910,12 @@ class ElfenlandQuickBot:
         self.more_wish = 0
         #: Blocking counters searched (``candidates``' ``blocking``; ``search``'s one).
         self.blocking = 1
+        #: Whether a placement's rollouts play the placement phase's policy turns and
+        #: score their end in C (``compiled_rollouts``, the same rewards bit for bit)
+        #: where the settings are those ported (``compiled_for``) and both extensions
+        #: are built; off, always the Python rollouts.
+        self.compiled = True
+        self._rollouts: tuple[Board, QuickRollouts] | None = None
         #: Whether the searcher's own later placements in a rollout are chosen in a tree
         #: (UCB over the search bot's candidates, one tree a root action), as the search
         #: bot chooses them; off, its wish journey's policy lays them.
@@ -1185,15 +1217,18 @@ class ElfenlandQuickBot:
         plans = _Plans()
         trees = [_Node() if self.own_tree else None for _ in roots]
         scoring = self.scoring(state)  # one game, one round: the same for every rollout
+        fast = self.compiled_for(state, scoring)
 
         def on_deal(det: ElfenlandState, seed: int) -> Callable[[ElfenlandState, int], float]:
             wishes: dict[int, Journey] = {}
+            if fast is not None:
+                fast.deal(det)
 
             def play(sim: ElfenlandState, i: int) -> float:
                 policy = _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes),
                                  bool(self.rival_greedy))
                 return self._rollout(sim, me, roots[i].id, plans, policy, seed, trees[i],
-                                     scoring)
+                                     scoring, fast)
             return play
 
         deal = resampled(state, me, self.rng, on_deal, self.refine(state, me))
@@ -1201,6 +1236,27 @@ class ElfenlandQuickBot:
         self.searches += 1
         self.rollouts += budget.used
         return roots[chosen]
+
+    def compiled_for(self, state: ElfenlandState, scoring: Scoring) -> QuickRollouts | None:
+        """The compiled rollouts for a search of ``state`` (``compiled_rollouts``, made
+        once a board and told of the search), or None where the Python rollouts must
+        play: the setting off, an extension missing, a setting the C code does not
+        have (rivals placing as the greedy bot or in the tree, rollouts into the next
+        round, an evaluation setting other than the exact outcome, the horizon, the
+        obstacle, cards and counters held and the scale), or a game beyond its bounds."""
+        if (not self.compiled or not self.react_wishes or self.rival_greedy
+                or self.rival_tree or self.place_ahead or scoring.standing
+                or scoring.calibrated or scoring.learned or scoring.every_rival
+                or scoring.tie_cards):
+            return None
+        held = self._rollouts
+        if held is None or held[0] is not state.board:
+            made = compiled_rollouts(state)
+            if made is None:
+                return None
+            held = self._rollouts = (state.board, made)
+        fast = held[1]
+        return fast if fast.reset(state) else None
 
     def belief_for(self, state: ElfenlandState) -> int:
         """The ``belief`` of this game: the setting, or ``BELIEFS`` by players."""
@@ -1236,16 +1292,20 @@ class ElfenlandQuickBot:
 
     def _rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
                  policy: _Policy, seed: int, tree: _Node | None = None,
-                 scoring: Scoring | None = None) -> float:
+                 scoring: Scoring | None = None, fast: QuickRollouts | None = None) -> float:
         """The root action, then every player's policy to the move phase (or the end
         of the game), then the evaluation.  With a ``tree`` (the root action's), the
         searcher's own later placements are chosen in it first, as the search bot's
         tree chooses them (UCB, one new node a rollout), and with ``rival_tree`` the
         rivals' too, each the reply worst for the searcher; without, by its policy.
         ``scoring``: the evaluation's settings, which ``search`` works out once for all
-        its rollouts (the bot's own for this game if not given)."""
+        its rollouts (the bot's own for this game if not given).  ``fast``: the
+        compiled rollouts (``compiled_for``), told of this rollout's deal, which play
+        the policy's placements and score the end in its place."""
         rng = _LazyRandom(seed)
         start_round = s.round
+        if fast is not None:
+            fast.start()
         s.apply_action(first)
         path = [] if tree is None else [tree]
         node = tree
@@ -1253,7 +1313,10 @@ class ElfenlandQuickBot:
                and s.round == start_round):
             rival = s.current != me
             if rival and not self.rival_tree:
-                s.apply_action(policy.choose(s, rng))
+                if fast is not None:
+                    fast.advance(s, me, True)
+                else:
+                    s.apply_action(policy.choose(s, rng))
                 continue
             acts = candidate_ids(s, plans.wish)
             for a in acts:
@@ -1273,11 +1336,25 @@ class ElfenlandQuickBot:
             path.append(node)
         while (not s.is_terminal() and s.round == start_round
                and s.phase is not Phase.MOVE):
-            s.apply_action(policy.choose(s, rng))
+            if fast is not None and s.phase is Phase.PLACE:
+                fast.advance(s, me, False)
+            else:
+                s.apply_action(policy.choose(s, rng))
         if self.goes_ahead(s, start_round):
             self._next_round(s, plans, rng, start_round)
             scoring = None
-        reward = evaluate(s, me, plans, self.scoring(s) if scoring is None else scoring)
+        if scoring is None:
+            scoring = self.scoring(s)
+        reward = -1.0
+        if fast is not None:
+            horizon = scoring.horizon
+            if scoring.horizon_late is not None and s.round == s.rules.rounds - 1:
+                horizon = scoring.horizon_late
+            reward = fast.evaluate(
+                s, me, scoring.exact, horizon, scoring.obstacle, scoring.cards,
+                scoring.counter, scoring.scale)
+        if reward < 0.0:
+            reward = evaluate(s, me, plans, scoring)
         for n in path:
             n.visits += 1
             n.total += reward

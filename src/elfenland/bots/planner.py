@@ -45,7 +45,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 from ..core.errors import ElfenlandError
 from ..core.transport import COST_TABLE, Terrain, Transport
@@ -269,6 +269,18 @@ def _compiled_tables(board: Board) -> object:
     tables = _planner.tables(links, flat, board.capital, _COST)
     _TABLES[id(board)] = (board, tables)
     return tables
+
+
+def compiled_module() -> Any:
+    """The compiled planner's module (``_planner``: its search, the quick level's
+    compiled rollouts), or None where it is not built or a test has set it aside."""
+    return _planner
+
+
+def compiled_tables(board: Board) -> object:
+    """The compiled planner's tables of ``board`` (made once a board), for the quick
+    level's compiled rollouts (``elfenland_quick.compiled_rollouts``)."""
+    return _compiled_tables(board)
 
 
 #: A compiled plan's steps as ``Step``s, by the facts ``_planner.plan`` gives: a game

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define ENGINE_API_CAPSULE "elfenland._engine_c_api"
-#define ENGINE_API_VERSION 2
+#define ENGINE_API_VERSION 3
 
 /* A failure met by a thread that does not hold the GIL (a worker of the batched
  * environment): the exception's type and message, kept until the thread holding the GIL
@@ -55,6 +55,11 @@ typedef struct {
     int (*nogil_supported)(void);
     int (*nogil_may_play)(PyObject *state, Py_ssize_t id);
     void (*nogil_enter)(EngineFailure *sink);
+    /* raw(state): the engine's own position struct (Elfenland's ``S``,
+     * games/elfenland/_state.h), read only, for a reader compiled against that header
+     * (the quick bot's compiled rollouts); valid while the state lives and unchanged
+     * until its next action.  No check: the caller checks the type (core_type). */
+    const void *(*raw)(PyObject *state);
 } EngineAPI;
 
 #endif

@@ -820,6 +820,8 @@ static int api_nogil_may_play(PyObject *state, Py_ssize_t id) {
 #endif
 }
 
+static const void *api_raw(PyObject *state) { return &((const Core *)state)->st; }
+
 static void api_nogil_enter(EngineFailure *sink) {
     if (sink) sink->type = NULL;
     nogil_sink = sink;
@@ -1122,6 +1124,7 @@ static PyObject *engine_module(PyObject *m, PyTypeObject *core_type) {
     api.nogil_supported = api_nogil_supported;
     api.nogil_may_play = api_nogil_may_play;
     api.nogil_enter = api_nogil_enter;
+    api.raw = api_raw;
 #ifdef ENGINE_OBSERVE
     api.observe = api_observe;
 #else

@@ -32,10 +32,8 @@
 #include <string.h>
 #include <structmember.h>
 
-#define MAXP 6
-#define NCARD 7
-#define NCOUNTER 6
-#define MAXR 64
+#include "_state.h"
+
 #define MAXT 32
 #define MAXADJ 12
 #define LEGAL_MAX 8192
@@ -46,7 +44,6 @@
 
 enum { K_DRAW_SECRET, K_DRAW, K_DRAW_BLIND, K_PASS, K_END, K_DISCARD, K_KEEP, K_PLACE,
        K_OBSTACLE, K_MOVE };
-enum { P_DRAW_SECRET, P_DRAW_COUNTERS, P_PLACE, P_KEEP, P_MOVE, P_OVER, NPHASE };
 enum { PAY_NORMAL, PAY_CARAVAN, PAY_BOATMEN };
 enum { LAKE_NONE, LAKE_MAGNUM, LAKE_NEBULAE };
 #define TERRAIN_LAKE 5
@@ -79,25 +76,8 @@ static PyObject *board_obj, *rules_type, *make_rules_fn, *rules_by_name[2], *c_s
     *s_init_slow, *s_gauss_next, *s_players, *s_seed, *s_rules, *s_destination, *s_amigo,
     *empty_tuple;
 
-/* ------------------------------------------------------------------ the state */
-typedef struct {
-    /* rules */
-    int deal_fresh, cards_per_deal, hand_limit, counters_kept, keep_after_placement,
-        face_up_counters, counter_draws, magnum_rafts, nebulae_rafts, boatmen,
-        special_victory_rule, rounds, caravan_cards, closest_breaks_ties, rule_town_cards,
-        caravan_if_needed, victory_round3_only, final_keep;
-    /* position */
-    int n, round, phase, starting, current, step, passes, discarding;
-    int hands[MAXP][NCARD], card_pile[NCARD], counter_pile[NCOUNTER], face_up[NCOUNTER];
-    int counters_up[MAXP][NCOUNTER], counters_secret[MAXP][NCOUNTER];
-    int kept_up[MAXP][NCOUNTER], kept_secret[MAXP][NCOUNTER];
-    int route_counter[MAXR], route_obstacle[MAXR];
-    int obstacle_in_hand[MAXP], boots[MAXP], town_cards[MAXP];
-    long visited[MAXP];
-    int has_result, nresult, result[MAXP];
-    int special_victory, rng_shared;
-    Py_ssize_t length;
-} S;
+/* ------------------------------------------------------------------ the state
+ * ``S``, the position as plain C arrays, is in _state.h (the quick bot reads it too). */
 
 enum { F_HANDS, F_CARD_PILE, F_COUNTER_PILE, F_FACE_UP, F_COUNTERS_UP, F_COUNTERS_SECRET,
        F_KEPT_UP, F_KEPT_SECRET, F_ROUTE_COUNTER, F_ROUTE_OBSTACLE, F_OBSTACLE_IN_HAND,

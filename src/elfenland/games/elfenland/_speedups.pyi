@@ -7,3 +7,6 @@ class Core(ObservingCore):
     def _start(self, players: int) -> None: ...
 
 def own_methods(cls: type[Core]) -> None: ...
+
+#: The C entry (core/_engine_api.h) for C code that steps and reads these states.
+_c_api: object

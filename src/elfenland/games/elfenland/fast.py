@@ -164,6 +164,13 @@ else:
     _Core = _speedups.Core
 
 
+def c_api() -> object | None:
+    """The compiled engine's C entry (``core/_engine_api.h``, the capsule ``_c_api``),
+    for C code that steps and reads these states (the quick bot's compiled rollouts);
+    None where the engine is not built."""
+    return None if _speedups is None else _speedups._c_api
+
+
 class FastElfenlandState(_Core, ElfenlandState):
     """``ElfenlandState`` on the compiled engine.
 
