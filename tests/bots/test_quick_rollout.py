@@ -12,9 +12,17 @@ import pytest
 
 import elfenland
 from elfenland.bots import make_bot
-from elfenland.bots.elfenland_quick import ElfenlandQuickBot, compiled_rollouts
+from elfenland.bots.elfenland_quick import (
+    ElfenlandQuickBot,
+    _Plans,
+    candidate_ids,
+    compiled_rollouts,
+)
 from elfenland.bots.elfenland_search import candidates
 from elfenland.bots.planner import planner_backend
+from elfenland.core.rng import Rng
+from elfenland.games.elfenland import fast as fast_engine
+from elfenland.games.elfenland.actions import Kind, from_id
 from elfenland.games.elfenland.fast import AVAILABLE
 from elfenland.games.elfenland.state import ElfenlandState, Phase
 
@@ -138,18 +146,26 @@ def test_the_compiled_rollouts_refuse_bad_input() -> None:
         fast.evaluate(state, 5, 0.0, 0.0, 0.0, 0.0, 0.0, 4.0)
     with pytest.raises(TypeError):
         fast.evaluate(state, 0, "x", 0.0, 0.0, 0.0, 0.0, 4.0)
+    with pytest.raises(ValueError):
+        fast.candidates(state)  # not the placement phase
     kind = type(fast)
     tables = planner.compiled_tables(state.board)
-    api = type(state).__mro__[1].__module__
-    module = __import__(api, fromlist=["_c_api"])
+    api = fast_engine.c_api()
+    n = len(state.board.routes)
+    good = ([[0] * 6] * n, 0, (0,) * 7, [0] * n, [(0, 1)] * n, 5)
+    kind(tables, api, *good)
     with pytest.raises(ValueError):
-        kind(tables, module._c_api, [[0] * 5], 0, (0,) * 7)  # a row short
+        kind(tables, api, [[0] * 5] * n, *good[1:])  # a row short
     with pytest.raises(ValueError):
-        kind(tables, module._c_api, [[0] * 6] * 80, 0, (0,) * 7)  # more routes than fit
+        kind(tables, api, [[0] * 6] * 80, *good[1:])  # more routes than fit
     with pytest.raises(ValueError):
-        kind(object(), module._c_api, [[0] * 6], 0, (0,) * 7)  # not a tables capsule
+        kind(tables, api, *good[:4], [(0, 99)] * n, 5)  # a town off the board
     with pytest.raises(ValueError):
-        kind(tables, tables, [[0] * 6], 0, (0,) * 7)  # not the engine's entry
+        kind(tables, api, *good[:5], 0)  # no candidate
+    with pytest.raises(ValueError):
+        kind(object(), api, *good)  # not a tables capsule
+    with pytest.raises(ValueError):
+        kind(tables, tables, *good)  # not the engine's entry
 
 
 def test_a_game_beyond_the_c_codes_bounds_keeps_the_python_rollouts() -> None:
@@ -165,3 +181,20 @@ def test_a_game_beyond_the_c_codes_bounds_keeps_the_python_rollouts() -> None:
     assert fast.reset(big) is False
     bot = ElfenlandQuickBot(1)
     assert bot.compiled_for(big, bot.scoring(big)) is None
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_the_compiled_candidates_are_candidate_ids(players: int) -> None:
+    """The tree's roots listed in C are ``candidate_ids``' (so ``candidates``'), in
+    order, on placement positions and on deals of them, obstacles held and laid
+    included."""
+    checked = with_obstacle = 0
+    for state, _ in searched(players, range(2)):
+        fast: Any = compiled_rollouts(state)
+        assert fast.reset(state)
+        for det in (state, state.resample_from_infostate(state.current, Rng(checked))):
+            want = candidate_ids(det, _Plans().wish)
+            assert fast.candidates(det) == want
+            checked += 1
+            with_obstacle += any(from_id(i).kind is Kind.OBSTACLE for i in want)
+    assert checked > 20 and with_obstacle > 0

@@ -11,12 +11,15 @@
  * every root's mean reward equal, bit for bit, with the Python rollouts on the same
  * deals.
  *
- * QuickRollouts(tables, engine_api, place_ids, pass_id, preference): one a bot, told of
+ * QuickRollouts(tables, engine_api, place_ids, pass_id, preference, obstacle_ids,
+ * road_ends, max_candidates): one a bot, told of
  * each search (``reset``), each deal (``deal``) and each rollout (``start``);
  * ``advance(state, me, stop_at_me)`` plays the placement phase's turns by the policy
  * (stopping at ``me``'s own turn if asked, or where the phase ends), and
  * ``evaluate(state, me, exact, horizon, obstacle, cards, counter, scale)`` scores the
- * rollout's end (-1.0 for a finished game: the caller's own code scores that). */
+ * rollout's end (-1.0 for a finished game: the caller's own code scores that);
+ * ``candidates(state)`` lists the searcher's roots at a turn of the rollouts' tree
+ * (``candidate_ids``). */
 
 #include <math.h>
 
@@ -59,7 +62,9 @@ typedef struct {
     const EngineAPI *api;
     int nroutes;
     int place_id[MAXR][NCOUNTER];
-    int pass_id;
+    int obstacle_id[MAXR];
+    int road_a[MAXR], road_b[MAXR]; /* a road's towns; -1 for a river or a lake */
+    int pass_id, max_candidates;
     int64_t pref[NK];
     int terrain[MAXR];
     int walk_dist[MAXT * MAXT];
@@ -336,6 +341,15 @@ qr_wish(QuickRollouts *r, const S *s, int p)
 }
 
 static int
+qr_has(const int32_t *ids, int n, int id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
+}
+
+static int
 qr_check_state(QuickRollouts *r, PyObject *state)
 {
     if (!PyObject_TypeCheck(state, r->api->core_type)) {
@@ -584,16 +598,133 @@ qr_evaluate(QuickRollouts *r, PyObject *args)
     return PyFloat_FromDouble(reward);
 }
 
+/* candidates(state) -> ``candidate_ids(state, plans.wish)``: the searcher's roots at
+ * a turn of its rollouts' tree: up to three counters of its wish journey, pass, the
+ * costliest counter it holds on an empty road beside a rival, the obstacle on a laid
+ * road beside the rival with most town pieces; at most max_candidates, on ids. */
+static PyObject *
+qr_candidates(QuickRollouts *r, PyObject *state)
+{
+    if (qr_check_state(r, state) < 0)
+        return NULL;
+    if (!r->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: reset declined this game");
+        return NULL;
+    }
+    const S *s = r->api->raw(state);
+    int n = r->api->legal_ids(state, r->legal, QR_LEGAL);
+    if (n < 0)
+        return NULL;
+    int p = s->current;
+    if (s->phase != P_PLACE || p < 0 || p >= s->n) {
+        PyErr_SetString(PyExc_ValueError, "quick rollouts: candidates in the placement "
+                        "phase only");
+        return NULL;
+    }
+    int out[8], nout = 0;
+#define QR_LEGAL_HAS(id) qr_has(r->legal, n, (id))
+#define QR_OUT_HAS(id) qr_has(out, nout, (id))
+    QJourney j;
+    if (qr_wish_plan(r, s, p, &j) < 0)
+        return NULL;
+    for (int i = 0; i < j.nsteps; i++) {
+        if (j.kind[i] < 0 || j.kind[i] >= NCOUNTER || nout >= 3)
+            continue;
+        int id = r->place_id[j.route[i]][j.kind[i]];
+        if (QR_LEGAL_HAS(id) && !QR_OUT_HAS(id))
+            out[nout++] = id;
+    }
+    if (QR_LEGAL_HAS(r->pass_id) && !QR_OUT_HAS(r->pass_id))
+        out[nout++] = r->pass_id;
+    int held = 0;
+    for (int k = 0; k < NCOUNTER; k++)
+        if (s->counters_up[p][k] || s->counters_secret[p][k] || s->kept_up[p][k]
+            || s->kept_secret[p][k])
+            held |= 1 << k;
+    int have_block = 0, have_blocker = 0;
+    long long block_cost = 0, block_id = 0, blocker_most = 0, blocker_id = 0;
+    for (int rt = 0; rt < r->nroutes; rt++) {
+        int a = r->road_a[rt], b = r->road_b[rt];
+        if (a < 0)
+            continue;
+        int beside = 0, most = -1;
+        for (int q = 0; q < s->n; q++) {
+            if (q != p && (s->boots[q] == a || s->boots[q] == b)) {
+                beside = 1;
+                int m = __builtin_popcountl(s->visited[q]);
+                if (m > most)
+                    most = m;
+            }
+        }
+        if (!beside)
+            continue;
+        if (s->route_counter[rt] == NO_PIECE) {
+            int best_c = 0, best_k = -1;
+            for (int k = 0; k < NCOUNTER; k++) {
+                if (!(held >> k & 1))
+                    continue;
+                int c = r->tb->cost[k][r->terrain[rt]];
+                if (c > 0 && (best_k < 0 || c > best_c || (c == best_c && k > best_k))) {
+                    best_c = c;
+                    best_k = k;
+                }
+            }
+            if (best_k >= 0) {
+                long long id = r->place_id[rt][best_k];
+                if (!have_block || -best_c < block_cost
+                    || (-best_c == block_cost && id < block_id)) {
+                    block_cost = -best_c;
+                    block_id = id;
+                    have_block = 1;
+                }
+            }
+        }
+        else if (s->obstacle_in_hand[p] && s->route_obstacle[rt] == NO_PIECE) {
+            long long id = r->obstacle_id[rt];
+            if (!have_blocker || -most < blocker_most
+                || (-most == blocker_most && id < blocker_id)) {
+                blocker_most = -most;
+                blocker_id = id;
+                have_blocker = 1;
+            }
+        }
+    }
+    if (have_block && QR_LEGAL_HAS((int)block_id) && !QR_OUT_HAS((int)block_id))
+        out[nout++] = (int)block_id;
+    if (have_blocker && QR_LEGAL_HAS((int)blocker_id) && !QR_OUT_HAS((int)blocker_id))
+        out[nout++] = (int)blocker_id;
+#undef QR_LEGAL_HAS
+#undef QR_OUT_HAS
+    if (nout > r->max_candidates)
+        nout = r->max_candidates;
+    PyObject *list = PyList_New(nout);
+    if (!list)
+        return NULL;
+    for (int i = 0; i < nout; i++) {
+        PyObject *v = PyLong_FromLong(out[i]);
+        if (!v) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
 static int
 qr_init(QuickRollouts *r, PyObject *args, PyObject *kwds)
 {
-    PyObject *tables, *api, *places, *pref;
-    int pass_id;
+    PyObject *tables, *api, *places, *pref, *obstacles, *ends;
+    int pass_id, max_candidates;
     static char *names[] = {"tables", "engine_api", "place_ids", "pass_id", "preference",
-                            NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOiO", names, &tables, &api, &places,
-                                     &pass_id, &pref))
+                            "obstacle_ids", "road_ends", "max_candidates", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOiOOOi", names, &tables, &api, &places,
+                                     &pass_id, &pref, &obstacles, &ends, &max_candidates))
         return -1;
+    if (max_candidates < 1 || max_candidates > 8) {
+        PyErr_SetString(PyExc_ValueError, "quick rollouts: 1 to 8 candidates");
+        return -1;
+    }
     const Tables *tb = PyCapsule_GetPointer(tables, TABLES_CAPSULE);
     if (!tb)
         return -1;
@@ -637,6 +768,35 @@ qr_init(QuickRollouts *r, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "quick rollouts: 7 preferences");
         return -1;
     }
+    if (PySequence_Size(obstacles) != nr || PySequence_Size(ends) != nr) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "quick rollouts: an obstacle id and a road's "
+                        "ends a route");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        r->obstacle_id[i] = (int)item_ll(obstacles, i, &bad);
+        PyObject *row = PySequence_GetItem(ends, i);
+        if (!row)
+            return -1;
+        if (PySequence_Size(row) != 2)
+            bad = 1;
+        if (!bad) {
+            r->road_a[i] = (int)item_ll(row, 0, &bad);
+            r->road_b[i] = (int)item_ll(row, 1, &bad);
+        }
+        Py_DECREF(row);
+        if (!bad && (r->road_a[i] < -1 || r->road_a[i] >= tb->nt || r->road_b[i] < -1
+                     || r->road_b[i] >= tb->nt))
+            bad = 1;
+        if (bad) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "quick rollouts: obstacle ids and road ends "
+                            "(two towns of the board, or -1)");
+            return -1;
+        }
+    }
+    r->max_candidates = max_candidates;
     int nt = tb->nt;
     for (int i = 0; i < MAXR; i++)
         r->terrain[i] = 0;
@@ -678,6 +838,8 @@ static PyMethodDef qr_methods[] = {
     {"deal", (PyCFunction)qr_deal, METH_O,
      "A new deal (its position before the root action): its wishes forgotten."},
     {"start", (PyCFunction)qr_start, METH_NOARGS, "A new rollout of the deal."},
+    {"candidates", (PyCFunction)qr_candidates, METH_O,
+     "The searcher's roots at a turn of the rollouts' tree (``candidate_ids``)."},
     {"advance", (PyCFunction)qr_advance, METH_VARARGS,
      "advance(state, me, stop_at_me): the placement phase's turns by the policy."},
     {"evaluate", (PyCFunction)qr_evaluate, METH_VARARGS,

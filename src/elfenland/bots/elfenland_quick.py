@@ -365,10 +365,15 @@ def compiled_rollouts(s: ElfenlandState) -> QuickRollouts | None:
             or not isinstance(s, fast.FastElfenlandState)):
         return None
     board = s.board
-    places = [[_place_id(k, r) if board.routes[r].is_road else -1 for k in range(6)]
-              for r in range(len(board.routes))]
+    routes = board.routes
+    places = [[_place_id(k, r) if routes[r].is_road else -1 for k in range(6)]
+              for r in range(len(routes))]
+    obstacles = [_obstacle_id(r) if routes[r].is_road else -1 for r in range(len(routes))]
+    ends = [(routes[r].a, routes[r].b) if routes[r].is_road else (-1, -1)
+            for r in range(len(routes))]
     made: QuickRollouts = compiled.QuickRollouts(compiled_tables(board), api, places,
-                                                 PASS_ID, PREFERENCE)
+                                                 PASS_ID, PREFERENCE, obstacles, ends,
+                                                 MAX_CANDIDATES)
     return made
 
 
@@ -1318,7 +1323,7 @@ class ElfenlandQuickBot:
                 else:
                     s.apply_action(policy.choose(s, rng))
                 continue
-            acts = candidate_ids(s, plans.wish)
+            acts = candidate_ids(s, plans.wish) if fast is None else fast.candidates(s)
             for a in acts:
                 node.available[a] = node.available.get(a, 0) + 1
             untried = [a for a in acts if a not in node.children]
