@@ -7,6 +7,7 @@ both games: prints the figures the README and docs/bots.md quote (issue #25).
     python bench/search_strength.py --compare before.jsonl after.jsonl
     nice -n 10 python bench/search_strength.py --only timing --game elfenland --games 2
     nice -n 10 python bench/search_strength.py --only speed --game king-of-the-elves
+    nice -n 10 python bench/search_strength.py --only compiled --match two --positions 30
     nice -n 10 python bench/search_strength.py --only agreement --positions 30 --deals 300
     nice -n 10 python bench/search_strength.py --only parallel --positions 30 --budget 0.1
     nice -n 10 python bench/search_strength.py --game elfenland --match two --set workers=2
@@ -105,6 +106,11 @@ pure planner (``kingelves_journey.use_backend("pure")`` around each of their dec
 as today's search level did before the compiled planner (issue #25); ``--quick-pure``
 the same for the quick bot (the level as it was, for the paired difference).  Logged
 with the settings.
+
+``--only compiled`` (Elfenland, ``--match two|four``): the quick level's rollouts in
+Python and compiled (``bots/_quick_rollout.h``) side by side on the same searched
+positions and seeds: CPU a rollout of each and whether every search chose the same root
+with the same mean rewards.
 
 ``--only speed``: CPU time per rollout of both levels on the same positions (searched
 decisions met in games of greedy bots), each searching a fixed number of deals with
@@ -659,6 +665,40 @@ def rollout_cost(count: int, deals: int, players: int) -> None:
           f"us; load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
+def compiled_rollouts(count: int, deals: int, players: int) -> None:
+    """``--only compiled``: the Elfenland quick level's rollouts in Python and in C
+    (``_quick_rollout.h``) side by side: on the same searched positions, ``deals`` deals
+    a root each, the same seeds, CPU a rollout of each (best of three runs, alternated)
+    and how many searches gave the same choice and every root's mean reward."""
+    positions = searched_positions("elfenland", count, players)
+
+    def run(compiled: bool) -> tuple[list[tuple[int, tuple[float, ...]]], float]:
+        got = []
+        n = 0
+        t0 = time.thread_time()
+        for i, (state, roots) in enumerate(positions):
+            bot: Any = make_bot("quick", "elfenland", i)
+            bot.compiled = compiled
+            bot.iterations, bot.seconds = deals * len(roots), 1e9
+            chosen = bot.search(state, roots)
+            got.append((chosen.id, tuple(bot.loop.last)))
+            n += bot.rollouts
+        return got, (time.thread_time() - t0) / n
+
+    best = {False: math.inf, True: math.inf}
+    answers: dict[bool, list[tuple[int, tuple[float, ...]]]] = {}
+    for _ in range(3):
+        for compiled in (False, True):
+            answers[compiled], per = run(compiled)
+            best[compiled] = min(best[compiled], per)
+    same = sum(a == b for a, b in zip(answers[False], answers[True], strict=True))
+    print(f"elfenland, {players} players: {len(positions)} searched positions, {deals} "
+          f"deals a root: CPU a rollout, Python {best[False] * 1000:.3f} ms, compiled "
+          f"{best[True] * 1000:.3f} ms, ratio {best[False] / best[True]:.2f}x; the same "
+          f"choice and rewards in {same} of {len(positions)} searches; load average "
+          f"{os.getloadavg()[0]:.2f}", flush=True)
+
+
 def speed(game: str, count: int, deals: int, players: int = 4) -> None:
     positions = searched_positions(game, count, players)
     cpu = {"search": 0.0, "quick": 0.0}
@@ -783,7 +823,7 @@ def main() -> int:
     parser.add_argument("--compare", nargs=2, default=None, metavar=("A", "B"),
                         help="two logs, paired by deal: B's share minus A's")
     parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel",
-                                           "cost", "roots"),
+                                           "cost", "roots", "compiled"),
                         default=None)
     parser.add_argument("--positions", type=int, default=50,
                         help="--only speed, agreement, parallel")
@@ -832,6 +872,9 @@ def main() -> int:
         if args.game != "elfenland":
             raise SystemExit("--only cost: Elfenland (its rollouts' compiled planner)")
         rollout_cost(args.positions, args.deals, 2 if args.match == "two" else 4)
+        return 0
+    if args.only == "compiled":
+        compiled_rollouts(args.positions, args.deals, 2 if args.match == "two" else 4)
         return 0
     if args.only == "roots":
         if args.game != "elfenland":
