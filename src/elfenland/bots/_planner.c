@@ -1228,6 +1228,36 @@ planner_walks(PyObject *Py_UNUSED(self), PyObject *args)
     return capsule;
 }
 
+/* The walk: from start, always on to the nearest town of todo (of equals, the one with
+ * most towns of todo beside it, then the lowest); the towns reached within budget
+ * links, and the whole walk's length in *length. */
+static int
+outlook_walk(const int *dist, const uint64_t *near, int nt, int start, uint64_t todo,
+             long long budget, long long *length)
+{
+    int here = start, reached = 0;
+    *length = 0;
+    while (todo) {
+        const int *row = &dist[here * nt];
+        uint64_t best = ~(uint64_t)0;
+        for (uint64_t m = todo; m; m &= m - 1) {
+            int u = __builtin_ctzll(m);
+            uint64_t key = ((uint64_t)row[u] << 20)
+                           | ((uint64_t)(1023 - __builtin_popcountll(near[u] & todo)) << 10)
+                           | (uint64_t)u;
+            if (key < best)
+                best = key;
+        }
+        int next = (int)(best & 1023);
+        *length += row[next];
+        if (*length <= budget)
+            reached++;
+        todo &= ~((uint64_t)1 << next);
+        here = next;
+    }
+    return reached;
+}
+
 /* outlook(walks, start, todo, budget) -> (towns reached within budget links, -length):
  * from start, always on to the nearest town of the mask todo (of equals, the one with
  * most towns of todo beside it, then the lowest). */
@@ -1252,27 +1282,8 @@ planner_outlook(PyObject *Py_UNUSED(self), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "outlook: a start and towns of the board");
         return NULL;
     }
-    uint64_t todo = (uint64_t)t;
-    int here = start, reached = 0;
-    long long length = 0;
-    while (todo) {
-        const int *row = &w->dist[here * nt];
-        uint64_t best = ~(uint64_t)0;
-        for (uint64_t m = todo; m; m &= m - 1) {
-            int u = __builtin_ctzll(m);
-            uint64_t key = ((uint64_t)row[u] << 20)
-                           | ((uint64_t)(1023 - __builtin_popcountll(w->near[u] & todo)) << 10)
-                           | (uint64_t)u;
-            if (key < best)
-                best = key;
-        }
-        int next = (int)(best & 1023);
-        length += row[next];
-        if (length <= budget)
-            reached++;
-        todo &= ~((uint64_t)1 << next);
-        here = next;
-    }
+    long long length;
+    int reached = outlook_walk(w->dist, w->near, nt, start, (uint64_t)t, budget, &length);
     return Py_BuildValue("(iL)", reached, -length);
 }
 

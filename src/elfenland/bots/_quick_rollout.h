@@ -118,6 +118,18 @@ qr_grow(QuickRollouts *r)
     return 0;
 }
 
+/* ``owned_kinds``: the counter kinds p holds (face up, secret or set aside), a mask. */
+static int
+qr_held(const S *s, int p)
+{
+    int held = 0;
+    for (int k = 0; k < NCOUNTER; k++)
+        if (s->counters_up[p][k] || s->counters_secret[p][k] || s->kept_up[p][k]
+            || s->kept_secret[p][k])
+            held |= 1 << k;
+    return held;
+}
+
 /* Player p's journey on position s: with ``wish``, ``elfenland_greedy.wish`` (a counter
  * of any kind p holds on any empty road, no caravans); else ``plan_journey`` on the laid
  * counters.  0, or -1 with the error set. */
@@ -127,9 +139,9 @@ qr_plan(QuickRollouts *r, const S *s, int p, int wish, QJourney *out)
     const Tables *tb = r->tb;
     int wild[NK], nwild = 0;
     if (wish) {
+        int held = qr_held(s, p);
         for (int k = 0; k < NCOUNTER; k++)
-            if (s->counters_up[p][k] || s->counters_secret[p][k] || s->kept_up[p][k]
-                || s->kept_secret[p][k])
+            if (held >> k & 1)
                 wild[nwild++] = k;
     }
     int caravan = wish ? 0 : s->caravan_cards;
@@ -231,10 +243,7 @@ qr_wish_plan(QuickRollouts *r, const S *s, int p, QJourney *out)
     key.p = (int8_t)p;
     key.boot = (int8_t)s->boots[p];
     key.card = (int8_t)s->town_cards[p];
-    for (int k = 0; k < NCOUNTER; k++)
-        if (s->counters_up[p][k] || s->counters_secret[p][k] || s->kept_up[p][k]
-            || s->kept_secret[p][k])
-            key.kinds |= (int8_t)(1 << k);
+    key.kinds = (int8_t)qr_held(s, p);
     for (int k = 0; k < NK; k++)
         key.hand[k] = (int8_t)s->hands[p][k];
     for (int i = 0; i < r->nroutes; i++) {
@@ -303,13 +312,8 @@ qr_still_best(const QuickRollouts *r, const QJourney *j, const S *before, const 
             continue; /* an obstacle off j */
         if (was != NO_PIECE)
             return 0;
-        if (held < 0) {
-            held = 0;
-            for (int k = 0; k < NCOUNTER; k++)
-                if (before->counters_up[p][k] || before->counters_secret[p][k]
-                    || before->kept_up[p][k] || before->kept_secret[p][k])
-                    held |= 1 << k;
-        }
+        if (held < 0)
+            held = qr_held(before, p);
         if (now >= 0 && now < NCOUNTER && held >> now & 1)
             continue;
         int price = now >= 0 && now < NK ? r->tb->cost[now][r->terrain[rt]] : -1;
@@ -471,27 +475,8 @@ qr_advance(QuickRollouts *r, PyObject *args)
 static int
 qr_reached(const QuickRollouts *r, int start, uint64_t todo, long long budget)
 {
-    int nt = r->tb->nt, here = start, reached = 0;
-    long long length = 0;
-    while (todo) {
-        const int *row = &r->walk_dist[here * nt];
-        uint64_t bestkey = ~(uint64_t)0;
-        for (uint64_t m = todo; m; m &= m - 1) {
-            int u = __builtin_ctzll(m);
-            uint64_t key = ((uint64_t)row[u] << 20)
-                           | ((uint64_t)(1023 - __builtin_popcountll(r->near[u] & todo)) << 10)
-                           | (uint64_t)u;
-            if (key < bestkey)
-                bestkey = key;
-        }
-        int next = (int)(bestkey & 1023);
-        length += row[next];
-        if (length <= budget)
-            reached++;
-        todo &= ~((uint64_t)1 << next);
-        here = next;
-    }
-    return reached;
+    long long length;
+    return outlook_walk(r->walk_dist, r->near, r->tb->nt, start, todo, budget, &length);
 }
 
 /* evaluate(state, me, exact, horizon, obstacle, cards, counter, scale) -> reward, or
@@ -636,11 +621,7 @@ qr_candidates(QuickRollouts *r, PyObject *state)
     }
     if (QR_LEGAL_HAS(r->pass_id) && !QR_OUT_HAS(r->pass_id))
         out[nout++] = r->pass_id;
-    int held = 0;
-    for (int k = 0; k < NCOUNTER; k++)
-        if (s->counters_up[p][k] || s->counters_secret[p][k] || s->kept_up[p][k]
-            || s->kept_secret[p][k])
-            held |= 1 << k;
+    int held = qr_held(s, p);
     int have_block = 0, have_blocker = 0;
     long long block_cost = 0, block_id = 0, blocker_most = 0, blocker_id = 0;
     for (int rt = 0; rt < r->nroutes; rt++) {
