@@ -301,3 +301,20 @@ def test_the_step_cache_stays_within_its_bound_and_changes_no_journey(
     assert max(held) <= 40 and held.count(0) == 0
     assert sum(b < a for a, b in itertools.pairwise(held)) >= 3  # it started again
     assert counting.answered >= 600
+
+
+def test_the_memo_kept_between_searches_changes_no_journey() -> None:
+    """The compiled search keeps its memo's table from one search to the next (emptied
+    slot by slot, a grown one freed): the same positions planned in one order and in
+    the reverse give the same journeys, small searches after big ones included."""
+    rng = random.Random(41)
+    asks = []
+    for _ in range(150):
+        state = random_move_position(rng, max_cards=rng.choice((4, 12, 20)),
+                                     counter_chance=rng.random())
+        asks.append((state, {"player": state.current, "wild_kinds": list(range(6))}))
+        asks.append((state, {"player": state.current}))
+    forward = [planner.plan_journey(s, **kw) for s, kw in asks]
+    backward = [planner.plan_journey(s, **kw) for s, kw in reversed(asks)][::-1]
+    assert forward == backward
+    assert sum(bool(j.steps) for j in forward) > len(asks) // 2

@@ -126,9 +126,12 @@ def building_state() -> tuple[KingOfTheElvesState, list[Any]]:
     return state, bot.candidates(state, state.legal_actions())
 
 
-def ticking(bot: Any, clock: TickClock, method: str = "_rollout") -> list[float]:
-    """Each rollout moves the clock one second; returns when rollouts started."""
-    starts: list[float] = []
+def ticking(bot: Any, clock: TickClock, method: str = "_rollout",
+            starts: list[float] | None = None) -> list[float]:
+    """Each rollout moves the clock one second; returns when rollouts started (added
+    to ``starts`` if given: a bot with two kinds of rollout)."""
+    if starts is None:
+        starts = []
     inner: Callable[..., float] = getattr(bot, method)
 
     def rollout(*args: Any) -> float:
@@ -147,6 +150,8 @@ def test_the_deadline_ends_a_decision_within_one_rollout(game: str) -> None:
                 else KingOfTheElvesQuickBot(3, seconds=7.0, clock=clock))
     state, roots = placing_state() if game == "elfenland" else building_state()
     starts = ticking(bot, clock)
+    if game == "elfenland":  # the compiled rollouts, where the extensions are built
+        ticking(bot, clock, "_compiled_rollout", starts)
     bot.search(state, roots)
     # Rollouts start only before the deadline, and the decision ends by it.
     assert len(starts) == 7 and max(starts) < 7.0 and clock.now == 7.0

@@ -16,7 +16,7 @@ from elfenland.bots.budget import Budget, Rollouts
 from elfenland.bots.elfenland_greedy import owned_kinds, wish
 from elfenland.bots.elfenland_quick import (
     ElfenlandQuickBot,
-    _LazyRandom,
+    _Draws,
     _Plans,
     _Policy,
     journey_roots,
@@ -602,17 +602,29 @@ def test_a_wish_is_kept_past_counters_it_cannot_use_or_that_it_assumed() -> None
     assert unusable > 5 and assumed > 5, (unusable, assumed)
 
 
-def test_a_rollouts_random_draws_as_one_seeded_at_once() -> None:
-    """A rollout's random choices (``_LazyRandom``) are those of ``random.Random(seed)``
-    though the generator is seeded only at the first draw: the rollouts of every root
-    on a deal still meet the same choices (common random numbers), and one that draws
-    nothing seeds nothing."""
-    for seed in (0, 7, 2**31 + 5):
-        lazy, eager = _LazyRandom(seed), random.Random(seed)
-        assert lazy.rng is None
-        assert [lazy.randrange(n) for n in (3, 10, 2, 1000, 5)] == \
-            [eager.randrange(n) for n in (3, 10, 2, 1000, 5)]
-        assert lazy.rng is not None
+def test_a_rollouts_random_draws_repeat_for_its_seed_and_are_uniform() -> None:
+    """A rollout's random choices (``_Draws``: the tree's untried candidate, a policy's
+    random pick) are the same for the same seed, so the rollouts of every root on a
+    deal meet the same choices (common random numbers); they fall in range, spread
+    evenly, differ between seeds, and an empty range is an error as in ``random``."""
+    for seed in (0, 7, 2**31 + 5, 2**64 - 1, 2**70 + 3):
+        one, two = _Draws(seed), _Draws(seed)
+        sizes = (3, 10, 2, 1000, 5, 1, 2**40)
+        got = [one.randrange(n) for n in sizes]
+        assert got == [two.randrange(n) for n in sizes]
+        assert all(0 <= x < n for x, n in zip(got, sizes, strict=True))
+    streams = set()
+    for seed in range(50):
+        stream = _Draws(seed)
+        streams.add(tuple(stream.randrange(1000) for _ in range(8)))
+    assert len(streams) == 50
+    draws = _Draws(12345)
+    counts = [0] * 6
+    for _ in range(60_000):
+        counts[draws.randrange(6)] += 1
+    assert all(9_500 < c < 10_500 for c in counts), counts
+    with pytest.raises(ValueError):
+        _Draws(1).randrange(0)
 
 
 @pytest.mark.parametrize("mode", [1, 2])

@@ -168,6 +168,61 @@ def test_the_compiled_rollouts_refuse_bad_input() -> None:
         kind(tables, tables, *good)  # not the engine's entry
 
 
+def test_the_compiled_tree_refuses_bad_input() -> None:
+    """The searcher's trees kept in C (``trees``, ``rollout``, ``backup``): a typed
+    error for a tree of another search or none, a rollout before any deal, a seat or
+    root out of range, a random source that is not one; a whole rollout's reward is in
+    [0, 1] and the state left at the round's move phase."""
+    from elfenland.bots.elfenland_quick import _Draws
+    from elfenland.bots.elfenland_search import EXPLORATION
+
+    state, roots = searched(2, range(1))[0]
+    fast: Any = compiled_rollouts(state)
+    assert fast.reset(state) is True
+    for bad in ((-1, EXPLORATION), (5000, EXPLORATION), (2, -1.0), (2, float("nan"))):
+        with pytest.raises(ValueError):
+            fast.trees(*bad)
+    ids = fast.trees(len(roots), EXPLORATION)
+    assert len(set(ids)) == len(roots)
+    scoring = (0.5, 0.3, 1.0, 0.0, 0.25, 6.0)
+    me = state.current
+    with pytest.raises(RuntimeError):
+        fast.rollout(state.clone(), me, roots[0].id, ids[0], _Draws(1), *scoring)
+    fast.deal(state)
+    for tree in (-2, max(ids) + 1):
+        with pytest.raises(ValueError):
+            fast.rollout(state.clone(), me, roots[0].id, tree, _Draws(1), *scoring)
+    with pytest.raises(ValueError):
+        fast.rollout(state.clone(), 7, roots[0].id, ids[0], _Draws(1), *scoring)
+    illegal = next(i for i in range(len(state.legal_action_ids()) + 5000)
+                   if i not in state.legal_action_ids())
+    sim = state.clone()
+    with pytest.raises(ValueError):
+        fast.rollout(sim, me, illegal, ids[0], _Draws(1), *scoring)
+    assert sim.serialize() == state.serialize()
+    with pytest.raises(TypeError):
+        fast.backup("x")
+
+    class Wrong:
+        def randrange(self, n: int) -> int:
+            return n
+
+    rewards = []
+    for i, root in enumerate(roots):
+        for bad in (object(), Wrong()):
+            with pytest.raises((AttributeError, ValueError)):
+                fast.rollout(state.clone(), me, root.id, ids[i], bad, *scoring)
+        fast.deal(state)
+        sim = state.clone()
+        rewards.append(fast.rollout(sim, me, root.id, ids[i], _Draws(3), *scoring))
+        assert sim.phase is Phase.MOVE and sim.round == state.round
+    assert all(0.0 <= r <= 1.0 for r in rewards)
+    assert fast.reset(state) is True
+    fast.deal(state)
+    with pytest.raises(ValueError):  # the trees went with the last search
+        fast.rollout(state.clone(), me, roots[0].id, ids[0], _Draws(1), *scoring)
+
+
 def test_a_game_beyond_the_c_codes_bounds_keeps_the_python_rollouts() -> None:
     """A hand the compiled planner declines (more than 63 cards of a kind in the
     game): ``reset`` says no, and the level searches with its Python rollouts."""

@@ -80,6 +80,9 @@ typedef struct {
     uint64_t all_towns;
     Entry *table;
     size_t cap, count;
+    /* the slots of table the entries fill, in the order stored (count of them): what
+     * emptying the table for the next search clears, rather than all of it */
+    uint32_t *slots;
     int failed; /* 1: out of memory or too deep */
 } Search;
 
@@ -127,19 +130,26 @@ grow(Search *s)
     Entry *old = s->table;
     size_t cap = old_cap * 2;
     Entry *table = calloc(cap, sizeof(Entry));
-    if (!table)
+    uint32_t *slots = malloc(sizeof(uint32_t) * (cap / 2 + 1));
+    if (!table || !slots || cap > UINT32_MAX) {
+        free(table);
+        free(slots);
         return -1;
+    }
     s->table = table;
     s->cap = cap;
-    for (size_t i = 0; i < old_cap; i++) {
-        if (!old[i].packed)
-            continue;
-        size_t j = slot_of(s, old[i].vis, old[i].packed);
+    for (size_t n = 0; n < s->count; n++) {
+        const Entry *e = &old[s->slots[n]];
+        size_t j = slot_of(s, e->vis, e->packed);
         while (table[j].packed)
             j = (j + 1) & (cap - 1);
-        table[j] = old[i];
+        table[j] = *e;
+        slots[n] = (uint32_t)j;
     }
     free(old);
+    free(s->slots);
+    s->slots = slots;
+    (void)old_cap;
     return 0;
 }
 
@@ -158,7 +168,7 @@ store(Search *s, uint64_t vis, uint64_t packed, int64_t value, int edge, int any
         e = &s->table[i];
         e->vis = vis;
         e->packed = packed;
-        s->count++;
+        s->slots[s->count++] = (uint32_t)i;
     }
     e->value = value;
     e->edge = (int16_t)edge;
@@ -506,28 +516,59 @@ item_ll(PyObject *seq, Py_ssize_t i, int *bad)
 static Search *spare;
 static int spare_busy;
 
+/* The spare keeps its memo's table between searches, emptied slot by slot, up to this
+ * many entries (a bigger one, grown by a long search, is freed): zeroing a new table
+ * for each search was a tenth of a quick rollout's CPU. */
+#define KEEP_TABLE 8192
+
 static Search *
 acquire(void)
 {
     Search *s = NULL;
     if (!spare_busy) {
-        if (!spare)
+        if (!spare) {
             spare = malloc(sizeof(Search));
+            if (spare) {
+                spare->table = NULL;
+                spare->slots = NULL;
+                spare->cap = spare->count = 0;
+            }
+        }
         if (spare) {
             spare_busy = 1;
             s = spare;
         }
     }
-    if (!s)
+    if (!s) {
         s = malloc(sizeof(Search));
-    if (!s)
-        return NULL;
+        if (!s)
+            return NULL;
+        s->table = NULL;
+        s->slots = NULL;
+        s->cap = s->count = 0;
+    }
     s->ceil = NULL;
     s->within = NULL;
-    s->table = NULL;
-    s->cap = s->count = 0;
     s->failed = 0;
     return s;
+}
+
+/* The memo's table emptied: kept (its filled slots cleared) by the spare, else freed. */
+static void
+empty_table(Search *s, int keep)
+{
+    if (keep && s->table && s->cap <= KEEP_TABLE) {
+        for (size_t n = 0; n < s->count; n++)
+            s->table[s->slots[n]].packed = 0;
+    }
+    else {
+        free(s->table);
+        free(s->slots);
+        s->table = NULL;
+        s->slots = NULL;
+        s->cap = 0;
+    }
+    s->count = 0;
 }
 
 static void
@@ -535,7 +576,9 @@ release(Search *s)
 {
     free(s->ceil);
     free(s->within);
-    free(s->table);
+    s->ceil = NULL;
+    s->within = NULL;
+    empty_table(s, s == spare);
     if (s == spare)
         spare_busy = 0;
     else
@@ -588,9 +631,14 @@ setup(Search *s, const int64_t *dist, const int64_t *bonus, int has_bonus, int t
                    & ~((uint64_t)1 << s->capital);
     s->ceil = malloc(sizeof(int64_t) * nt * s->stride);
     s->within = malloc(sizeof(uint64_t) * nt * s->stride);
-    s->cap = 1024;
-    s->table = calloc(s->cap, sizeof(Entry));
-    if (!s->ceil || !s->within || !s->table) {
+    empty_table(s, 1);
+    if (!s->table || !s->slots) {
+        empty_table(s, 0);
+        s->cap = 1024;
+        s->table = calloc(s->cap, sizeof(Entry));
+        s->slots = malloc(sizeof(uint32_t) * (s->cap / 2 + 1));
+    }
+    if (!s->ceil || !s->within || !s->table || !s->slots) {
         PyErr_NoMemory();
         return -2;
     }

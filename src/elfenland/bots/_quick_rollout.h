@@ -55,6 +55,21 @@ typedef struct {
     QJourney j;
 } QEntry;
 
+/* The searcher's tree of its own placements (``_Node``): a node's visits and rewards,
+ * and its edges, a list of the actions it has seen listed (each with the times listed
+ * and its child, -1 until tried), in arrays that a search's ``reset`` empties. */
+typedef struct {
+    int visits, first;
+    double total;
+} QNode;
+
+typedef struct {
+    int action, avail, child, next;
+} QEdge;
+
+/* The searcher's turns a rollout may descend: far more than a round's placements. */
+#define QR_DEPTH 256
+
 typedef struct {
     PyObject_HEAD
     PyObject *tables_obj, *api_obj;
@@ -80,6 +95,12 @@ typedef struct {
     int deal_have[MAXP], rollout_have[MAXP];
     QJourney deal_wish[MAXP], rollout_wish[MAXP];
     int32_t legal[QR_LEGAL];
+    /* the trees of this search's roots, and the last rollout's path through one */
+    QNode *nodes;
+    QEdge *edges;
+    int nnodes, node_cap, nedges, edge_cap, npath, roots;
+    double exploration;
+    int path[QR_DEPTH + 1];
 } QuickRollouts;
 
 static uint64_t
@@ -385,6 +406,7 @@ qr_reset(QuickRollouts *r, PyObject *state)
     }
     r->count = 0;
     r->have_det = 0;
+    r->nnodes = r->nedges = r->npath = r->roots = 0;
     return PyBool_FromLong(r->ready);
 }
 
@@ -413,19 +435,9 @@ qr_start(QuickRollouts *r, PyObject *Py_UNUSED(ignored))
 
 /* advance(state, me, stop_at_me): the placement phase's turns by the policy, until the
  * phase ends or (stop_at_me) it is me's turn. */
-static PyObject *
-qr_advance(QuickRollouts *r, PyObject *args)
+static int
+qr_advance_to(QuickRollouts *r, PyObject *state, int me, int stop_at_me)
 {
-    PyObject *state;
-    int me, stop_at_me;
-    if (!PyArg_ParseTuple(args, "Oip", &state, &me, &stop_at_me))
-        return NULL;
-    if (qr_check_state(r, state) < 0)
-        return NULL;
-    if (!r->have_det) {
-        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: no deal");
-        return NULL;
-    }
     const EngineAPI *api = r->api;
     for (;;) {
         const S *s = api->raw(state);
@@ -433,7 +445,7 @@ qr_advance(QuickRollouts *r, PyObject *args)
             break;
         int n = api->legal_ids(state, r->legal, QR_LEGAL);
         if (n < 0)
-            return NULL;
+            return -1;
         int chosen = -1;
         if (n == 1)
             chosen = r->legal[0];
@@ -441,11 +453,11 @@ qr_advance(QuickRollouts *r, PyObject *args)
             int p = s->current;
             if (p < 0 || p >= s->n) {
                 PyErr_SetString(PyExc_RuntimeError, "quick rollouts: no player to place");
-                return NULL;
+                return -1;
             }
             const QJourney *j = qr_wish(r, s, p);
             if (!j)
-                return NULL;
+                return -1;
             for (int i = 0; i < j->nsteps && chosen < 0; i++) {
                 if (j->kind[i] < 0 || j->kind[i] >= NCOUNTER)
                     continue;
@@ -462,12 +474,30 @@ qr_advance(QuickRollouts *r, PyObject *args)
         }
         int played = api->apply_id(state, chosen);
         if (played < 0)
-            return NULL;
+            return -1;
         if (!played) {
             PyErr_Format(PyExc_RuntimeError, "quick rollouts: action %d not legal", chosen);
-            return NULL;
+            return -1;
         }
     }
+    return 0;
+}
+
+static PyObject *
+qr_advance(QuickRollouts *r, PyObject *args)
+{
+    PyObject *state;
+    int me, stop_at_me;
+    if (!PyArg_ParseTuple(args, "Oip", &state, &me, &stop_at_me))
+        return NULL;
+    if (qr_check_state(r, state) < 0)
+        return NULL;
+    if (!r->have_det) {
+        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: no deal");
+        return NULL;
+    }
+    if (qr_advance_to(r, state, me, stop_at_me) < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 
@@ -481,23 +511,25 @@ qr_reached(const QuickRollouts *r, int start, uint64_t todo, long long budget)
 
 /* evaluate(state, me, exact, horizon, obstacle, cards, counter, scale) -> reward, or
  * -1.0 for a finished game. */
-static PyObject *
-qr_evaluate(QuickRollouts *r, PyObject *args)
-{
-    PyObject *state;
-    int me;
+/* The evaluation's settings (``Scoring``'s ported fields). */
+typedef struct {
     double exact, horizon, obstacle, cards, counter, scale;
-    if (!PyArg_ParseTuple(args, "Oidddddd", &state, &me, &exact, &horizon, &obstacle,
-                          &cards, &counter, &scale))
-        return NULL;
-    if (qr_check_state(r, state) < 0)
-        return NULL;
-    const S *s = r->api->raw(state);
-    if (s->phase == P_OVER)
-        return PyFloat_FromDouble(-1.0);
+} QScoring;
+
+/* ``evaluate`` on s for me: *reward, 0; or -1 with the error set.  -1.0 in *reward for
+ * a finished game. */
+static int
+qr_score(QuickRollouts *r, const S *s, int me, const QScoring *sc, double *reward_out)
+{
+    double exact = sc->exact, horizon = sc->horizon, obstacle = sc->obstacle;
+    double cards = sc->cards, counter = sc->counter, scale = sc->scale;
+    if (s->phase == P_OVER) {
+        *reward_out = -1.0;
+        return 0;
+    }
     if (me < 0 || me >= s->n) {
         PyErr_SetString(PyExc_ValueError, "quick rollouts: no such player");
-        return NULL;
+        return -1;
     }
     int nt = r->tb->nt, capital = r->tb->capital;
     int final = s->round >= s->rounds;
@@ -507,7 +539,7 @@ qr_evaluate(QuickRollouts *r, PyObject *args)
     QJourney j;
     for (int q = 0; q < s->n; q++) {
         if (qr_plan(r, s, q, 0, &j) < 0)
-            return NULL;
+            return -1;
         int markers = __builtin_popcountl(s->visited[q]);
         int target = s->rule_town_cards && s->town_cards[q] != NO_PIECE
                      ? s->town_cards[q] : -1;
@@ -580,6 +612,24 @@ qr_evaluate(QuickRollouts *r, PyObject *args)
         double share = mine ? 1.0 / count : 0.0;
         reward = exact * share + (1.0 - exact) * reward;
     }
+    *reward_out = reward;
+    return 0;
+}
+
+static PyObject *
+qr_evaluate(QuickRollouts *r, PyObject *args)
+{
+    PyObject *state;
+    int me;
+    QScoring sc;
+    if (!PyArg_ParseTuple(args, "Oidddddd", &state, &me, &sc.exact, &sc.horizon,
+                          &sc.obstacle, &sc.cards, &sc.counter, &sc.scale))
+        return NULL;
+    if (qr_check_state(r, state) < 0)
+        return NULL;
+    double reward;
+    if (qr_score(r, r->api->raw(state), me, &sc, &reward) < 0)
+        return NULL;
     return PyFloat_FromDouble(reward);
 }
 
@@ -587,31 +637,25 @@ qr_evaluate(QuickRollouts *r, PyObject *args)
  * a turn of its rollouts' tree: up to three counters of its wish journey, pass, the
  * costliest counter it holds on an empty road beside a rival, the obstacle on a laid
  * road beside the rival with most town pieces; at most max_candidates, on ids. */
-static PyObject *
-qr_candidates(QuickRollouts *r, PyObject *state)
+static int
+qr_candidate_ids(QuickRollouts *r, PyObject *state, int out[8])
 {
-    if (qr_check_state(r, state) < 0)
-        return NULL;
-    if (!r->ready) {
-        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: reset declined this game");
-        return NULL;
-    }
     const S *s = r->api->raw(state);
     int n = r->api->legal_ids(state, r->legal, QR_LEGAL);
     if (n < 0)
-        return NULL;
+        return -1;
     int p = s->current;
     if (s->phase != P_PLACE || p < 0 || p >= s->n) {
         PyErr_SetString(PyExc_ValueError, "quick rollouts: candidates in the placement "
                         "phase only");
-        return NULL;
+        return -1;
     }
-    int out[8], nout = 0;
+    int nout = 0;
 #define QR_LEGAL_HAS(id) qr_has(r->legal, n, (id))
 #define QR_OUT_HAS(id) qr_has(out, nout, (id))
     QJourney j;
     if (qr_wish_plan(r, s, p, &j) < 0)
-        return NULL;
+        return -1;
     for (int i = 0; i < j.nsteps; i++) {
         if (j.kind[i] < 0 || j.kind[i] >= NCOUNTER || nout >= 3)
             continue;
@@ -678,6 +722,22 @@ qr_candidates(QuickRollouts *r, PyObject *state)
 #undef QR_OUT_HAS
     if (nout > r->max_candidates)
         nout = r->max_candidates;
+    return nout;
+}
+
+static PyObject *
+qr_candidates(QuickRollouts *r, PyObject *state)
+{
+    if (qr_check_state(r, state) < 0)
+        return NULL;
+    if (!r->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: reset declined this game");
+        return NULL;
+    }
+    int out[8];
+    int nout = qr_candidate_ids(r, state, out);
+    if (nout < 0)
+        return NULL;
     PyObject *list = PyList_New(nout);
     if (!list)
         return NULL;
@@ -690,6 +750,264 @@ qr_candidates(QuickRollouts *r, PyObject *state)
         PyList_SET_ITEM(list, i, v);
     }
     return list;
+}
+
+/* ------------------------------------------------------------ the searcher's tree */
+
+/* A new node: its index, or -1 (error set). */
+static int
+qr_node(QuickRollouts *r)
+{
+    if (r->nnodes == r->node_cap) {
+        int cap = r->node_cap ? r->node_cap * 2 : 1024;
+        QNode *fresh = realloc(r->nodes, (size_t)cap * sizeof *fresh);
+        if (!fresh || cap < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        r->nodes = fresh;
+        r->node_cap = cap;
+    }
+    QNode *nd = &r->nodes[r->nnodes];
+    nd->visits = 0;
+    nd->total = 0.0;
+    nd->first = -1;
+    return r->nnodes++;
+}
+
+/* The edge of ``action`` at node ``at``, made (never listed, no child) if missing: its
+ * index, or -1 (error set). */
+static int
+qr_edge(QuickRollouts *r, int at, int action)
+{
+    for (int e = r->nodes[at].first; e >= 0; e = r->edges[e].next)
+        if (r->edges[e].action == action)
+            return e;
+    if (r->nedges == r->edge_cap) {
+        int cap = r->edge_cap ? r->edge_cap * 2 : 4096;
+        QEdge *fresh = realloc(r->edges, (size_t)cap * sizeof *fresh);
+        if (!fresh || cap < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        r->edges = fresh;
+        r->edge_cap = cap;
+    }
+    QEdge *ed = &r->edges[r->nedges];
+    ed->action = action;
+    ed->avail = 0;
+    ed->child = -1;
+    ed->next = r->nodes[at].first;
+    r->nodes[at].first = r->nedges;
+    return r->nedges++;
+}
+
+/* trees(n, exploration) -> [root ids]: a tree for each of this search's n roots. */
+static PyObject *
+qr_trees(QuickRollouts *r, PyObject *args)
+{
+    int n;
+    double exploration;
+    if (!PyArg_ParseTuple(args, "id", &n, &exploration))
+        return NULL;
+    if (n < 0 || n > 4096 || !(exploration >= 0.0) || !isfinite(exploration)) {
+        PyErr_SetString(PyExc_ValueError, "quick rollouts: 0 to 4096 trees and an "
+                        "exploration of 0 or more");
+        return NULL;
+    }
+    r->exploration = exploration;
+    PyObject *list = PyList_New(n);
+    if (!list)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        int at = qr_node(r);
+        PyObject *v = at < 0 ? NULL : PyLong_FromLong(at);
+        if (!v) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    r->roots = r->nnodes;
+    return list;
+}
+
+/* The last rollout's nodes gain a visit and ``reward``. */
+static void
+qr_backup(QuickRollouts *r, double reward)
+{
+    for (int i = 0; i < r->npath; i++) {
+        r->nodes[r->path[i]].visits += 1;
+        r->nodes[r->path[i]].total += reward;
+    }
+    r->npath = 0;
+}
+
+static PyObject *
+qr_backup_py(QuickRollouts *r, PyObject *arg)
+{
+    double reward = PyFloat_AsDouble(arg);
+    if (reward == -1.0 && PyErr_Occurred())
+        return NULL;
+    qr_backup(r, reward);
+    Py_RETURN_NONE;
+}
+
+/* rng.randrange(n), checked. */
+static int
+qr_randrange(PyObject *rng, int n)
+{
+    PyObject *got = PyObject_CallMethod(rng, "randrange", "i", n);
+    if (!got)
+        return -1;
+    long k = PyLong_AsLong(got);
+    Py_DECREF(got);
+    if (k == -1 && PyErr_Occurred())
+        return -1;
+    if (k < 0 || k >= n) {
+        PyErr_SetString(PyExc_ValueError, "quick rollouts: randrange out of range");
+        return -1;
+    }
+    return (int)k;
+}
+
+/* rollout(state, me, first, tree, rng, exact, horizon, obstacle, cards, counter, scale)
+ * -> reward: ``ElfenlandQuickBot._rollout`` on the compiled rollouts.  The root action
+ * ``first``; then, from node ``tree`` (-1: no tree), the searcher's placements chosen in
+ * its tree (a random untried candidate by ``rng.randrange``, one new node a rollout,
+ * else UCB over the times each was listed) and the rivals' by the policy; then every
+ * player's by the policy to the move phase; then the evaluation, added to the nodes
+ * passed.  Where the rollout does not end in the move phase of its round, -1.0, and the
+ * caller plays on, scores and calls ``backup(reward)``. */
+static PyObject *
+qr_rollout(QuickRollouts *r, PyObject *args)
+{
+    PyObject *state, *rng;
+    int me, first, tree;
+    QScoring sc;
+    if (!PyArg_ParseTuple(args, "OiiiOdddddd", &state, &me, &first, &tree, &rng,
+                          &sc.exact, &sc.horizon, &sc.obstacle, &sc.cards, &sc.counter,
+                          &sc.scale))
+        return NULL;
+    if (qr_check_state(r, state) < 0)
+        return NULL;
+    if (!r->have_det) {
+        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: no deal");
+        return NULL;
+    }
+    if (tree < -1 || tree >= r->roots) {
+        PyErr_SetString(PyExc_ValueError, "quick rollouts: no such tree");
+        return NULL;
+    }
+    const EngineAPI *api = r->api;
+    const S *s = api->raw(state);
+    if (me < 0 || me >= s->n) {
+        PyErr_SetString(PyExc_ValueError, "quick rollouts: no such player");
+        return NULL;
+    }
+    memset(r->rollout_have, 0, sizeof r->rollout_have);
+    r->npath = 0;
+    int start_round = s->round;
+    int played = api->apply_id(state, first);
+    if (played < 0)
+        return NULL;
+    if (!played) {
+        PyErr_Format(PyExc_ValueError, "quick rollouts: root %d not legal", first);
+        return NULL;
+    }
+    int node = tree;
+    if (node >= 0)
+        r->path[r->npath++] = node;
+    while (node >= 0) {
+        s = api->raw(state);
+        if (s->phase != P_PLACE || s->round != start_round)
+            break;
+        if (s->current != me) {
+            if (qr_advance_to(r, state, me, 1) < 0)
+                return NULL;
+            continue;
+        }
+        if (r->npath > QR_DEPTH) {
+            PyErr_SetString(PyExc_RuntimeError, "quick rollouts: a tree too deep");
+            return NULL;
+        }
+        int acts[8], edge[8], untried[8], nuntried = 0;
+        int nacts = qr_candidate_ids(r, state, acts);
+        if (nacts < 0)
+            return NULL;
+        if (nacts == 0) {
+            PyErr_SetString(PyExc_RuntimeError, "quick rollouts: no candidate");
+            return NULL;
+        }
+        for (int i = 0; i < nacts; i++) {
+            int e = r->nodes[node].first;
+            while (e >= 0 && r->edges[e].action != acts[i])
+                e = r->edges[e].next;
+            if (e < 0 || r->edges[e].child < 0)
+                untried[nuntried++] = i;
+        }
+        int k = nuntried ? qr_randrange(rng, nuntried) : 0; /* before the tree changes */
+        if (k < 0)
+            return NULL;
+        for (int i = 0; i < nacts; i++) {
+            edge[i] = qr_edge(r, node, acts[i]);
+            if (edge[i] < 0)
+                return NULL;
+            r->edges[edge[i]].avail += 1;
+        }
+        int pick;
+        if (nuntried) {
+            pick = untried[k];
+            int child = qr_node(r);
+            if (child < 0)
+                return NULL;
+            r->edges[edge[pick]].child = child;
+            node = -1; /* one new node a rollout: the policy plays on */
+            r->path[r->npath++] = child;
+        }
+        else {
+            pick = 0;
+            double top = 0.0;
+            for (int i = 0; i < nacts; i++) {
+                const QEdge *ed = &r->edges[edge[i]];
+                const QNode *ch = &r->nodes[ed->child];
+                double value = INFINITY;
+                if (ch->visits > 0) {
+                    int avail = ed->avail > 1 ? ed->avail : 1;
+                    double mean = ch->total / ch->visits;
+                    value = mean + r->exploration * sqrt(log((double)avail)
+                                                         / (double)ch->visits);
+                }
+                if (i == 0 || value > top) {
+                    top = value;
+                    pick = i;
+                }
+            }
+            node = r->edges[edge[pick]].child;
+            r->path[r->npath++] = node;
+        }
+        played = api->apply_id(state, acts[pick]);
+        if (played < 0)
+            return NULL;
+        if (!played) {
+            PyErr_Format(PyExc_RuntimeError, "quick rollouts: action %d not legal",
+                         acts[pick]);
+            return NULL;
+        }
+    }
+    s = api->raw(state);
+    if (s->phase == P_PLACE && s->round == start_round) {
+        if (qr_advance_to(r, state, me, 0) < 0)
+            return NULL;
+        s = api->raw(state);
+    }
+    if (s->phase != P_MOVE || s->round != start_round)
+        return PyFloat_FromDouble(-1.0); /* the caller plays on; ``backup`` */
+    double reward;
+    if (qr_score(r, s, me, &sc, &reward) < 0)
+        return NULL;
+    qr_backup(r, reward);
+    return PyFloat_FromDouble(reward);
 }
 
 static int
@@ -810,6 +1128,8 @@ qr_dealloc(QuickRollouts *r)
     Py_XDECREF(r->tables_obj);
     Py_XDECREF(r->api_obj);
     free(r->memo);
+    free(r->nodes);
+    free(r->edges);
     Py_TYPE(r)->tp_free((PyObject *)r);
 }
 
@@ -823,6 +1143,13 @@ static PyMethodDef qr_methods[] = {
      "The searcher's roots at a turn of the rollouts' tree (``candidate_ids``)."},
     {"advance", (PyCFunction)qr_advance, METH_VARARGS,
      "advance(state, me, stop_at_me): the placement phase's turns by the policy."},
+    {"trees", (PyCFunction)qr_trees, METH_VARARGS,
+     "trees(n, exploration): a tree for each of this search's n roots, their ids."},
+    {"rollout", (PyCFunction)qr_rollout, METH_VARARGS,
+     "rollout(state, me, first, tree, rng, exact, horizon, obstacle, cards, counter, "
+     "scale): a whole rollout and its reward (-1.0: play on, then ``backup``)."},
+    {"backup", (PyCFunction)qr_backup_py, METH_O,
+     "backup(reward): the last rollout's nodes gain a visit and the reward."},
     {"evaluate", (PyCFunction)qr_evaluate, METH_VARARGS,
      "evaluate(state, me, exact, horizon, obstacle, cards, counter, scale): the reward."},
     {NULL, NULL, 0, NULL},

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol, TypeVar
 
-from ..core.rng import Rng
+from ..core.rng import Rng, SeededOnUse
 from .parallel import Fanout, Tally, can_fork, fan_out
 
 Clock = Callable[[], float]
@@ -87,7 +87,7 @@ def resampled(state: S, me: int, rng: random.Random,
 
         def rollout(i: int) -> float:
             sim = det.clone()
-            sim.rng = Rng(seed)
+            sim.rng = SeededOnUse(seed)
             return play(sim, i)
         return rollout
     return deal

@@ -105,14 +105,17 @@ def paying_deal(det: ElfenlandState, me: int, need: dict[int, list[Need]],
             pool[k] += n
     cards = [k for k, n in enumerate(pool) for _ in range(n)]
     sizes = [sum(hands[q]) for q in rivals]
+    dealt_cards = sum(sizes)
     kept: list[list[int]] | None = None
     for _ in range(tries - 1):
-        rng.shuffle(cards)
+        # Only the cards dealt are drawn (a shuffle of the whole pool drew every card,
+        # the pile's too, and was most of a deal's CPU).
+        drawn = rng.sample(cards, dealt_cards)
         dealt = []
         at = 0
         for size in sizes:
             hand = [0] * 7
-            for k in cards[at:at + size]:
+            for k in drawn[at:at + size]:
                 hand[k] += 1
             at += size
             dealt.append(hand)

@@ -85,6 +85,7 @@ from .elfenland_reading import SIZE as READING_SIZE
 from .elfenland_reading import Reading
 from .elfenland_search import (
     DEVIATION,
+    EXPLORATION,
     MARGIN_SCALE,
     MAX_CANDIDATES,
     _Node,
@@ -114,22 +115,27 @@ if TYPE_CHECKING:
 MOVE_WIDTH = 3
 
 
-class _LazyRandom:
-    """``random.Random(seed)``, seeded at its first draw: most rollouts draw nothing
-    or once (the tree's random untried child, a policy's rare random choice), and
-    seeding the Mersenne Twister was a twentieth of a two-player rollout's CPU."""
+_MASK64 = (1 << 64) - 1
 
-    __slots__ = ("rng", "seed")
+
+class _Draws:
+    """A rollout's own random choices (the tree's untried candidate, a policy's rare
+    random pick): splitmix64 from the deal's seed, so that every root's rollout on a
+    deal draws alike.  Seeding a Mersenne Twister for them was a twentieth of a
+    rollout's CPU; these draws need only be uniform and repeatable."""
+
+    __slots__ = ("state",)
 
     def __init__(self, seed: int) -> None:
-        self.seed = seed
-        self.rng: random.Random | None = None
+        self.state = seed & _MASK64
 
     def randrange(self, n: int) -> int:
-        rng = self.rng
-        if rng is None:
-            rng = self.rng = random.Random(self.seed)
-        return rng.randrange(n)
+        if n <= 0:
+            raise ValueError("randrange of an empty range")
+        z = self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return ((z ^ (z >> 31)) * n) >> 64
 
 
 class _Plans:
@@ -306,7 +312,7 @@ class _Policy:
             self.wishes[p] = j
         return j
 
-    def choose(self, s: ElfenlandState, rng: random.Random | _LazyRandom) -> int:
+    def choose(self, s: ElfenlandState, rng: random.Random | _Draws) -> int:
         ids = s.legal_action_ids()
         if len(ids) == 1:
             return ids[0]
@@ -1140,7 +1146,7 @@ class ElfenlandQuickBot:
         return evaluate(s, me, plans, self.scoring(s))
 
     def _next_round(self, s: ElfenlandState, plans: _Plans,
-                    rng: random.Random | _LazyRandom, start_round: int) -> None:
+                    rng: random.Random | _Draws, start_round: int) -> None:
         """The rest of round ``start_round`` by the policy (the journeys as planned at
         each player's first step, the discards and keeps by the greedy rules), then the
         next round's deal, draws and placements, to its move phase (or the game's end)."""
@@ -1220,20 +1226,31 @@ class ElfenlandQuickBot:
         if budget is None:
             budget = self.budget()
         plans = _Plans()
-        trees = [_Node() if self.own_tree else None for _ in roots]
         scoring = self.scoring(state)  # one game, one round: the same for every rollout
         fast = self.compiled_for(state, scoring)
+        trees = [_Node() if self.own_tree and fast is None else None for _ in roots]
+
+        tree_ids = ([] if fast is None else fast.trees(len(roots), EXPLORATION)
+                    if self.own_tree else [-1] * len(roots))
 
         def on_deal(det: ElfenlandState, seed: int) -> Callable[[ElfenlandState, int], float]:
             wishes: dict[int, Journey] = {}
+
+            def policy() -> _Policy:
+                return _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes),
+                               bool(self.rival_greedy))
+
             if fast is not None:
                 fast.deal(det)
 
+                def compiled(sim: ElfenlandState, i: int) -> float:
+                    return self._compiled_rollout(sim, me, roots[i].id, plans, policy, seed,
+                                                  tree_ids[i], scoring, fast)
+                return compiled
+
             def play(sim: ElfenlandState, i: int) -> float:
-                policy = _Policy(plans, self.greedy, det, wishes, bool(self.react_wishes),
-                                 bool(self.rival_greedy))
-                return self._rollout(sim, me, roots[i].id, plans, policy, seed, trees[i],
-                                     scoring, fast)
+                return self._rollout(sim, me, roots[i].id, plans, policy(), seed, trees[i],
+                                     scoring)
             return play
 
         deal = resampled(state, me, self.rng, on_deal, self.refine(state, me))
@@ -1295,6 +1312,38 @@ class ElfenlandQuickBot:
         rng, eps = self.rng, self.belief_eps
         return lambda det: paying_deal(det, me, need, rng, eps)
 
+    def _compiled_rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
+                          policy: Callable[[], _Policy], seed: int, tree: int,
+                          scoring: Scoring, fast: QuickRollouts) -> float:
+        """``_rollout`` on the compiled rollouts, which keep the searcher's trees
+        (``tree``: the root's, -1 for none) and play the whole rollout in C: the root,
+        the tree's placements, the policy's, the evaluation.  Where a rollout does not
+        end in its round's move phase (never, with the settings ``compiled_for``
+        allows), the policy plays on here and the reward goes back to the tree."""
+        rng = _Draws(seed)
+        start_round = s.round
+        horizon = scoring.horizon
+        if scoring.horizon_late is not None and start_round == s.rules.rounds - 1:
+            horizon = scoring.horizon_late
+        reward = fast.rollout(s, me, first, tree, rng, scoring.exact, horizon,
+                              scoring.obstacle, scoring.cards, scoring.counter,
+                              scoring.scale)
+        if reward >= 0.0:
+            return reward
+        chooser = policy()
+        while (not s.is_terminal() and s.round == start_round
+               and s.phase is not Phase.MOVE):
+            s.apply_action(chooser.choose(s, rng))
+        horizon = scoring.horizon
+        if scoring.horizon_late is not None and s.round == s.rules.rounds - 1:
+            horizon = scoring.horizon_late
+        reward = fast.evaluate(s, me, scoring.exact, horizon, scoring.obstacle,
+                               scoring.cards, scoring.counter, scoring.scale)
+        if reward < 0.0:
+            reward = evaluate(s, me, plans, scoring)
+        fast.backup(reward)
+        return reward
+
     def _rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
                  policy: _Policy, seed: int, tree: _Node | None = None,
                  scoring: Scoring | None = None, fast: QuickRollouts | None = None) -> float:
@@ -1307,7 +1356,7 @@ class ElfenlandQuickBot:
         its rollouts (the bot's own for this game if not given).  ``fast``: the
         compiled rollouts (``compiled_for``), told of this rollout's deal, which play
         the policy's placements and score the end in its place."""
-        rng = _LazyRandom(seed)
+        rng = _Draws(seed)
         start_round = s.round
         if fast is not None:
             fast.start()
