@@ -384,6 +384,50 @@ qr_check_state(QuickRollouts *r, PyObject *state)
     return 0;
 }
 
+/* A compiled state of a game ``reset`` accepted: 0, or -1 with the error set. */
+static int
+qr_check_ready(QuickRollouts *r, PyObject *state)
+{
+    if (qr_check_state(r, state) < 0)
+        return -1;
+    if (!r->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: reset declined this game");
+        return -1;
+    }
+    return 0;
+}
+
+/* A compiled state, a deal told: 0, or -1 with the error set. */
+static int
+qr_check_dealt(QuickRollouts *r, PyObject *state)
+{
+    if (qr_check_state(r, state) < 0)
+        return -1;
+    if (!r->have_det) {
+        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: no deal");
+        return -1;
+    }
+    return 0;
+}
+
+/* A Python list of n ints. */
+static PyObject *
+qr_list(const int *ids, int n)
+{
+    PyObject *list = PyList_New(n);
+    if (!list)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLong(ids[i]);
+        if (!v) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
 static PyObject *
 qr_reset(QuickRollouts *r, PyObject *state)
 {
@@ -413,12 +457,8 @@ qr_reset(QuickRollouts *r, PyObject *state)
 static PyObject *
 qr_deal(QuickRollouts *r, PyObject *state)
 {
-    if (qr_check_state(r, state) < 0)
+    if (qr_check_ready(r, state) < 0)
         return NULL;
-    if (!r->ready) {
-        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: reset declined this game");
-        return NULL;
-    }
     r->det = *(const S *)r->api->raw(state);
     r->have_det = 1;
     memset(r->deal_have, 0, sizeof r->deal_have);
@@ -490,12 +530,8 @@ qr_advance(QuickRollouts *r, PyObject *args)
     int me, stop_at_me;
     if (!PyArg_ParseTuple(args, "Oip", &state, &me, &stop_at_me))
         return NULL;
-    if (qr_check_state(r, state) < 0)
+    if (qr_check_dealt(r, state) < 0)
         return NULL;
-    if (!r->have_det) {
-        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: no deal");
-        return NULL;
-    }
     if (qr_advance_to(r, state, me, stop_at_me) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -728,46 +764,48 @@ qr_candidate_ids(QuickRollouts *r, PyObject *state, int out[8])
 static PyObject *
 qr_candidates(QuickRollouts *r, PyObject *state)
 {
-    if (qr_check_state(r, state) < 0)
+    if (qr_check_ready(r, state) < 0)
         return NULL;
-    if (!r->ready) {
-        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: reset declined this game");
-        return NULL;
-    }
     int out[8];
     int nout = qr_candidate_ids(r, state, out);
     if (nout < 0)
         return NULL;
-    PyObject *list = PyList_New(nout);
-    if (!list)
-        return NULL;
-    for (int i = 0; i < nout; i++) {
-        PyObject *v = PyLong_FromLong(out[i]);
-        if (!v) {
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyList_SET_ITEM(list, i, v);
-    }
-    return list;
+    return qr_list(out, nout);
 }
 
 /* ------------------------------------------------------------ the searcher's tree */
+
+/* Room for one more of an array's ``used`` items of ``size`` bytes (doubled from
+ * ``first``): 0, or -1 with the error set. */
+static int
+qr_room(void **items, int *cap, int used, size_t size, int first)
+{
+    if (used < *cap)
+        return 0;
+    if (*cap > INT_MAX / 2) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int want = *cap ? *cap * 2 : first;
+    void *fresh = realloc(*items, (size_t)want * size);
+    if (!fresh) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *items = fresh;
+    *cap = want;
+    return 0;
+}
 
 /* A new node: its index, or -1 (error set). */
 static int
 qr_node(QuickRollouts *r)
 {
-    if (r->nnodes == r->node_cap) {
-        int cap = r->node_cap ? r->node_cap * 2 : 1024;
-        QNode *fresh = realloc(r->nodes, (size_t)cap * sizeof *fresh);
-        if (!fresh || cap < 0) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        r->nodes = fresh;
-        r->node_cap = cap;
-    }
+    void *items = r->nodes;
+    int rc = qr_room(&items, &r->node_cap, r->nnodes, sizeof(QNode), 1024);
+    r->nodes = items;
+    if (rc < 0)
+        return -1;
     QNode *nd = &r->nodes[r->nnodes];
     nd->visits = 0;
     nd->total = 0.0;
@@ -775,24 +813,29 @@ qr_node(QuickRollouts *r)
     return r->nnodes++;
 }
 
+/* The edge of ``action`` at node ``at``, or -1 if it was never listed there. */
+static int
+qr_find_edge(const QuickRollouts *r, int at, int action)
+{
+    for (int e = r->nodes[at].first; e >= 0; e = r->edges[e].next)
+        if (r->edges[e].action == action)
+            return e;
+    return -1;
+}
+
 /* The edge of ``action`` at node ``at``, made (never listed, no child) if missing: its
  * index, or -1 (error set). */
 static int
 qr_edge(QuickRollouts *r, int at, int action)
 {
-    for (int e = r->nodes[at].first; e >= 0; e = r->edges[e].next)
-        if (r->edges[e].action == action)
-            return e;
-    if (r->nedges == r->edge_cap) {
-        int cap = r->edge_cap ? r->edge_cap * 2 : 4096;
-        QEdge *fresh = realloc(r->edges, (size_t)cap * sizeof *fresh);
-        if (!fresh || cap < 0) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        r->edges = fresh;
-        r->edge_cap = cap;
-    }
+    int found = qr_find_edge(r, at, action);
+    if (found >= 0)
+        return found;
+    void *items = r->edges;
+    int rc = qr_room(&items, &r->edge_cap, r->nedges, sizeof(QEdge), 4096);
+    r->edges = items;
+    if (rc < 0)
+        return -1;
     QEdge *ed = &r->edges[r->nedges];
     ed->action = action;
     ed->avail = 0;
@@ -816,19 +859,20 @@ qr_trees(QuickRollouts *r, PyObject *args)
         return NULL;
     }
     r->exploration = exploration;
-    PyObject *list = PyList_New(n);
-    if (!list)
-        return NULL;
+    r->nnodes = r->nedges = r->npath = r->roots = 0; /* the last search's trees go */
+    int *ids = PyMem_Malloc(sizeof(int) * (size_t)(n ? n : 1));
+    if (!ids)
+        return PyErr_NoMemory();
     for (int i = 0; i < n; i++) {
-        int at = qr_node(r);
-        PyObject *v = at < 0 ? NULL : PyLong_FromLong(at);
-        if (!v) {
-            Py_DECREF(list);
+        ids[i] = qr_node(r);
+        if (ids[i] < 0) {
+            PyMem_Free(ids);
             return NULL;
         }
-        PyList_SET_ITEM(list, i, v);
     }
     r->roots = r->nnodes;
+    PyObject *list = qr_list(ids, n);
+    PyMem_Free(ids);
     return list;
 }
 
@@ -889,12 +933,8 @@ qr_rollout(QuickRollouts *r, PyObject *args)
                           &sc.exact, &sc.horizon, &sc.obstacle, &sc.cards, &sc.counter,
                           &sc.scale))
         return NULL;
-    if (qr_check_state(r, state) < 0)
+    if (qr_check_dealt(r, state) < 0)
         return NULL;
-    if (!r->have_det) {
-        PyErr_SetString(PyExc_RuntimeError, "quick rollouts: no deal");
-        return NULL;
-    }
     if (tree < -1 || tree >= r->roots) {
         PyErr_SetString(PyExc_ValueError, "quick rollouts: no such tree");
         return NULL;
@@ -940,9 +980,7 @@ qr_rollout(QuickRollouts *r, PyObject *args)
             return NULL;
         }
         for (int i = 0; i < nacts; i++) {
-            int e = r->nodes[node].first;
-            while (e >= 0 && r->edges[e].action != acts[i])
-                e = r->edges[e].next;
+            int e = qr_find_edge(r, node, acts[i]);
             if (e < 0 || r->edges[e].child < 0)
                 untried[nuntried++] = i;
         }
