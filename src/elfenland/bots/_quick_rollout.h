@@ -1,9 +1,12 @@
-/* The Elfenland quick level's rollouts, compiled (issue #25): the rollout policy's
- * placements and the evaluation at the rollout's horizon, on the engine's own arrays.
+/* The Elfenland quick level's rollouts, compiled (issue #25): the tree of the
+ * searcher's placements, the rollout policy's placements and the evaluation at the
+ * rollout's horizon, on the engine's own arrays.
  *
  * Included by _planner.c, so that a rollout plans its journeys with the planner's search
  * directly (``best``, ``walk``), never building a Python object per plan or per step.
- * It is a port of ``_Policy`` (the wish policy in the placement phase, ``still_best``,
+ * It is a port of ``_rollout`` (the root, the tree's UCB over the times a candidate
+ * was listed, one new node a rollout), of ``_Policy`` (the wish policy in the placement
+ * phase, ``still_best``,
  * the memo of wish journeys) and of ``evaluate`` (the margin, the towns within reach,
  * the obstacle and counters held, the last round's exact outcome) in
  * ``elfenland_quick.py``, which stay the reference: the quick level uses this code only
@@ -19,7 +22,10 @@
  * ``evaluate(state, me, exact, horizon, obstacle, cards, counter, scale)`` scores the
  * rollout's end (-1.0 for a finished game: the caller's own code scores that);
  * ``candidates(state)`` lists the searcher's roots at a turn of the rollouts' tree
- * (``candidate_ids``). */
+ * (``candidate_ids``).  The level itself makes a search's trees (``trees``) and plays
+ * each rollout whole in one call (``rollout``, and ``backup`` for a reward worked out
+ * in Python); the other methods are the parts it is made of, which the tests hold to
+ * the Python code one by one. */
 
 #include <math.h>
 
