@@ -762,6 +762,14 @@ class Scoring:
 MARGIN = Scoring()
 
 
+def horizon_at(scoring: Scoring, s: ElfenlandState) -> float:
+    """The ``horizon`` weight the evaluation gives ``s``: ``horizon_late`` in the round
+    before the last, where it is set."""
+    if scoring.horizon_late is not None and s.round == s.rules.rounds - 1:
+        return scoring.horizon_late
+    return scoring.horizon
+
+
 def evaluate(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring = MARGIN) -> float:
     """``elfenland_search.evaluate`` with memoised plans: the bot's margin over the best
     rival (markers plus the towns each player's journey collects), in [0, 1].
@@ -806,11 +814,9 @@ def evaluate(s: ElfenlandState, me: int, plans: _Plans, scoring: Scoring = MARGI
     if s.is_terminal():
         won = s.winners()
         return 1.0 if me in won and len(won) == 1 else 0.5 if me in won else 0.0
-    standing, exact, horizon = scoring.standing, scoring.exact, scoring.horizon
+    standing, exact, horizon = scoring.standing, scoring.exact, horizon_at(scoring, s)
     learned, tie_cards = scoring.learned, scoring.tie_cards
     final = s.round >= s.rules.rounds
-    if scoring.horizon_late is not None and s.round == s.rules.rounds - 1:
-        horizon = scoring.horizon_late
     board = s.board
     rules = s.rules
     values = []
@@ -1322,9 +1328,7 @@ class ElfenlandQuickBot:
         allows), the policy plays on here and the reward goes back to the tree."""
         rng = _Draws(seed)
         start_round = s.round
-        horizon = scoring.horizon
-        if scoring.horizon_late is not None and start_round == s.rules.rounds - 1:
-            horizon = scoring.horizon_late
+        horizon = horizon_at(scoring, s)  # the round it is scored in, if in C
         reward = fast.rollout(s, me, first, tree, rng, scoring.exact, horizon,
                               scoring.obstacle, scoring.cards, scoring.counter,
                               scoring.scale)
@@ -1334,10 +1338,7 @@ class ElfenlandQuickBot:
         while (not s.is_terminal() and s.round == start_round
                and s.phase is not Phase.MOVE):
             s.apply_action(chooser.choose(s, rng))
-        horizon = scoring.horizon
-        if scoring.horizon_late is not None and s.round == s.rules.rounds - 1:
-            horizon = scoring.horizon_late
-        reward = fast.evaluate(s, me, scoring.exact, horizon, scoring.obstacle,
+        reward = fast.evaluate(s, me, scoring.exact, horizon_at(scoring, s), scoring.obstacle,
                                scoring.cards, scoring.counter, scoring.scale)
         if reward < 0.0:
             reward = evaluate(s, me, plans, scoring)
@@ -1346,20 +1347,18 @@ class ElfenlandQuickBot:
 
     def _rollout(self, s: ElfenlandState, me: int, first: int, plans: _Plans,
                  policy: _Policy, seed: int, tree: _Node | None = None,
-                 scoring: Scoring | None = None, fast: QuickRollouts | None = None) -> float:
+                 scoring: Scoring | None = None) -> float:
         """The root action, then every player's policy to the move phase (or the end
         of the game), then the evaluation.  With a ``tree`` (the root action's), the
         searcher's own later placements are chosen in it first, as the search bot's
         tree chooses them (UCB, one new node a rollout), and with ``rival_tree`` the
         rivals' too, each the reply worst for the searcher; without, by its policy.
         ``scoring``: the evaluation's settings, which ``search`` works out once for all
-        its rollouts (the bot's own for this game if not given).  ``fast``: the
-        compiled rollouts (``compiled_for``), told of this rollout's deal, which play
-        the policy's placements and score the end in its place."""
+        its rollouts (the bot's own for this game if not given).  The reference of
+        the compiled rollouts (``_compiled_rollout``), and the rollouts of the
+        settings they lack."""
         rng = _Draws(seed)
         start_round = s.round
-        if fast is not None:
-            fast.start()
         s.apply_action(first)
         path = [] if tree is None else [tree]
         node = tree
@@ -1367,12 +1366,9 @@ class ElfenlandQuickBot:
                and s.round == start_round):
             rival = s.current != me
             if rival and not self.rival_tree:
-                if fast is not None:
-                    fast.advance(s, me, True)
-                else:
-                    s.apply_action(policy.choose(s, rng))
+                s.apply_action(policy.choose(s, rng))
                 continue
-            acts = candidate_ids(s, plans.wish) if fast is None else fast.candidates(s)
+            acts = candidate_ids(s, plans.wish)
             for a in acts:
                 node.available[a] = node.available.get(a, 0) + 1
             untried = [a for a in acts if a not in node.children]
@@ -1390,25 +1386,13 @@ class ElfenlandQuickBot:
             path.append(node)
         while (not s.is_terminal() and s.round == start_round
                and s.phase is not Phase.MOVE):
-            if fast is not None and s.phase is Phase.PLACE:
-                fast.advance(s, me, False)
-            else:
-                s.apply_action(policy.choose(s, rng))
+            s.apply_action(policy.choose(s, rng))
         if self.goes_ahead(s, start_round):
             self._next_round(s, plans, rng, start_round)
             scoring = None
         if scoring is None:
             scoring = self.scoring(s)
-        reward = -1.0
-        if fast is not None:
-            horizon = scoring.horizon
-            if scoring.horizon_late is not None and s.round == s.rules.rounds - 1:
-                horizon = scoring.horizon_late
-            reward = fast.evaluate(
-                s, me, scoring.exact, horizon, scoring.obstacle, scoring.cards,
-                scoring.counter, scoring.scale)
-        if reward < 0.0:
-            reward = evaluate(s, me, plans, scoring)
+        reward = evaluate(s, me, plans, scoring)
         for n in path:
             n.visits += 1
             n.total += reward
