@@ -251,6 +251,64 @@ def test_the_paired_rule_keeps_the_greedy_choice_when_the_lead_is_noise() -> Non
     assert got.squares[1] == pytest.approx(5 * 0.35 ** 2 + 5 * 0.25 ** 2)
 
 
+def test_the_root_loop_ends_once_the_greedy_choice_is_sure_to_stand() -> None:
+    """``sure``: after ``prune_after`` deals a search ends once every other root falls
+    short of the first plus ``deviation`` by ``sure`` standard errors of their paired
+    difference; a root past the margin, or a deficit within the noise, runs to the cap."""
+    loop = RootSearch(0.02, prune_after=4, sure=3.0)
+    calls = [0, 0, 0]
+    budget = Budget(60, 1e9).start()
+    assert loop.choose(3, budget, fixed_deals([0.6, 0.4, 0.3], calls)) == 0
+    assert calls == [4, 4, 4] and budget.used == 12
+    budget = Budget(60, 1e9).start()
+    assert loop.choose(2, budget, noisy_deals(0.01, -0.05)) == 0
+    assert budget.used == 8  # steady: sure after four deals
+    for n, deals, chosen in ((3, fixed_deals([0.5, 0.53, 0.4], [0, 0, 0]), 1),
+                             (2, noisy_deals(0.3, -0.05), 0)):
+        budget = Budget(60, 1e9).start()
+        assert loop.choose(n, budget, deals) == chosen
+        assert budget.used == 60
+    never = RootSearch(0.02, prune_after=4)
+    budget = Budget(60, 1e9).start()
+    assert never.choose(3, budget, fixed_deals([0.6, 0.4, 0.3], [0, 0, 0])) == 0
+    assert budget.used == 60  # ``sure`` 0: to the cap
+
+
+def test_elfenland_quick_banks_what_its_searches_leave() -> None:
+    """With ``bank``, the seconds a search leaves of its own budget are banked and a
+    later search borrows up to ``bank`` times ``seconds`` of them (what it borrowed or
+    overran is paid back); a new game starts with the bank at its ``credit``; without
+    a bank, nothing is borrowed or banked."""
+    clock = TickClock()
+    bot = ElfenlandQuickBot(3, iterations=10**6, seconds=100.0, clock=clock)
+    bot.bank = 3.0
+    budget = bot.budget()
+    assert budget.deadline == 100.0
+    clock.now = 30.0
+    bot._spent(budget)
+    assert bot.banked == 70.0 and bot.searches == 1
+    budget = bot.budget()
+    assert budget.deadline == 30.0 + 170.0
+    clock.now = 230.0  # 30 past its deadline
+    bot._spent(budget)
+    assert bot.banked == -30.0
+    assert bot.budget().deadline == 330.0  # a debt lends nothing
+    bot.banked = 1000.0
+    assert bot.budget().deadline == 230.0 + 400.0  # at most three times its seconds
+    state = elfenland.new_game("elfenland", players=2, seed=1)
+    bot._length = 40
+    bot.choose(state)
+    assert bot.banked == 0.0 and bot._length == state.history_length()
+    bot.credit, bot._length = 2.0, 40
+    bot.choose(state)  # a new game: the bank starts at its credit
+    assert bot.banked == 200.0
+    plain = ElfenlandQuickBot(3, iterations=10**6, seconds=100.0, clock=clock)
+    plain.banked = 250.0
+    assert plain.budget().deadline == clock.now + 100.0
+    plain._spent(plain.budget())
+    assert plain.banked == 250.0
+
+
 def test_elfenland_memoised_plans_equal_fresh_ones() -> None:
     """One memo over many deals and rollout states: every wish is the planner's own
     for that state (the key holds everything the planner reads), and the journeys

@@ -770,6 +770,38 @@ walk(Search *s, int town, const int *hand, uint64_t visited, int *edge_of, int *
     }
 }
 
+/* What a journey walked out of the memo leaves (``walk``'s steps): the cards its normal
+ * payments leave, the cards its any-cards steps owe, the towns it collects anew, where
+ * it ends and the towns its steps end in (a mask, the capital included). */
+typedef struct {
+    int left[NK], owed, new_towns, end;
+    uint64_t towns;
+} Walked;
+
+static void
+walked(const Search *s, int town, const int *hand, uint64_t visited, int len,
+       const int *edge_of, const int *any_of, const int *town_of, Walked *w)
+{
+    uint64_t seen = visited;
+    memcpy(w->left, hand, sizeof w->left);
+    w->owed = w->new_towns = 0;
+    w->end = town;
+    w->towns = 0;
+    for (int i = 0; i < len; i++) {
+        const PEdge *pe = &s->edges[town_of[i]][edge_of[i]];
+        if (any_of[i])
+            w->owed += pe->any;
+        else
+            w->left[pe->kind] -= pe->n;
+        uint64_t bit = pe->to == s->capital ? 0 : (uint64_t)1 << pe->to;
+        if (bit && !(seen & bit))
+            w->new_towns++;
+        seen |= bit;
+        w->towns |= (uint64_t)1 << pe->to;
+        w->end = pe->to;
+    }
+}
+
 /* ---- plan(): the search on a board's tables and the state's counters ---------------
  *
  * ``_raw_edges`` and ``_journey`` in C.  A board's links, distances and the cost table are
@@ -1154,24 +1186,12 @@ planner_plan(PyObject *Py_UNUSED(self), PyObject *args)
             goto done;
         /* ``_journey``: the cards the normal payments leave, the new towns, then the
          * cards the any-cards steps give, the least preferred of those left. */
-        int left[NK], final[NK], given[NK], owed = 0, new_towns = 0, here = town;
-        uint64_t seen = visited;
-        memcpy(left, hand, sizeof left);
-        for (int i = 0; i < len; i++) {
-            const PEdge *pe = &s->edges[town_of[i]][edge_of[i]];
-            if (any_of[i])
-                owed += pe->any;
-            else
-                left[pe->kind] -= pe->n;
-            uint64_t bit = pe->to == s->capital ? 0 : (uint64_t)1 << pe->to;
-            if (bit && !(seen & bit))
-                new_towns++;
-            seen |= bit;
-            here = pe->to;
-        }
-        kept(s, left, owed, final);
+        Walked w;
+        walked(s, town, hand, visited, len, edge_of, any_of, town_of, &w);
+        int final[NK], given[NK];
+        kept(s, w.left, w.owed, final);
         for (int k = 0; k < NK; k++)
-            given[k] = left[k] - final[k];
+            given[k] = w.left[k] - final[k];
         PyObject *steps = PyTuple_New(len);
         if (!steps)
             goto done;
@@ -1210,7 +1230,7 @@ planner_plan(PyObject *Py_UNUSED(self), PyObject *args)
             }
             PyTuple_SET_ITEM(steps, i, step);
         }
-        result = Py_BuildValue("(Nii(iiiiiii)L)", steps, new_towns, here, final[0],
+        result = Py_BuildValue("(Nii(iiiiiii)L)", steps, w.new_towns, w.end, final[0],
                                final[1], final[2], final[3], final[4], final[5], final[6],
                                (long long)usefulness(s, final));
     }

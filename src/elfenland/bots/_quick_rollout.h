@@ -225,30 +225,19 @@ qr_plan(QuickRollouts *r, const S *s, int p, int wish, QJourney *out)
         goto done;
     if (len > QR_MAXS)
         goto declined;
-    int left[NK], owed = 0, new_towns = 0, here = town;
-    uint64_t seen = visited, towns = 0;
-    memcpy(left, hand, sizeof left);
+    Walked w;
+    walked(se, town, hand, visited, len, edge_of, any_of, town_of, &w);
     for (int i = 0; i < len; i++) {
         const PEdge *pe = &se->edges[town_of[i]][edge_of[i]];
         const PMeta *pm = &se->meta[town_of[i]][edge_of[i]];
-        if (any_of[i])
-            owed += pe->any;
-        else
-            left[pe->kind] -= pe->n;
-        uint64_t bit = pe->to == se->capital ? 0 : (uint64_t)1 << pe->to;
-        if (bit && !(seen & bit))
-            new_towns++;
-        seen |= bit;
-        towns |= (uint64_t)1 << pe->to;
-        here = pe->to;
         out->route[i] = (int16_t)pm->route;
         out->kind[i] = (int8_t)(pm->wild ? pe->kind : -1);
     }
     out->nsteps = len;
-    out->new_towns = new_towns;
-    out->end = here;
-    out->towns = towns;
-    kept(se, left, owed, out->hand);
+    out->new_towns = w.new_towns;
+    out->end = w.end;
+    out->towns = w.towns;
+    kept(se, w.left, w.owed, out->hand);
     out->usefulness = usefulness(se, out->hand);
     rc = 0;
     goto done;

@@ -126,15 +126,22 @@ class RootSearch:
     must not undo the greedy bot's sense.  With
     ``z`` > 0 the best must also beat it by ``z`` standard errors of their paired
     difference (the same deals): a fixed margin is too little where few deals were
-    played and the rewards spread, and more than needed where many were.
+    played and the rewards spread, and more than needed where many were.  With
+    ``sure`` > 0 a search ends once the first root is sure to stand: after
+    ``prune_after`` deals, every other root's paired difference to it, plus ``sure``
+    standard errors, falls short of ``deviation`` (a bot may bank the time left).
 
     What a deal is belongs to the game: ``deal()`` draws the hidden parts again and
     returns the rollouts of that deal."""
 
     def __init__(self, deviation: float, workers: int = 1,
                  rng: random.Random | None = None, z: float = 0.0, *,
-                 prune: float = NEVER_DROP, prune_after: int = PRUNE_AFTER) -> None:
+                 prune: float = NEVER_DROP, prune_after: int = PRUNE_AFTER,
+                 sure: float = 0.0) -> None:
         self.prune_after = prune_after
+        #: Standard errors by which every other root must fall short of ``deviation``
+        #: for the search to end early, the first root sure to stand (0: never).
+        self.sure = sure
         self.prune = prune
         self.deviation = deviation
         #: Standard errors of the paired difference the best root must beat the first
@@ -197,11 +204,27 @@ class RootSearch:
                 best = max(sums[i] / counts[i] for i in alive)
                 alive = [i for i in alive
                          if i == 0 or sums[i] / counts[i] >= best - self.prune]
+            if self.sure and deals >= self.prune_after and self._stands(got, alive):
+                break
             if stop_clear and deals >= self.prune_after:
                 lead = sorted((sums[i] / counts[i] for i in alive if counts[i]), reverse=True)
                 if len(lead) == 1 or lead[0] - lead[1] >= stop_clear:
                     break
         return got
+
+    def _stands(self, got: Tally, alive: Sequence[int]) -> bool:
+        """Whether the first root is sure to stand: every other still in play falls
+        short of it plus ``deviation`` by ``sure`` standard errors of their paired
+        difference (each paired on two deals at least)."""
+        others = [i for i in alive if i != 0]
+        if not others:
+            return False
+        for i in others:
+            if got.paired[i] < 2:
+                return False
+            if _paired_mean(got, i) + self.sure * _paired_error(got, i) >= self.deviation:
+                return False
+        return True
 
     def choose(self, n: int, budget: Budget, deal: Callable[[], Rollouts],
                stop_clear: float = 0.0) -> int:
