@@ -302,6 +302,13 @@ def test_elfenland_quick_banks_what_its_searches_leave() -> None:
     bot.credit, bot._length = 2.0, 40
     bot.choose(state)  # a new game: the bank starts at its credit
     assert bot.banked == 200.0
+    bot.banked = 250.0
+    bot.choose(state)  # the same game (its history no shorter): the bank stays
+    assert bot.banked == 250.0
+    fresh = ElfenlandQuickBot(3, iterations=10**6, seconds=100.0, clock=clock)
+    fresh.credit = 1.0
+    fresh.choose(state)  # its first decision: the credit
+    assert fresh.banked == 100.0
     plain = ElfenlandQuickBot(3, iterations=10**6, seconds=100.0, clock=clock)
     plain.banked = 250.0
     assert plain.budget().deadline == clock.now + 100.0

@@ -1032,9 +1032,9 @@ class ElfenlandQuickBot:
         #: late in a game have no search left to spend them, so a game may spend that
         #: much of them ahead (with ``bank`` only).
         self.credit = 0.0
-        #: The length of the game's history at the last decision: a shorter one is a
-        #: new game, which starts with an empty bank.
-        self._length = 0
+        #: The length of the game's history at the last decision (-1 before the first):
+        #: a shorter one is a new game, whose bank starts at the ``credit``.
+        self._length = -1
         self.greedy = ElfenlandGreedyBot(self.rng.randrange(2**32))
         #: Searches run and their rollouts in all (what a budget buys: benches, tests).
         self.searches = 0
@@ -1048,7 +1048,7 @@ class ElfenlandQuickBot:
             raise ElfenlandError("no legal action: the game is over")
         reading = self.reading_for(state)
         length = state.history_length()
-        if length < self._length or not self._length:
+        if length < self._length or self._length < 0:
             self.banked = self.credit * self.seconds
         self._length = length
         self.loop.deviation = by_players(DEVIATIONS, self.deviation, state.num_players)
