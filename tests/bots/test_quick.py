@@ -827,3 +827,106 @@ def test_kingelves_roots_are_the_greedy_bots_best_width_by_players(players: int,
     wider = KingOfTheElvesQuickBot(0)
     wider.width = 5
     assert wider.candidates(state, legal)[:5] == ranked[:5]
+
+
+def test_kingelves_roots_may_be_ranked_over_several_deals() -> None:
+    """``rank_deals``: the greedy bot's scores averaged over as many deals of the hidden
+    cards, one deal drawn after another from its rng; one deal is the ranking as before,
+    and the quick level's roots are the averaged ranking's best."""
+    state = greedy_until("king-of-the-elves", 2, 5,
+                         lambda s: s.phase is KingPhase.BUILDING
+                         and s.pending.name == "NONE"
+                         and len(s.legal_actions()) >= 8)
+    assert isinstance(state, KingOfTheElvesState)
+    legal = state.legal_actions()
+    one = KingOfTheElvesQuickBot(0).greedy
+    assert one.rank(state, legal, 1) == KingOfTheElvesQuickBot(0).greedy._rank(state, legal)
+    # Four deals: each action's score is the mean of four single-deal scores drawn in turn.
+    averaged = KingOfTheElvesQuickBot(0).greedy.rank(state, legal, 4)
+    single = KingOfTheElvesQuickBot(0).greedy
+    totals: dict[object, float] = {}
+    for _ in range(4):
+        for score, a in single._rank(state, legal):
+            totals[a] = totals.get(a, 0.0) + score
+    assert [a for _, a in averaged] == sorted(
+        totals, key=lambda a: (-totals[a], a.id))  # type: ignore[attr-defined]
+    for score, a in averaged:
+        assert score == pytest.approx(totals[a] / 4)
+    scores = [score for score, _ in averaged]
+    assert scores == sorted(scores, reverse=True)
+    # The deals differ, so the average is not one deal's ranking with its scores.
+    assert [s for s, _ in averaged] != [s for s, _ in one.rank(state, legal)]
+    bot = KingOfTheElvesQuickBot(0)
+    bot.rank_deals = 4
+    roots = bot.candidates(state, legal)
+    assert roots[:3] == [a for _, a in averaged[:3]]
+
+
+def test_kingelves_block_rate_plays_an_unusable_town_into_a_rival_kingdom() -> None:
+    """``block_rate`` (a screening setting, off by default): the rollout policy plays a
+    town card its own kingdom cannot use into a rival's kingdom whose owner's hand
+    cannot reach that terrain, so the rival's journey ends there; off, the rollouts
+    never play into a rival's kingdom."""
+    from elfenland.bots.kingelves_quick import _block, fast_policy
+    from elfenland.bots.kingelves_search import reachable
+    from elfenland.games.kingelves.actions import Kind, from_id
+    from elfenland.games.kingelves.cards import Card
+
+    def blocking(s: KingOfTheElvesState) -> bool:
+        if s.phase is not KingPhase.BUILDING or s.pending is not Pending.NONE:
+            return False
+        a = from_id(fast_policy(s, random.Random(0), town_rate=0.0, block_rate=1.0))
+        return a.kind is Kind.PLAY and a.kingdom != s.current
+
+    state = greedy_until("king-of-the-elves", 2, 3, blocking)
+    p = state.current
+    a = from_id(fast_policy(state, random.Random(0), town_rate=0.0, block_rate=1.0))
+    assert a.kingdom is not None and a.card is not None
+    q = a.kingdom
+    assert not reachable(state.hands[q], int(a.card))  # the rival cannot travel there
+    assert state.hands[p][a.card] > 0
+    assert len(state.kingdoms[p]) >= 3 or not reachable(state.hands[p], int(a.card))
+    assert a.id == _block(state, p, state.hands[p], set(state.legal_action_ids()),
+                          state.kingdoms[p])
+    for seed in range(20):
+        b = from_id(fast_policy(state, random.Random(seed), town_rate=0.0))
+        assert not (b.kind is Kind.PLAY and b.kingdom != p)
+    # A rival's hand that reaches every terrain cannot be blocked.
+    everything = state.clone()
+    hands = [list(h) for h in everything.hands]
+    for c in range(Card.GIANT_PIG, Card.RAFT + 1):  # a full hand of each transport card
+        hands[q][c] = 3
+    everything.hands = hands
+    assert _block(everything, p, everything.hands[p],
+                  set(everything.legal_action_ids()), everything.kingdoms[p]) is None
+
+
+def test_kingelves_unblock_removes_an_own_town_the_hand_cannot_reach() -> None:
+    """``unblock`` (a screening setting, off by default): the rollout policy first
+    removes the first town of its own kingdom its hand cannot reach, when another town
+    stays or can be played."""
+    from elfenland.bots.kingelves_quick import fast_policy
+    from elfenland.games.kingelves.actions import Kind, from_id
+    from elfenland.games.kingelves.cards import Card
+
+    state = greedy_until("king-of-the-elves", 2, 5,
+                         lambda s: s.phase is KingPhase.BUILDING
+                         and s.pending is Pending.NONE
+                         and len(s.kingdoms[s.current]) >= 2
+                         and s.gold[s.current] >= 4)
+    p = state.current
+    stranded = state.clone()
+    hands = [list(h) for h in stranded.hands]
+    for c in range(Card.GIANT_PIG, Card.RAFT + 1):  # no transport card: nothing reachable
+        hands[p][c] = 0
+    stranded.hands = hands
+    a = from_id(fast_policy(stranded, random.Random(0), unblock=True))
+    assert a.kind is Kind.REMOVE and a.town == 0
+    b = from_id(fast_policy(stranded, random.Random(0)))
+    assert b.kind is not Kind.REMOVE
+    # With every terrain reachable, nothing is removed.
+    hands = [list(h) for h in stranded.hands]
+    for c in range(Card.GIANT_PIG, Card.RAFT + 1):
+        hands[p][c] = 3
+    stranded.hands = hands
+    assert from_id(fast_policy(stranded, random.Random(0), unblock=True)).kind is not Kind.REMOVE

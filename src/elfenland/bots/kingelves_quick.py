@@ -67,7 +67,7 @@ from ..core.game import GameState
 from ..core.transport import COST_TABLE, Terrain, Transport
 from ..games.kingelves.actions import Action, Kind, from_id
 from ..games.kingelves.cards import TOWN_KINDS, Card, town_value
-from ..games.kingelves.rules import BUY_PRICES
+from ..games.kingelves.rules import BUY_PRICES, kingdom_size
 from ..games.kingelves.state import (
     GOLD,
     NO_ONE,
@@ -241,17 +241,32 @@ def _play_id(town: int, kingdom: int) -> int:
 
 
 @cache
+def _remove_id(town: int) -> int:
+    return Action.remove(town).id
+
+
+@cache
 def _place_id(card: int, kingdom: int, town: int) -> int:
     return Action.place(Card(card), kingdom, town).id
 
 
 def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = False,
-                buy: bool = False, town_rate: float = 0.5) -> int:
+                buy: bool = False, town_rate: float = 0.5, block_rate: float = 0.0,
+                unblock: bool = False) -> int:
     """``kingelves_search.fast_policy`` on action ids: the best town its hand reaches
     into its own kingdom, its gold card on its own town, thieves and obstacles on a
     rival's first town (a rival at random; ``harm_leader``: the richest first), then
     (``buy``) the deck's top card when the greedy bot would buy it, then pass.  A
-    player with a town already plays another at the rate ``town_rate``."""
+    player with a town already plays another at the rate ``town_rate``.
+
+    ``block_rate``: before harming, at this rate, a town card its own kingdom has no
+    use for (full, or a terrain its hand cannot reach) goes into a rival's kingdom
+    whose owner's hand cannot reach it: travellers visit their own towns first and
+    skip none, so it ends the rival's journey there.  ``search`` plays a town into its
+    rival's kingdom about once a round; the rollouts never did (session 39).
+    ``unblock``: first of all, the first town of its own kingdom its hand cannot reach
+    is removed, where it may pay for that and keep or play a town it can reach
+    (``search`` removes a town about every other round; the rollouts never did)."""
     ids = s.legal_action_ids()
     if len(ids) == 1:
         return ids[0]
@@ -266,6 +281,13 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
         return Action.discard(Card(discard_choice(s, p, allowed))).id
     legal_ids = set(ids)
     mine = s.kingdoms[p]
+    if unblock and (len(mine) > 1 or any(hand[t] and _reachable(hand, t) for t in _TOWNS)):
+        for k, town in enumerate(mine):
+            if not _reachable(hand, town[TERRAIN]):
+                i = _remove_id(k)
+                if i in legal_ids:
+                    return i
+                break
     towns = [t for t in _TOWNS if hand[t] and _reachable(hand, t)]
     if not mine and not towns:
         towns = [t for t in _TOWNS if hand[t]]
@@ -279,6 +301,10 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
                 i = _place_id(Card.GOLD, p, k)
                 if i in legal_ids:
                     return i
+    if block_rate and rng.random() < block_rate:
+        blocked = _block(s, p, hand, legal_ids, mine)
+        if blocked is not None:
+            return blocked
     for card in HARM:
         if not hand[card]:
             continue
@@ -300,9 +326,31 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
     return ids[rng.randrange(len(ids))]
 
 
+def _block(s: KingOfTheElvesState, p: int, hand: Sequence[int], legal_ids: set[int],
+           mine: Sequence[object]) -> int | None:
+    """``fast_policy``'s block: the most valuable town card ``p`` cannot use into the
+    kingdom of a rival (from ``p``'s left) whose hand cannot reach its terrain."""
+    full = len(mine) >= kingdom_size(s.n)
+    spare = [t for t in _TOWNS if hand[t] and (full or not _reachable(hand, t))]
+    if not spare:
+        return None
+    for k in range(1, s.n):
+        q = (p + k) % s.n
+        if len(s.kingdoms[q]) >= kingdom_size(s.n):
+            continue
+        theirs = s.hands[q]
+        for t in sorted(spare, key=_TOWN_VALUE.__getitem__, reverse=True):
+            if not _reachable(theirs, t):
+                i = _play_id(t, q)
+                if i in legal_ids:
+                    return i
+    return None
+
+
 def play_on(s: KingOfTheElvesState, rng: random.Random, until: int,
             journeys: tuple[_Plans, _Plans], harm_leader: bool = False,
-            buy: bool = False, town_rate: float = 0.5) -> None:
+            buy: bool = False, town_rate: float = 0.5, block_rate: float = 0.0,
+            unblock: bool = False) -> None:
     """From a round's journeys, the game played on to where round ``until``'s building
     ends (or the game's end): each traveller makes the journey the bots would plan
     (``journeys``: plans valuing kept cards for a round before the last, plans for
@@ -310,7 +358,8 @@ def play_on(s: KingOfTheElvesState, rng: random.Random, until: int,
     steps = 0
     while not s.is_terminal() and steps < 2_000:
         if s.phase is Phase.BUILDING:
-            s.apply_action(fast_policy(s, rng, harm_leader, buy, town_rate))
+            s.apply_action(fast_policy(s, rng, harm_leader, buy, town_rate, block_rate,
+                                       unblock))
             steps += 1
             continue
         if s.round >= until:  # its building just ended (play_on starts before ``until``)
@@ -341,6 +390,9 @@ class KingOfTheElvesQuickBot:
         #: Root actions searched: the greedy bot's best ``width``, and pass (``None``:
         #: ``WIDTHS`` by the number of players).
         self.width: int | None = None
+        #: The deals of the hidden cards the greedy bot's ranking of the roots is
+        #: averaged over (``KingOfTheElvesGreedyBot.rank``; 1: one deal, as ``search``).
+        self.rank_deals = 1
         #: The evaluation's constants (``round_outcome``).
         self.margin_scale = MARGIN_SCALE
         self.kept_card_gold = KEPT_CARD_GOLD
@@ -388,6 +440,12 @@ class KingOfTheElvesQuickBot:
         #: The rate at which the rollouts play a town into a kingdom that has one (the
         #: search bots play their own towns a third as often as the rollouts at 0.5).
         self.town_rate = 0.5
+        #: The rate at which the rollouts play a town card the player has no use for
+        #: into a rival's kingdom that its owner cannot reach (``fast_policy``; 0: never).
+        self.block_rate = 0.0
+        #: Whether the rollouts remove the first town of a player's own kingdom its hand
+        #: cannot reach (``fast_policy``'s ``unblock``).
+        self.unblock = False
         #: Who plays the rollouts' building steps by the shipped learned policy
         #: (``learned_rollout``) instead of ``fast_policy``: a sum of ``RIVALS`` (1) and
         #: ``SEARCHER`` (2); 0: nobody.  Only where the policy fits (4 players, numpy,
@@ -470,7 +528,7 @@ class KingOfTheElvesQuickBot:
         return [first, *(a for a in legal if a != first)]
 
     def candidates(self, s: KingOfTheElvesState, legal: list[Action]) -> list[Action]:
-        ranked = self.greedy.rank(s, legal)
+        ranked = self.greedy.rank(s, legal, self.rank_deals)
         width = int(by_players(WIDTHS, self.width, s.num_players))
         out = [a for _, a in ranked[:width]]
         extra = [Action.simple(Kind.PASS)]
@@ -555,11 +613,12 @@ class KingOfTheElvesQuickBot:
                 s.apply_action(self.greedy.choose(s))
             else:
                 s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy,
-                                           self.town_rate))
+                                           self.town_rate, self.block_rate, self.unblock))
             steps += 1
         if journeys is not None and s.phase is Phase.JOURNEY and s.round < s.rounds:
             play_on(s, rng, min(s.round + self.rounds_ahead, s.rounds), journeys,
-                    self.harm_leader, self.rollout_buy, self.town_rate)
+                    self.harm_leader, self.rollout_buy, self.town_rate, self.block_rate,
+                    self.unblock)
         mix = 0.0
         if head is not None and s.round < s.rounds and not s.is_terminal():
             mix = self.learned_value
