@@ -10,6 +10,7 @@ both games: prints the figures the README and docs/bots.md quote (issue #25).
     nice -n 10 python bench/search_strength.py --only compiled --match two --positions 30
     nice -n 10 python bench/search_strength.py --only agreement --positions 30 --deals 300
     nice -n 10 python bench/search_strength.py --only parallel --positions 30 --budget 0.1
+    nice -n 10 python bench/search_strength.py --only ranking --game king-of-the-elves --deals 8
     nice -n 10 python bench/search_strength.py --game elfenland --match two --set workers=2
 
 Matches (``--match``):
@@ -143,6 +144,11 @@ placement is a root of two long searches (``--deals`` a root, other seeds); the 
 a set chosen on the first is valued on the second, against the best of the five so
 chosen (no winner's curse); the sets: every legal placement, the five with each
 ``wide`` setting, the greedy choice alone.
+
+``--only ranking`` (King of the Elves, ``--match two|four``): the greedy bot's ranking
+of building actions (the quick level's roots) on one deal of the hidden cards against
+its mean over ``--deals`` deals (``--set rank_deals=N`` in a match ranks the roots so):
+CPU a ranking, and how often one deal's best is the mean's best.
 
 ``--only timing``: the bots at their default wall-clock budgets (``time.perf_counter``,
 what a game uses), four of a kind at the table: wall seconds per decision, median,
@@ -753,6 +759,32 @@ def agreement(game: str, count: int, deals: int, budget: float) -> None:
           flush=True)
 
 
+def ranking(count: int, deals: int, players: int) -> None:
+    """King of the Elves: the greedy bot's ranking of building actions on one deal of
+    the hidden cards (the quick level's roots) against its mean over ``deals`` deals:
+    CPU a ranking, and how often one deal's best is the mean's best or among one deal's
+    best three (the level's two-player roots)."""
+    from elfenland.bots.kingelves_greedy import KingOfTheElvesGreedyBot
+
+    positions = searched_positions("king-of-the-elves", count, players)
+    cpu: list[float] = []
+    same = within = 0
+    for i, (state, _) in enumerate(positions):
+        legal = state.legal_actions()
+        greedy = KingOfTheElvesGreedyBot(i)
+        t0 = time.thread_time()
+        one = [a for _, a in greedy.rank(state, legal)]
+        cpu.append(time.thread_time() - t0)
+        best = greedy.rank(state, legal, deals)[0][1]
+        same += one[0] == best
+        within += best in one[:3]
+    n = len(positions)
+    print(f"king-of-the-elves, {players} players: {n} building decisions of greedy games; "
+          f"a ranking {statistics.median(cpu) * 1000:.2f} ms CPU (median); one deal's best "
+          f"is the best of {deals} deals' mean in {same / n:.1%}, that best among one "
+          f"deal's best three in {within / n:.1%}", flush=True)
+
+
 def parallel(game: str, count: int, budget: float) -> None:
     """Root parallelism: the quick level with one worker and with two on the same
     positions, in turns (which goes first alternates), each decision ``budget`` wall
@@ -823,7 +855,7 @@ def main() -> int:
     parser.add_argument("--compare", nargs=2, default=None, metavar=("A", "B"),
                         help="two logs, paired by deal: B's share minus A's")
     parser.add_argument("--only", choices=("timing", "speed", "agreement", "parallel",
-                                           "cost", "roots", "compiled"),
+                                           "cost", "roots", "compiled", "ranking"),
                         default=None)
     parser.add_argument("--positions", type=int, default=50,
                         help="--only speed, agreement, parallel")
@@ -880,6 +912,9 @@ def main() -> int:
         if args.game != "elfenland":
             raise SystemExit("--only roots: Elfenland (its placements)")
         root_width(args.positions, args.deals, 2 if args.match == "two" else 4)
+        return 0
+    if args.only == "ranking":
+        ranking(args.positions, args.deals, SEATS[args.match])
         return 0
     if args.only == "timing":
         timing(args.game, args.games)
