@@ -50,6 +50,10 @@ rollouts, and a loss), and measured what the deals get wrong: told the rival's r
 transport cards, the level wins 11 points more head to head; what the public record
 shows of them (``belief``, ``bots/kingelves_belief.py``: shown hands, discards read by
 the discard rule, own towns paid for) gained nothing measurable.  Both stay off.
+Session 39 screened, on 1,600 games each with two players, the roots ranked over eight
+deals of the hidden cards (``rank_deals``), rollouts that block a rival with a town it
+cannot reach and remove their own such towns (``block_rate``, ``unblock``), and
+``keep_scale`` and ``final_scale`` again: none gained, all off.
 """
 
 from __future__ import annotations
