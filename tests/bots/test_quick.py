@@ -633,7 +633,7 @@ def test_kingelves_rollouts_buy_as_the_greedy_bot_would() -> None:
     the deck's top card where the greedy bot's rank would rather buy than pass (the
     search bots buy in a sixth of their building decisions; the old rollouts passed)."""
     from elfenland.bots.kingelves_greedy import THRESHOLD, KingOfTheElvesGreedyBot
-    from elfenland.bots.kingelves_quick import BUY_ID, PASS_ID, fast_policy, worth_buying
+    from elfenland.bots.kingelves_quick import BUY_ID, PASS_ID, Policy, fast_policy, worth_buying
     from elfenland.games.kingelves.rules import BUY_PRICES
 
     greedy = KingOfTheElvesGreedyBot(0)
@@ -649,8 +649,8 @@ def test_kingelves_rollouts_buy_as_the_greedy_bot_would() -> None:
         return worth_buying(s, p) and fast_policy(s, random.Random(1)) == PASS_ID
 
     state = greedy_until("king-of-the-elves", 2, 11, buying)
-    assert fast_policy(state, random.Random(1), buy=True) == BUY_ID
-    assert fast_policy(state, random.Random(1), buy=False) == PASS_ID
+    assert fast_policy(state, random.Random(1), Policy(buy=True)) == BUY_ID
+    assert fast_policy(state, random.Random(1), Policy(buy=False)) == PASS_ID
 
 
 def test_kingelves_rival_mean_weighs_the_rivals_mean_before_the_last_round() -> None:
@@ -672,7 +672,7 @@ def test_kingelves_rival_mean_weighs_the_rivals_mean_before_the_last_round() -> 
 def test_kingelves_harm_leader_sends_the_rollouts_thief_to_the_richest() -> None:
     """``harm_leader`` (a screening setting, off by default): the rollout policy's
     thieves and obstacles go to the richest rival with a town, not a rival at random."""
-    from elfenland.bots.kingelves_quick import HARM, fast_policy
+    from elfenland.bots.kingelves_quick import HARM, Policy, fast_policy
     from elfenland.games.kingelves.actions import Action, from_id
 
     def targets(s: KingOfTheElvesState) -> list[int]:
@@ -693,7 +693,7 @@ def test_kingelves_harm_leader_sends_the_rollouts_thief_to_the_richest() -> None
     gold = list(state.gold)
     gold[rich] = max(gold) + 10
     state.gold = gold
-    hits = {from_id(fast_policy(state, random.Random(seed), harm_leader=True)).kingdom
+    hits = {from_id(fast_policy(state, random.Random(seed), Policy(harm_leader=True))).kingdom
             for seed in range(12)}
     assert hits == {rich}
     spread = {from_id(fast_policy(state, random.Random(seed))).kingdom for seed in range(12)}
@@ -749,11 +749,11 @@ def test_kingelves_town_rate_sets_how_often_rollouts_add_a_town() -> None:
     """``town_rate`` (a screening setting, 0.5 as before by default): the rate at which
     the rollout policy plays a town into its own kingdom once it has one: at 0 never
     (it passes or does something else), at 1 always."""
-    from elfenland.bots.kingelves_quick import fast_policy
+    from elfenland.bots.kingelves_quick import Policy, fast_policy
     from elfenland.games.kingelves.actions import Kind, from_id
 
     def own_town(s: KingOfTheElvesState, rate: float, seed: int) -> bool:
-        a = from_id(fast_policy(s, random.Random(seed), town_rate=rate))
+        a = from_id(fast_policy(s, random.Random(seed), Policy(town_rate=rate)))
         return a.kind is Kind.PLAY and a.kingdom == s.current
 
     def adding(s: KingOfTheElvesState) -> bool:
@@ -867,7 +867,7 @@ def test_kingelves_block_rate_plays_an_unusable_town_into_a_rival_kingdom() -> N
     town card its own kingdom cannot use into a rival's kingdom whose owner's hand
     cannot reach that terrain, so the rival's journey ends there; off, the rollouts
     never play into a rival's kingdom."""
-    from elfenland.bots.kingelves_quick import _block, fast_policy
+    from elfenland.bots.kingelves_quick import Policy, _block, fast_policy
     from elfenland.bots.kingelves_search import reachable
     from elfenland.games.kingelves.actions import Kind, from_id
     from elfenland.games.kingelves.cards import Card
@@ -875,12 +875,12 @@ def test_kingelves_block_rate_plays_an_unusable_town_into_a_rival_kingdom() -> N
     def blocking(s: KingOfTheElvesState) -> bool:
         if s.phase is not KingPhase.BUILDING or s.pending is not Pending.NONE:
             return False
-        a = from_id(fast_policy(s, random.Random(0), town_rate=0.0, block_rate=1.0))
+        a = from_id(fast_policy(s, random.Random(0), Policy(town_rate=0.0, block_rate=1.0)))
         return a.kind is Kind.PLAY and a.kingdom != s.current
 
     state = greedy_until("king-of-the-elves", 2, 3, blocking)
     p = state.current
-    a = from_id(fast_policy(state, random.Random(0), town_rate=0.0, block_rate=1.0))
+    a = from_id(fast_policy(state, random.Random(0), Policy(town_rate=0.0, block_rate=1.0)))
     assert a.kingdom is not None and a.card is not None
     q = a.kingdom
     assert not reachable(state.hands[q], int(a.card))  # the rival cannot travel there
@@ -889,7 +889,7 @@ def test_kingelves_block_rate_plays_an_unusable_town_into_a_rival_kingdom() -> N
     assert a.id == _block(state, p, state.hands[p], set(state.legal_action_ids()),
                           state.kingdoms[p])
     for seed in range(20):
-        b = from_id(fast_policy(state, random.Random(seed), town_rate=0.0))
+        b = from_id(fast_policy(state, random.Random(seed), Policy(town_rate=0.0)))
         assert not (b.kind is Kind.PLAY and b.kingdom != p)
     # A rival's hand that reaches every terrain cannot be blocked.
     everything = state.clone()
@@ -905,7 +905,7 @@ def test_kingelves_unblock_removes_an_own_town_the_hand_cannot_reach() -> None:
     """``unblock`` (a screening setting, off by default): the rollout policy first
     removes the first town of its own kingdom its hand cannot reach, when another town
     stays or can be played."""
-    from elfenland.bots.kingelves_quick import fast_policy
+    from elfenland.bots.kingelves_quick import Policy, fast_policy
     from elfenland.games.kingelves.actions import Kind, from_id
     from elfenland.games.kingelves.cards import Card
 
@@ -920,7 +920,7 @@ def test_kingelves_unblock_removes_an_own_town_the_hand_cannot_reach() -> None:
     for c in range(Card.GIANT_PIG, Card.RAFT + 1):  # no transport card: nothing reachable
         hands[p][c] = 0
     stranded.hands = hands
-    a = from_id(fast_policy(stranded, random.Random(0), unblock=True))
+    a = from_id(fast_policy(stranded, random.Random(0), Policy(unblock=True)))
     assert a.kind is Kind.REMOVE and a.town == 0
     b = from_id(fast_policy(stranded, random.Random(0)))
     assert b.kind is not Kind.REMOVE
@@ -929,4 +929,5 @@ def test_kingelves_unblock_removes_an_own_town_the_hand_cannot_reach() -> None:
     for c in range(Card.GIANT_PIG, Card.RAFT + 1):
         hands[p][c] = 3
     stranded.hands = hands
-    assert from_id(fast_policy(stranded, random.Random(0), unblock=True)).kind is not Kind.REMOVE
+    kept = from_id(fast_policy(stranded, random.Random(0), Policy(unblock=True)))
+    assert kept.kind is not Kind.REMOVE

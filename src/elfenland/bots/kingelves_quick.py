@@ -62,6 +62,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
@@ -254,23 +255,37 @@ def _place_id(card: int, kingdom: int, town: int) -> int:
     return Action.place(Card(card), kingdom, town).id
 
 
-def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = False,
-                buy: bool = False, town_rate: float = 0.5, block_rate: float = 0.0,
-                unblock: bool = False) -> int:
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """How ``fast_policy`` plays: the screening switches of the rollouts' building, each
+    off or as before by default (the quick bot's settings of the same names)."""
+
+    #: Thieves and obstacles go to the richest rival first (a rival at random otherwise).
+    harm_leader: bool = False
+    #: The deck's top card is bought when the greedy bot would buy it.
+    buy: bool = False
+    #: The rate at which a player with a town already plays another into its kingdom.
+    town_rate: float = 0.5
+    #: Before harming, at this rate, a town card its own kingdom has no use for (full,
+    #: or a terrain its hand cannot reach) goes into a rival's kingdom whose owner's
+    #: hand cannot reach it: travellers visit their own towns first and skip none, so it
+    #: ends the rival's journey there.  ``search`` plays a town into its rival's kingdom
+    #: about once a round; the rollouts never did (session 39).
+    block_rate: float = 0.0
+    #: First of all, the first town of its own kingdom its hand cannot reach is removed,
+    #: where it may pay for that and keep or play a town it can reach (``search``
+    #: removes a town about every other round; the rollouts never did).
+    unblock: bool = False
+
+
+PLAIN: Final = Policy()
+
+
+def fast_policy(s: KingOfTheElvesState, rng: random.Random, policy: Policy = PLAIN) -> int:
     """``kingelves_search.fast_policy`` on action ids: the best town its hand reaches
     into its own kingdom, its gold card on its own town, thieves and obstacles on a
-    rival's first town (a rival at random; ``harm_leader``: the richest first), then
-    (``buy``) the deck's top card when the greedy bot would buy it, then pass.  A
-    player with a town already plays another at the rate ``town_rate``.
-
-    ``block_rate``: before harming, at this rate, a town card its own kingdom has no
-    use for (full, or a terrain its hand cannot reach) goes into a rival's kingdom
-    whose owner's hand cannot reach it: travellers visit their own towns first and
-    skip none, so it ends the rival's journey there.  ``search`` plays a town into its
-    rival's kingdom about once a round; the rollouts never did (session 39).
-    ``unblock``: first of all, the first town of its own kingdom its hand cannot reach
-    is removed, where it may pay for that and keep or play a town it can reach
-    (``search`` removes a town about every other round; the rollouts never did)."""
+    rival's first town, then the deck's top card (``Policy.buy``), then pass; the
+    switches of ``policy`` as ``Policy`` says."""
     ids = s.legal_action_ids()
     if len(ids) == 1:
         return ids[0]
@@ -285,7 +300,8 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
         return Action.discard(Card(discard_choice(s, p, allowed))).id
     legal_ids = set(ids)
     mine = s.kingdoms[p]
-    if unblock and (len(mine) > 1 or any(hand[t] and _reachable(hand, t) for t in _TOWNS)):
+    if policy.unblock and (len(mine) > 1
+                          or any(hand[t] and _reachable(hand, t) for t in _TOWNS)):
         for k, town in enumerate(mine):
             if not _reachable(hand, town[TERRAIN]):
                 i = _remove_id(k)
@@ -295,7 +311,8 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
     towns = [t for t in _TOWNS if hand[t] and _reachable(hand, t)]
     if not mine and not towns:
         towns = [t for t in _TOWNS if hand[t]]
-    if towns and len(mine) < (3 if s.n == 2 else 2) and (not mine or rng.random() < town_rate):
+    if towns and len(mine) < (3 if s.n == 2 else 2) \
+            and (not mine or rng.random() < policy.town_rate):
         i = _play_id(max(towns, key=_TOWN_VALUE.__getitem__), p)
         if i in legal_ids:
             return i
@@ -305,7 +322,7 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
                 i = _place_id(Card.GOLD, p, k)
                 if i in legal_ids:
                     return i
-    if block_rate and rng.random() < block_rate:
+    if policy.block_rate and rng.random() < policy.block_rate:
         blocked = _block(s, p, hand, legal_ids, mine)
         if blocked is not None:
             return blocked
@@ -313,7 +330,7 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
         if not hand[card]:
             continue
         rivals = rng.sample(range(s.n), s.n)
-        if harm_leader:
+        if policy.harm_leader:
             rivals.sort(key=lambda q: -s.gold[q])
         for q in rivals:
             if q == p or not s.kingdoms[q]:
@@ -323,7 +340,7 @@ def fast_policy(s: KingOfTheElvesState, rng: random.Random, harm_leader: bool = 
                 return i
     if NO_TOWN_CARD_ID in legal_ids:
         return NO_TOWN_CARD_ID
-    if buy and BUY_ID in legal_ids and worth_buying(s, p):
+    if policy.buy and BUY_ID in legal_ids and worth_buying(s, p):
         return BUY_ID
     if PASS_ID in legal_ids:
         return PASS_ID
@@ -352,9 +369,7 @@ def _block(s: KingOfTheElvesState, p: int, hand: Sequence[int], legal_ids: set[i
 
 
 def play_on(s: KingOfTheElvesState, rng: random.Random, until: int,
-            journeys: tuple[_Plans, _Plans], harm_leader: bool = False,
-            buy: bool = False, town_rate: float = 0.5, block_rate: float = 0.0,
-            unblock: bool = False) -> None:
+            journeys: tuple[_Plans, _Plans], policy: Policy = PLAIN) -> None:
     """From a round's journeys, the game played on to where round ``until``'s building
     ends (or the game's end): each traveller makes the journey the bots would plan
     (``journeys``: plans valuing kept cards for a round before the last, plans for
@@ -362,8 +377,7 @@ def play_on(s: KingOfTheElvesState, rng: random.Random, until: int,
     steps = 0
     while not s.is_terminal() and steps < 2_000:
         if s.phase is Phase.BUILDING:
-            s.apply_action(fast_policy(s, rng, harm_leader, buy, town_rate, block_rate,
-                                       unblock))
+            s.apply_action(fast_policy(s, rng, policy))
             steps += 1
             continue
         if s.round >= until:  # its building just ended (play_on starts before ``until``)
@@ -592,9 +606,11 @@ class KingOfTheElvesQuickBot:
                 rng = self.rng
                 refine = lambda det: agreeing_deal(  # noqa: E731
                     det, me, belief, rng, reach=reach)
+        play = Policy(self.harm_leader, self.rollout_buy, self.town_rate, self.block_rate,
+                      self.unblock)
         deal = resampled(state, me, self.rng, lambda det, seed: lambda sim, i:
                          self._rollout(sim, me, roots[i].id, plans, random.Random(seed),
-                                       policy, head, journeys), refine)
+                                       policy, head, journeys, play), refine)
         chosen = self.loop.choose(len(roots), budget, deal, self.stop_clear)
         if self.bank:
             self.banked += budget.deadline - self.clock()
@@ -605,7 +621,8 @@ class KingOfTheElvesQuickBot:
     def _rollout(self, s: KingOfTheElvesState, me: int, first: int, plans: _Plans,
                  rng: random.Random, policy: RolloutPolicy | None = None,
                  head: ValueHead | None = None,
-                 journeys: tuple[_Plans, _Plans] | None = None) -> float:
+                 journeys: tuple[_Plans, _Plans] | None = None,
+                 play: Policy = PLAIN) -> float:
         s.apply_action(first)
         steps = 0
         learned = self.learned_rollouts if policy is not None else 0
@@ -616,13 +633,10 @@ class KingOfTheElvesQuickBot:
             elif steps < self.greedy_steps and not (self.greedy_rivals and s.current == me):
                 s.apply_action(self.greedy.choose(s))
             else:
-                s.apply_action(fast_policy(s, rng, self.harm_leader, self.rollout_buy,
-                                           self.town_rate, self.block_rate, self.unblock))
+                s.apply_action(fast_policy(s, rng, play))
             steps += 1
         if journeys is not None and s.phase is Phase.JOURNEY and s.round < s.rounds:
-            play_on(s, rng, min(s.round + self.rounds_ahead, s.rounds), journeys,
-                    self.harm_leader, self.rollout_buy, self.town_rate, self.block_rate,
-                    self.unblock)
+            play_on(s, rng, min(s.round + self.rounds_ahead, s.rounds), journeys, play)
         mix = 0.0
         if head is not None and s.round < s.rounds and not s.is_terminal():
             mix = self.learned_value
